@@ -1,0 +1,206 @@
+// Package config loads the one configuration struct of metaharvest from the
+// environment and validates it. Nothing below main reads os.Getenv.
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is every setting of the platform. Each field names its variable.
+type Config struct {
+	// HTTPAddr is where the api listens (HTTP_ADDR, default ":8080").
+	HTTPAddr string
+	// DatabaseURL is the Postgres URL (DATABASE_URL).
+	DatabaseURL string
+	// RedisURL is the Redis URL used by asynq and the rate limiter (REDIS_URL).
+	RedisURL string
+	// RedisNamespace prefixes every queue and key this deployment owns in Redis
+	// (REDIS_NAMESPACE, default empty). Two deployments may share one Redis.
+	RedisNamespace string
+	// MeiliURL selects the Meilisearch search backend when set (MEILI_URL).
+	MeiliURL string
+	// MeiliAPIKey authenticates against Meilisearch (MEILI_API_KEY). Secret.
+	MeiliAPIKey string
+	// DataDir holds the upload store, thumbnails and frames (DATA_DIR, default "./data").
+	DataDir string
+	// AdminEmail and AdminPassword create the first admin on a start with no users
+	// (ADMIN_EMAIL, ADMIN_PASSWORD). The password is a secret and never logged.
+	AdminEmail    string
+	AdminPassword string
+	// HarvestRefreshTime is the time between live harvests of enabled containers
+	// (HARVEST_REFRESH_TIME, seconds, default 3600).
+	HarvestRefreshTime time.Duration
+	// WorkerConcurrency is the number of tasks one worker runs at once
+	// (WORKER_CONCURRENCY, default 2 x CPUs).
+	WorkerConcurrency int
+	// StrictPriority makes higher priority queues always go first (QUEUE_STRICT_PRIORITY,
+	// default false: weighted, so low priorities never starve).
+	StrictPriority bool
+	// MigrateAuto lets api/worker/scheduler apply migrations on start (MIGRATE=auto).
+	MigrateAuto bool
+	// TrustedProxies lists the CIDRs or addresses whose X-Forwarded-For is believed
+	// (TRUSTED_PROXIES, comma separated, default none).
+	TrustedProxies []string
+	// TokenTTL is the lifetime of a login token (TOKEN_TTL, seconds, default 86400).
+	TokenTTL time.Duration
+	// MaxBodyBytes bounds JSON request bodies (MAX_BODY_BYTES, default 10 MiB).
+	MaxBodyBytes int64
+	// UploadLimitBytes bounds one upload to the upload store (UPLOAD_LIMIT_BYTES,
+	// default 0 = no limit).
+	UploadLimitBytes int64
+	// UploadIgnorePatterns are path.Match patterns of file names the upload store
+	// refuses (UPLOAD_IGNORE_PATTERNS, comma separated, default ".DS_Store,Thumbs.db,._*").
+	UploadIgnorePatterns []string
+	// UploadEnabled turns the upload store on (UPLOAD_ENABLED, default true).
+	UploadEnabled bool
+	// ExtractorTimeout bounds one extractor run on one item (EXTRACTOR_TIMEOUT,
+	// seconds, default 300).
+	ExtractorTimeout time.Duration
+	// BaseURL is the public address of the api (BASE_URL, default "http://localhost"+HTTPAddr).
+	BaseURL string
+	// LogLevel is debug, info, warn or error (LOG_LEVEL, default info).
+	LogLevel string
+	// Provider keys published as <KEY> in the platform summary. Secrets.
+	MapsKey                     string // MAPS_KEY
+	ErrorTrackerWriteKeyFrontend string // ERROR_TRACKER_WRITE_KEY_FRONTEND
+	AnalyticsWriteKey           string // ANALYTICS_WRITE_KEY
+	LogoProviderKey             string // LOGO_PROVIDER_KEY
+	// LoginMaxFailures is how many failed logins an account or a client may make in
+	// LoginWindow before being answered 429 (LOGIN_MAX_FAILURES, default 5 per account,
+	// 4x that per client; LOGIN_WINDOW seconds, default 900).
+	LoginMaxFailures int
+	LoginWindow      time.Duration
+}
+
+// Getenv is the lookup function Load reads from (os.LookupEnv in main).
+type Getenv func(key string) (string, bool)
+
+// Load reads the configuration and validates it; the error lists every problem.
+func Load(get Getenv) (Config, error) {
+	var problems []string
+	str := func(key, def string) string {
+		if v, ok := get(key); ok && strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+		return def
+	}
+	integer := func(key string, def, min int64) int64 {
+		v := str(key, "")
+		if v == "" {
+			return def
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < min {
+			problems = append(problems, fmt.Sprintf("%s must be an integer >= %d, got %q", key, min, v))
+			return def
+		}
+		return n
+	}
+	boolean := func(key string, def bool) bool {
+		v := str(key, "")
+		if v == "" {
+			return def
+		}
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s must be true or false, got %q", key, v))
+			return def
+		}
+		return b
+	}
+	list := func(key, def string) []string {
+		var out []string
+		for _, p := range strings.Split(str(key, def), ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+
+	c := Config{
+		HTTPAddr:                     str("HTTP_ADDR", ":8080"),
+		DatabaseURL:                  str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/metaharvest?sslmode=disable"),
+		RedisURL:                     str("REDIS_URL", "redis://127.0.0.1:6379/0"),
+		RedisNamespace:               str("REDIS_NAMESPACE", ""),
+		MeiliURL:                     str("MEILI_URL", ""),
+		MeiliAPIKey:                  str("MEILI_API_KEY", ""),
+		DataDir:                      str("DATA_DIR", "./data"),
+		AdminEmail:                   str("ADMIN_EMAIL", ""),
+		AdminPassword:                str("ADMIN_PASSWORD", ""),
+		HarvestRefreshTime:           time.Duration(integer("HARVEST_REFRESH_TIME", 3600, 1)) * time.Second,
+		WorkerConcurrency:            int(integer("WORKER_CONCURRENCY", int64(2*runtime.NumCPU()), 1)),
+		StrictPriority:               boolean("QUEUE_STRICT_PRIORITY", false),
+		MigrateAuto:                  strings.EqualFold(str("MIGRATE", ""), "auto"),
+		TrustedProxies:               list("TRUSTED_PROXIES", ""),
+		TokenTTL:                     time.Duration(integer("TOKEN_TTL", 86400, 60)) * time.Second,
+		MaxBodyBytes:                 integer("MAX_BODY_BYTES", 10<<20, 1024),
+		UploadLimitBytes:             integer("UPLOAD_LIMIT_BYTES", 0, 0),
+		UploadIgnorePatterns:         list("UPLOAD_IGNORE_PATTERNS", ".DS_Store,Thumbs.db,._*"),
+		UploadEnabled:                boolean("UPLOAD_ENABLED", true),
+		ExtractorTimeout:             time.Duration(integer("EXTRACTOR_TIMEOUT", 300, 1)) * time.Second,
+		LogLevel:                     strings.ToLower(str("LOG_LEVEL", "info")),
+		MapsKey:                      str("MAPS_KEY", ""),
+		ErrorTrackerWriteKeyFrontend: str("ERROR_TRACKER_WRITE_KEY_FRONTEND", ""),
+		AnalyticsWriteKey:            str("ANALYTICS_WRITE_KEY", ""),
+		LogoProviderKey:              str("LOGO_PROVIDER_KEY", ""),
+		LoginMaxFailures:             int(integer("LOGIN_MAX_FAILURES", 5, 1)),
+		LoginWindow:                  time.Duration(integer("LOGIN_WINDOW", 900, 1)) * time.Second,
+	}
+	c.BaseURL = str("BASE_URL", "http://localhost"+c.HTTPAddr)
+
+	if u, err := url.Parse(c.DatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		problems = append(problems, "DATABASE_URL must be a postgres:// URL")
+	}
+	if u, err := url.Parse(c.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
+		problems = append(problems, "REDIS_URL must be a redis:// URL")
+	}
+	if c.MeiliURL != "" {
+		if u, err := url.Parse(c.MeiliURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			problems = append(problems, "MEILI_URL must be an http(s) URL")
+		}
+	}
+	if (c.AdminEmail == "") != (c.AdminPassword == "") {
+		problems = append(problems, "ADMIN_EMAIL and ADMIN_PASSWORD must be set together")
+	}
+	if c.AdminEmail != "" && !strings.Contains(c.AdminEmail, "@") {
+		problems = append(problems, "ADMIN_EMAIL must be an email address")
+	}
+	if c.AdminPassword != "" && (len(c.AdminPassword) < PasswordMin || len(c.AdminPassword) > PasswordMax) {
+		problems = append(problems, fmt.Sprintf("ADMIN_PASSWORD must be %d to %d characters", PasswordMin, PasswordMax))
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		problems = append(problems, "LOG_LEVEL must be debug, info, warn or error")
+	}
+	for _, p := range c.TrustedProxies {
+		if _, _, err := net.ParseCIDR(p); err != nil && net.ParseIP(p) == nil {
+			problems = append(problems, fmt.Sprintf("TRUSTED_PROXIES entry %q is not an address or CIDR", p))
+		}
+	}
+	for _, p := range c.UploadIgnorePatterns {
+		if _, err := filepath.Match(p, "x"); err != nil {
+			problems = append(problems, fmt.Sprintf("UPLOAD_IGNORE_PATTERNS entry %q is not a valid pattern", p))
+		}
+	}
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return c, fmt.Errorf("invalid configuration:\n  - %s", strings.Join(problems, "\n  - "))
+	}
+	return c, nil
+}
+
+// Password length bounds, published in the platform summary.
+const (
+	PasswordMin = 8
+	PasswordMax = 128
+)

@@ -1,0 +1,146 @@
+// Package testdb gives each test its own migrated Postgres database, cloned
+// cheaply from a template that is migrated once per set of migrations.
+package testdb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+	"gorm.io/gorm"
+
+	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/models"
+)
+
+// AdminURL is the server tests create databases on (TEST_DATABASE_URL).
+func AdminURL() string {
+	if v := os.Getenv("TEST_DATABASE_URL"); v != "" {
+		return v
+	}
+	return "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+}
+
+// URL creates an isolated, migrated database, dropped when the test ends,
+// and returns its URL (for tests that start other processes).
+func URL(t testing.TB) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	admin, err := sql.Open("pgx", AdminURL())
+	if err != nil {
+		t.Fatalf("testdb: %v", err)
+	}
+	defer admin.Close()
+	tpl, err := template(ctx, admin)
+	if err != nil {
+		t.Fatalf("testdb: template: %v", err)
+	}
+	name := "mh_t_" + ids.New()[:20]
+	if _, err := admin.ExecContext(ctx, fmt.Sprintf(`CREATE DATABASE %q TEMPLATE %q`, name, tpl)); err != nil {
+		t.Fatalf("testdb: create %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		a, err := sql.Open("pgx", AdminURL())
+		if err != nil {
+			return
+		}
+		defer a.Close()
+		_, _ = a.Exec(fmt.Sprintf(`DROP DATABASE IF EXISTS %q WITH (FORCE)`, name))
+	})
+	return withDatabase(AdminURL(), name)
+}
+
+// New returns a GORM handle on a fresh isolated database.
+func New(t testing.TB) *gorm.DB {
+	t.Helper()
+	db, err := models.Open(URL(t))
+	if err != nil {
+		t.Fatalf("testdb: %v", err)
+	}
+	t.Cleanup(func() {
+		if s, err := db.DB(); err == nil {
+			s.Close()
+		}
+	})
+	return db
+}
+
+// Empty returns the URL of a fresh database with no schema at all.
+func Empty(t testing.TB) string {
+	t.Helper()
+	admin, err := sql.Open("pgx", AdminURL())
+	if err != nil {
+		t.Fatalf("testdb: %v", err)
+	}
+	defer admin.Close()
+	name := "mh_e_" + ids.New()[:20]
+	if _, err := admin.Exec(fmt.Sprintf(`CREATE DATABASE %q`, name)); err != nil {
+		t.Fatalf("testdb: create %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if a, err := sql.Open("pgx", AdminURL()); err == nil {
+			_, _ = a.Exec(fmt.Sprintf(`DROP DATABASE IF EXISTS %q WITH (FORCE)`, name))
+			a.Close()
+		}
+	})
+	return withDatabase(AdminURL(), name)
+}
+
+// template makes sure the migrated template for the current migrations
+// exists. Test binaries run in parallel, so creation happens under a
+// Postgres advisory lock and under a temporary name renamed when complete.
+func template(ctx context.Context, admin *sql.DB) (string, error) {
+	name := "mh_tpl_" + models.MigrationsFingerprint()
+	conn, err := admin.Conn(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(727274)`); err != nil {
+		return "", err
+	}
+	defer conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock(727274)`)
+
+	var exists bool
+	if err := conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
+		return "", err
+	}
+	if exists {
+		return name, nil
+	}
+	building := name + "_building"
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`DROP DATABASE IF EXISTS %q WITH (FORCE)`, building)); err != nil {
+		return "", err
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`CREATE DATABASE %q`, building)); err != nil {
+		return "", err
+	}
+	db, err := sql.Open("pgx", withDatabase(AdminURL(), building))
+	if err != nil {
+		return "", err
+	}
+	err = models.Migrate(ctx, db)
+	db.Close()
+	if err != nil {
+		return "", err
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`ALTER DATABASE %q RENAME TO %q`, building, name)); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+func withDatabase(base, name string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		panic(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}

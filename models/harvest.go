@@ -1,0 +1,160 @@
+package models
+
+import "time"
+
+// Location is a storage connection; Config holds kind-specific keys
+// (secrets included: the api redacts them).
+type Location struct {
+	ID        string `gorm:"primaryKey"`
+	Kind      string
+	Name      string
+	Config    JSON `gorm:"type:jsonb"`
+	Version   int
+	Builtin   bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// LocationGroup associates a group with a location.
+type LocationGroup struct {
+	LocationID string `gorm:"primaryKey"`
+	GroupID    string `gorm:"primaryKey"`
+}
+
+// Container is one top-level unit of a location (a folder, a bucket).
+type Container struct {
+	ID                   string `gorm:"primaryKey"`
+	LocationID           string
+	Name                 string
+	Enabled              bool
+	Version              int
+	ProfileID            string
+	RequestID            string
+	LastHarvested        *time.Time
+	LastWalked           *time.Time
+	HarvestSuccessCount  int64
+	HarvestFailureCount  int64
+	LastHarvestedFailure *time.Time
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
+}
+
+// ContainerGroup associates a group with a container.
+type ContainerGroup struct {
+	ContainerID string `gorm:"primaryKey"`
+	GroupID     string `gorm:"primaryKey"`
+}
+
+// Item is one file of a container. Metadata holds every extractor's data by
+// extractor name; item_results keeps the per-run detail.
+type Item struct {
+	ID            string `gorm:"primaryKey"`
+	LocationID    string
+	ContainerID   string
+	Path          string
+	Name          string
+	Size          int64
+	ETag          string `gorm:"column:etag"`
+	LastModified  *time.Time
+	MimeType      string
+	HarvestedETag string `gorm:"column:harvested_etag"`
+	LastHarvested *time.Time
+	HarvestFailed bool
+	Metadata      JSON `gorm:"type:jsonb"`
+	DeletedAt     *time.Time
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// ItemResult is the outcome of one extractor on one item.
+type ItemResult struct {
+	ItemID    string `gorm:"primaryKey"`
+	Extractor string `gorm:"primaryKey"`
+	Version   string
+	Data      JSON `gorm:"type:jsonb"`
+	Error     string
+	RequestID string
+	RanAt     time.Time
+}
+
+// Artifact is a file an extractor produced for an item (thumbnail, frame),
+// stored under DATA_DIR/artifacts/<path>.
+type Artifact struct {
+	ItemID    string `gorm:"primaryKey"`
+	Path      string `gorm:"primaryKey"`
+	Extractor string
+	Kind      string
+	Width     int
+	Height    int
+}
+
+// ExtractorProfile is a named set of extractors.
+type ExtractorProfile struct {
+	ID         string `gorm:"primaryKey"`
+	Name       string
+	Extractors Strings `gorm:"type:text[]"`
+	Builtin    bool
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// ExtractorSetting records whether an extractor is enabled on this platform.
+// Extractors without a row use their registry default.
+type ExtractorSetting struct {
+	Name      string `gorm:"primaryKey"`
+	Enabled   bool
+	EnabledAt *time.Time
+	UpdatedAt time.Time
+}
+
+// Job is one harvest request.
+type Job struct {
+	RequestID     string `gorm:"primaryKey"`
+	JobType       string
+	LocationID    string
+	ContainerID   string
+	ItemID        string
+	UserID        string
+	ProfileID     string
+	Extractors    Strings `gorm:"type:text[]"`
+	Options       JSON    `gorm:"type:jsonb"`
+	Priority      int
+	WalkedCount   int64
+	IndexedCount  int64
+	ErrorCount    int64
+	EnqueuedCount int64
+	WalkComplete  bool
+	Cancelled     bool
+	Created       time.Time `gorm:"autoCreateTime"`
+	Updated       time.Time `gorm:"autoUpdateTime"`
+}
+
+// Activity is one record of a harvest report.
+type Activity struct {
+	ID          int64 `gorm:"primaryKey"`
+	DedupeKey   string
+	TS          time.Time `gorm:"column:ts"`
+	Kind        string
+	RequestID   string
+	LocationID  string
+	ContainerID string
+	HarvestID   string
+	ProfileID   string
+	Extractors  Strings `gorm:"type:text[]"`
+	Name        string
+	Source      string
+	ItemID      string
+	Count       int64
+	Bytes       int64
+	Error       string
+	ErrorHash   string
+	Duration    int64
+}
+
+// Activity kinds.
+const (
+	ActivityWalk            = "walk"
+	ActivityHarvestDownload = "harvestdownload"
+	ActivityExtractor       = "extractor"
+	ActivityHarvestEnd      = "harvestend"
+)
