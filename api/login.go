@@ -1,0 +1,65 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"gorm.io/gorm"
+
+	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/auth"
+	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/models"
+)
+
+// login exchanges email and password for a bearer token. Unknown email,
+// wrong password and disabled account all answer the same 401 after the
+// same work; failures are rate limited per account and per client.
+func (s *Server) login(c *gin.Context) error {
+	var req struct {
+		Email    string `json:"email"`
+		Password string `json:"password"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	problems := map[string]string{}
+	required(problems, map[string]string{"email": req.Email, "password": req.Password})
+	if err := invalidIf(problems); err != nil {
+		return err
+	}
+	ctx := c.Request.Context()
+	client := c.ClientIP()
+	if wait, err := s.limiter.blocked(ctx, req.Email, client); err != nil {
+		return err
+	} else if wait > 0 {
+		return apperr.TooManyRequests(wait, "too many failed logins; try again later")
+	}
+	var u models.User
+	err := s.DB.WithContext(ctx).Where("lower(email) = lower(?)", strings.TrimSpace(req.Email)).Take(&u).Error
+	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
+		return err
+	}
+	ok := auth.CheckPasswordOrDummy(u.PasswordHash, req.Password)
+	if !ok || !u.Enabled {
+		if err := s.limiter.failed(ctx, req.Email, client); err != nil {
+			return err
+		}
+		return apperr.Unauthorized("invalid email or password")
+	}
+	if err := s.limiter.succeeded(ctx, req.Email); err != nil {
+		return err
+	}
+	token, exp, err := s.tokens.IssueLogin(u.ID, ids.New(), s.Config.TokenTTL)
+	if err != nil {
+		return err
+	}
+	if err := record(s.DB.WithContext(ctx), &Principal{User: u}, "authenticate", "login", u.ID, ""); err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, gin.H{"token": token, "expires_at": exp.UTC().Format(time.RFC3339), "user": userOut(u)})
+	return nil
+}

@@ -1,0 +1,126 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+	"gorm.io/gorm"
+
+	"github.com/metaharvest/metaharvest/internal/auth"
+	"github.com/metaharvest/metaharvest/internal/config"
+	"github.com/metaharvest/metaharvest/internal/queue"
+)
+
+// Deps are the collaborators of the api, passed in by main (or a test).
+type Deps struct {
+	Config config.Config
+	DB     *gorm.DB
+	Redis  *redis.Client
+	Queue  *asynq.Client
+	Logger *slog.Logger
+}
+
+// Server serves the HTTP interface.
+type Server struct {
+	Deps
+	queues  queue.Names
+	tokens  *auth.Tokens
+	router  *gin.Engine
+	routes  []Route
+	limiter *loginLimiter
+}
+
+// New builds the server: loads the signing secret, registers every route.
+func New(ctx context.Context, d Deps) (*Server, error) {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	secret, err := tokenSecret(ctx, d.DB)
+	if err != nil {
+		return nil, err
+	}
+	tokens, err := auth.NewTokens(secret)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		Deps:    d,
+		queues:  queue.Names{Namespace: d.Config.RedisNamespace},
+		tokens:  tokens,
+		limiter: newLoginLimiter(d.Redis, d.Config),
+	}
+	if err := s.buildRouter(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Handler is the http.Handler of the api.
+func (s *Server) Handler() http.Handler { return s.router }
+
+// Routes lists every registered route (for tests and the docs page).
+func (s *Server) Routes() []Route { return s.routes }
+
+func (s *Server) buildRouter() error {
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	r.HandleMethodNotAllowed = true
+	r.ContextWithFallback = true
+	if err := r.SetTrustedProxies(s.Config.TrustedProxies); err != nil {
+		return fmt.Errorf("trusted proxies: %w", err)
+	}
+	r.Use(s.requestID, s.recoverPanics, s.accessLog, s.limitBody)
+	r.NoRoute(func(c *gin.Context) {
+		s.renderError(c, notFoundRoute(c))
+	})
+	r.NoMethod(func(c *gin.Context) {
+		s.renderError(c, methodNotAllowed(c))
+	})
+	s.routes = s.routeTable()
+	seen := map[string]bool{}
+	for _, rt := range s.routes {
+		key := rt.Method + " " + rt.Path
+		if seen[key] {
+			return fmt.Errorf("route %s registered twice", key)
+		}
+		seen[key] = true
+		if rt.Scope == "" {
+			return fmt.Errorf("route %s has no scope", key)
+		}
+		if rt.Scope != ScopePublic && !knownScope(rt.Scope) {
+			return fmt.Errorf("route %s has unknown scope %q", key, rt.Scope)
+		}
+		r.Handle(rt.Method, rt.Path, s.wrap(rt))
+	}
+	s.router = r
+	return nil
+}
+
+// wrap authenticates, checks the route's scope, runs the handler and renders
+// any error it returns.
+func (s *Server) wrap(rt Route) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if rt.Scope != ScopePublic {
+			p, err := s.authenticate(c)
+			if err != nil {
+				s.renderError(c, err)
+				return
+			}
+			if !p.Can(rt.Scope) {
+				s.renderError(c, forbiddenScope(rt.Scope))
+				return
+			}
+			c.Set(principalKey, p)
+		}
+		if err := rt.Handler(c); err != nil {
+			s.renderError(c, err)
+		}
+	}
+}

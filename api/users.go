@@ -1,0 +1,334 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"gorm.io/gorm"
+
+	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/auth"
+	"github.com/metaharvest/metaharvest/internal/config"
+	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/models"
+)
+
+type userJSON struct {
+	ID         string    `json:"id"`
+	Email      string    `json:"email"`
+	FirstName  string    `json:"first_name"`
+	LastName   string    `json:"last_name"`
+	Enabled    bool      `json:"enabled"`
+	RoleID     string    `json:"role_id"`
+	Admin      bool      `json:"admin"`
+	Avatar     string    `json:"avatar"`
+	CompanyUID string    `json:"company_uid"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
+}
+
+func userOut(u models.User) userJSON {
+	return userJSON{ID: u.ID, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName, Enabled: u.Enabled,
+		RoleID: u.RoleID, Admin: u.Admin, Avatar: u.Avatar, CompanyUID: u.CompanyUID,
+		CreatedAt: u.CreatedAt.UTC(), UpdatedAt: u.UpdatedAt.UTC()}
+}
+
+func validEmail(e string) bool {
+	a, err := mail.ParseAddress(e)
+	return err == nil && a.Address == e && len(e) <= 254
+}
+
+func passwordProblem(pw string) string {
+	if n := len([]rune(pw)); n < config.PasswordMin || n > config.PasswordMax {
+		return fmt.Sprintf("must be %d to %d characters", config.PasswordMin, config.PasswordMax)
+	}
+	return ""
+}
+
+func (s *Server) loadUser(c *gin.Context, id string) (models.User, error) {
+	var u models.User
+	err := s.DB.WithContext(c.Request.Context()).Where("id = ?", id).Take(&u).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return u, apperr.NotFound("user", id)
+	}
+	return u, err
+}
+
+func (s *Server) roleExists(c *gin.Context, id string) (bool, error) {
+	var n int64
+	err := s.DB.WithContext(c.Request.Context()).Model(&models.Role{}).Where("id = ?", id).Count(&n).Error
+	return n > 0, err
+}
+
+func emailTaken(err error) error {
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return apperr.Conflict("email_taken", "a user with this email exists")
+	}
+	return err
+}
+
+type createUserRequest struct {
+	Email      string `json:"email"`
+	FirstName  string `json:"first_name"`
+	LastName   string `json:"last_name"`
+	Password   string `json:"password"`
+	RoleID     string `json:"role_id"`
+	Admin      *bool  `json:"admin"`
+	Enabled    *bool  `json:"enabled"`
+	Avatar     string `json:"avatar"`
+	CompanyUID string `json:"company_uid"`
+}
+
+func (s *Server) createUser(c *gin.Context) error {
+	var req createUserRequest
+	if err := decodeStrictJSON(c, &req); err != nil {
+		return err
+	}
+	p := principalOf(c)
+	problems := map[string]string{}
+	req.Email = strings.TrimSpace(req.Email)
+	if !validEmail(req.Email) {
+		problems["email"] = "must be a valid email address"
+	}
+	if pp := passwordProblem(req.Password); pp != "" {
+		problems["password"] = pp
+	}
+	if req.RoleID == "" {
+		req.RoleID = "default-user"
+	}
+	if ok, err := s.roleExists(c, req.RoleID); err != nil {
+		return err
+	} else if !ok {
+		problems["role_id"] = "no such role"
+	}
+	if err := invalidIf(problems); err != nil {
+		return err
+	}
+	if !p.IsAdmin() && ((req.Admin != nil && *req.Admin) || req.RoleID == rootRoleID) {
+		return apperr.Forbidden("only administrators can create administrators")
+	}
+	hash, err := auth.HashPassword(req.Password)
+	if err != nil {
+		return err
+	}
+	u := models.User{ID: ids.New(), Email: req.Email, FirstName: req.FirstName, LastName: req.LastName,
+		Enabled: req.Enabled == nil || *req.Enabled, RoleID: req.RoleID, Admin: req.Admin != nil && *req.Admin,
+		Avatar: req.Avatar, CompanyUID: req.CompanyUID, PasswordHash: hash}
+	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Create(&u).Error; err != nil {
+			return emailTaken(err)
+		}
+		return record(tx, p, "user", "create", u.ID, "")
+	})
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusCreated, userOut(u))
+	return nil
+}
+
+func (s *Server) getUser(c *gin.Context) error {
+	u, err := s.loadUser(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, userOut(u))
+	return nil
+}
+
+func (s *Server) listUsers(c *gin.Context) error {
+	q := s.DB.WithContext(c.Request.Context()).Order("lower(email)")
+	email, byEmail := c.GetQuery("email")
+	if byEmail {
+		q = q.Where("lower(email) = lower(?)", strings.TrimSpace(email))
+	}
+	var rows []models.User
+	if err := q.Find(&rows).Error; err != nil {
+		return err
+	}
+	out := make([]userJSON, len(rows))
+	for i, u := range rows {
+		out[i] = userOut(u)
+	}
+	if byEmail {
+		c.JSON(http.StatusOK, out)
+		return nil
+	}
+	c.JSON(http.StatusOK, gin.H{"users": out})
+	return nil
+}
+
+// userPatch is the body of PATCH (any subset) and, with Email and RoleID
+// required, of PUT. Unknown fields (id, password, created_at...) are refused.
+type userPatch struct {
+	Email      *string `json:"email"`
+	FirstName  *string `json:"first_name"`
+	LastName   *string `json:"last_name"`
+	Enabled    *bool   `json:"enabled"`
+	RoleID     *string `json:"role_id"`
+	Admin      *bool   `json:"admin"`
+	Avatar     *string `json:"avatar"`
+	CompanyUID *string `json:"company_uid"`
+}
+
+func (s *Server) putUser(c *gin.Context) error {
+	var req userPatch
+	if err := decodeStrictJSON(c, &req); err != nil {
+		return err
+	}
+	problems := map[string]string{}
+	if req.Email == nil {
+		problems["email"] = "is required"
+	}
+	if req.RoleID == nil {
+		problems["role_id"] = "is required"
+	}
+	if err := invalidIf(problems); err != nil {
+		return err
+	}
+	return s.updateUser(c, req)
+}
+
+func (s *Server) patchUser(c *gin.Context) error {
+	var req userPatch
+	if err := decodeStrictJSON(c, &req); err != nil {
+		return err
+	}
+	return s.updateUser(c, req)
+}
+
+func (s *Server) updateUser(c *gin.Context, req userPatch) error {
+	p := principalOf(c)
+	u, err := s.loadUser(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	// Mass assignment: only administrators change privileges or touch
+	// administrator accounts.
+	if !p.IsAdmin() {
+		if req.Admin != nil && *req.Admin != u.Admin {
+			return apperr.Forbidden("only administrators can change admin")
+		}
+		if req.RoleID != nil && *req.RoleID != u.RoleID {
+			return apperr.Forbidden("only administrators can change role_id")
+		}
+		if u.Admin || u.RoleID == rootRoleID {
+			return apperr.Forbidden("only administrators can change an administrator")
+		}
+	}
+	problems := map[string]string{}
+	if req.Email != nil {
+		e := strings.TrimSpace(*req.Email)
+		if !validEmail(e) {
+			problems["email"] = "must be a valid email address"
+		}
+		u.Email = e
+	}
+	if req.RoleID != nil {
+		if ok, err := s.roleExists(c, *req.RoleID); err != nil {
+			return err
+		} else if !ok {
+			problems["role_id"] = "no such role"
+		}
+		u.RoleID = *req.RoleID
+	}
+	if err := invalidIf(problems); err != nil {
+		return err
+	}
+	if req.Enabled != nil && !*req.Enabled && u.ID == p.User.ID {
+		return apperr.Conflict("cannot_disable_self", "you cannot disable your own account")
+	}
+	assign(&u.FirstName, req.FirstName)
+	assign(&u.LastName, req.LastName)
+	assign(&u.Avatar, req.Avatar)
+	assign(&u.CompanyUID, req.CompanyUID)
+	assign(&u.Admin, req.Admin)
+	wasEnabled := u.Enabled
+	assign(&u.Enabled, req.Enabled)
+	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Select("email", "first_name", "last_name", "enabled", "role_id", "admin", "avatar",
+			"company_uid", "updated_at").Save(&u).Error; err != nil {
+			return emailTaken(err)
+		}
+		action := "update"
+		if wasEnabled != u.Enabled {
+			action = map[bool]string{true: "enable", false: "disable"}[u.Enabled]
+		}
+		return record(tx, p, "user", action, u.ID, "")
+	})
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, userOut(u))
+	return nil
+}
+
+func assign[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func (s *Server) deleteUser(c *gin.Context) error {
+	p := principalOf(c)
+	u, err := s.loadUser(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if u.ID == p.User.ID {
+		return apperr.Conflict("cannot_delete_self", "you cannot delete your own account")
+	}
+	if !p.IsAdmin() && (u.Admin || u.RoleID == rootRoleID) {
+		return apperr.Forbidden("only administrators can delete an administrator")
+	}
+	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Delete(&models.User{}, "id = ?", u.ID).Error; err != nil {
+			return err
+		}
+		return record(tx, p, "user", "delete", u.ID, "")
+	})
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, gin.H{"id": u.ID, "deleted": true})
+	return nil
+}
+
+// changePassword changes the caller's own password; nobody, administrators
+// included, changes another user's password through the API.
+func (s *Server) changePassword(c *gin.Context) error {
+	p := principalOf(c)
+	if c.Param("id") != p.User.ID {
+		return apperr.Forbidden("a password can only be changed by its owner")
+	}
+	var req struct {
+		Password string `json:"password"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if pp := passwordProblem(req.Password); pp != "" {
+		return apperr.InvalidField("password", pp)
+	}
+	hash, err := auth.HashPassword(req.Password)
+	if err != nil {
+		return err
+	}
+	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Model(&models.User{}).Where("id = ?", p.User.ID).
+			Updates(map[string]any{"password_hash": hash, "updated_at": time.Now().UTC()}).Error; err != nil {
+			return err
+		}
+		return record(tx, p, "authenticate", "update-password", p.User.ID, "")
+	})
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, gin.H{"id": p.User.ID, "updated": true})
+	return nil
+}
