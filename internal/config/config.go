@@ -69,10 +69,10 @@ type Config struct {
 	// LogLevel is debug, info, warn or error (LOG_LEVEL, default info).
 	LogLevel string
 	// Provider keys published as <KEY> in the platform summary. Secrets.
-	MapsKey                     string // MAPS_KEY
+	MapsKey                      string // MAPS_KEY
 	ErrorTrackerWriteKeyFrontend string // ERROR_TRACKER_WRITE_KEY_FRONTEND
-	AnalyticsWriteKey           string // ANALYTICS_WRITE_KEY
-	LogoProviderKey             string // LOGO_PROVIDER_KEY
+	AnalyticsWriteKey            string // ANALYTICS_WRITE_KEY
+	LogoProviderKey              string // LOGO_PROVIDER_KEY
 	// LoginMaxFailures is how many failed logins an account or a client may make in
 	// LoginWindow before being answered 429 (LOGIN_MAX_FAILURES, default 5 per account,
 	// 4x that per client; LOGIN_WINDOW seconds, default 900).
