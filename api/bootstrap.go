@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -62,7 +63,7 @@ func BootstrapAdmin(ctx context.Context, db *gorm.DB, email, password string) (b
 		}
 		created = true
 		return tx.Create(&models.AuditEvent{ID: ids.New(), UserID: u.ID, ActionKey: "create",
-			TargetKind: "user", TargetID: u.ID}).Error
+			TargetKind: "user", TargetID: u.ID, Time: time.Now().UTC()}).Error
 	})
 	if err != nil {
 		return false, fmt.Errorf("bootstrap admin: %w", err)

@@ -250,3 +250,16 @@ func (e *env) userWithScopes(email string, scopes ...string) (string, string) {
 	}).status(201).json()
 	return u["id"].(string), e.login(email, "password-123")
 }
+
+func (e *env) doWithHeader(method, path string, body any, header, value string) *response {
+	e.t.Helper()
+	raw, _ := json.Marshal(body)
+	req := httptest.NewRequest(method, path, bytes.NewReader(raw))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(header, value)
+	rec := httptest.NewRecorder()
+	e.srv.Handler().ServeHTTP(rec, req)
+	res := &response{t: e.t, Code: rec.Code, Body: rec.Body.Bytes(), Head: rec.Header()}
+	validateResponse(e.t, req, raw, res)
+	return res
+}
