@@ -14,21 +14,37 @@ type Route struct {
 	Handler func(*gin.Context) error
 }
 
-// routeTable is the single list of every route of the api.
+// routeTable is the single list of every route of the api, area by area
+// (each area's routes are in its routes_<area>.go file).
 func (s *Server) routeTable() []Route {
-	const (
-		get, post, put, patch, del, options = http.MethodGet, http.MethodPost, http.MethodPut,
-			http.MethodPatch, http.MethodDelete, http.MethodOptions
-	)
+	var all []Route
+	for _, area := range [][]Route{
+		s.platformRoutes(), s.identityRoutes(), s.storageRoutes(), s.harvestRoutes(),
+		s.activityRoutes(), s.searchRoutes(),
+	} {
+		all = append(all, area...)
+	}
+	return all
+}
+
+const (
+	get, post, put, patch, del, options = http.MethodGet, http.MethodPost, http.MethodPut,
+		http.MethodPatch, http.MethodDelete, http.MethodOptions
+)
+
+func (s *Server) platformRoutes() []Route {
 	return []Route{
-		// Platform
 		{get, "/healthz", ScopePublic, s.healthz},
 		{get, "/readyz", ScopePublic, s.readyz},
 		{get, "/api/docs", ScopePublic, s.docsPage},
 		{get, "/api/docs/openapi.json", ScopePublic, s.docsJSON},
 		{post, "/api/login", ScopePublic, s.login},
 		{get, "/api/data/summary/platform", "summary:read", s.platformSummary},
+	}
+}
 
+func (s *Server) identityRoutes() []Route {
+	return []Route{
 		// Roles
 		{get, "/api/data/roles", "roles:read", s.listRoles},
 		{post, "/api/data/roles", "roles:write", s.createRole},

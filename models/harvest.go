@@ -60,6 +60,8 @@ type Item struct {
 	HarvestedETag string `gorm:"column:harvested_etag"`
 	LastHarvested *time.Time
 	HarvestFailed bool
+	// LastSeenRequest is the walk that last saw the file in storage.
+	LastSeenRequest string
 	Metadata      JSON `gorm:"type:jsonb"`
 	DeletedAt     *time.Time
 	CreatedAt     time.Time

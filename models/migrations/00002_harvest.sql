@@ -12,6 +12,9 @@ CREATE TABLE locations (
     updated_at timestamptz NOT NULL DEFAULT now()
 );
 
+-- The built-in upload store: one per deployment, under DATA_DIR.
+INSERT INTO locations (id, kind, name, builtin) VALUES ('uploadstore', 'uploadstore', 'Upload store', true);
+
 CREATE TABLE location_groups (
     location_id text NOT NULL REFERENCES locations (id) ON DELETE CASCADE,
     group_id    text NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
@@ -76,6 +79,9 @@ CREATE TABLE items (
     harvested_etag text NOT NULL DEFAULT '',
     last_harvested timestamptz,
     harvest_failed boolean NOT NULL DEFAULT false,
+    -- the walk (request id) that last saw the file; a completed walk marks
+    -- the items it did not see as deleted.
+    last_seen_request text NOT NULL DEFAULT '',
     metadata       jsonb NOT NULL DEFAULT '{}',
     deleted_at     timestamptz,
     created_at     timestamptz NOT NULL DEFAULT now(),

@@ -1,0 +1,57 @@
+// Command metaharvest is the one binary of the platform. Its first argument
+// is the role: api, worker, scheduler, all (the three in one process),
+// migrate, or reindex.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/metaharvest/metaharvest/internal/config"
+)
+
+const usage = `usage: metaharvest <role>
+
+roles:
+  api        serve the HTTP API on HTTP_ADDR
+  worker     run harvest, index and maintenance tasks
+  scheduler  enqueue live harvests of enabled containers
+  all        api, worker and scheduler in one process
+  migrate    apply database migrations and exit
+  reindex    rebuild the search index from Postgres and exit
+
+Configuration comes from the environment; see README.md.`
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, usage)
+		os.Exit(2)
+	}
+	cfg, err := config.Load(os.LookupEnv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	logger := newLogger(cfg.LogLevel)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1], cfg, logger); err != nil {
+		if errors.Is(err, errUsage) {
+			fmt.Fprintln(os.Stderr, usage)
+			os.Exit(2)
+		}
+		logger.Error("metaharvest stopped", slog.String("role", os.Args[1]), slog.String("error", err.Error()))
+		os.Exit(1)
+	}
+}
+
+func newLogger(level string) *slog.Logger {
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(level))
+	return slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: l}))
+}

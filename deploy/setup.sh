@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Prepares a Debian machine for metaharvest: installs the missing packages
+# (Postgres, Redis, media tools), starts Postgres and Redis when they are not
+# running, and prints the Postgres admin URL that works here on stdout.
+# Idempotent; needs root for installs. Usage: deploy/setup.sh [--s3]
+set -euo pipefail
+
+log() { echo "setup: $*" >&2; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+pkgs=(postgresql redis-server ffmpeg mediainfo libimage-exiftool-perl tesseract-ocr poppler-utils)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing ${missing[*]}"
+  as_root apt-get update -qq >&2
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+if ! pg_isready -q -h 127.0.0.1 -p 5432; then
+  log "starting postgres"
+  ver=$(ls /etc/postgresql | sort -V | tail -n 1)
+  as_root pg_ctlcluster --skip-systemctl-redirect "$ver" main start >&2 || true
+  for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+fi
+pg_isready -q -h 127.0.0.1 -p 5432 || { log "postgres does not answer on 127.0.0.1:5432"; exit 1; }
+
+if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+  log "starting redis"
+  as_root mkdir -p /var/lib/redis /var/log/redis
+  as_root redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no \
+    --dir /var/lib/redis --logfile /var/log/redis/metaharvest.log >&2
+  for _ in $(seq 1 30); do redis-cli -h 127.0.0.1 ping >/dev/null 2>&1 && break; sleep 0.5; done
+fi
+redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null || { log "redis does not answer on 127.0.0.1:6379"; exit 1; }
+
+# A fresh Debian Postgres only trusts the local socket for the postgres
+# user; give it a password for TCP if trust is not configured.
+url="postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+if ! psql "$url" -qtAc 'SELECT 1' >/dev/null 2>&1; then
+  url="postgres://postgres:postgres@127.0.0.1:5432/postgres?sslmode=disable"
+  if ! psql "$url" -qtAc 'SELECT 1' >/dev/null 2>&1; then
+    log "setting a local password for the postgres role (TCP access for metaharvest)"
+    as_root runuser -u postgres -- psql -qc "ALTER ROLE postgres PASSWORD 'postgres'" >&2
+  fi
+fi
+
+if [ "${1:-}" = "--s3" ]; then
+  gobin=$(go env GOPATH)/bin
+  if ! command -v versitygw >/dev/null && [ ! -x "$gobin/versitygw" ]; then
+    log "building versitygw (S3 server for tests)"
+    GOFLAGS= go install github.com/versity/versitygw/cmd/versitygw@v1.8.0 >&2
+  fi
+fi
+echo "$url"

@@ -1,0 +1,249 @@
+// Package jobs starts harvests: it validates a harvest request, resolves the
+// extractors it will run, records the Job and enqueues its first task. The
+// api (harvest and upload endpoints) and the scheduler (live harvests) share
+// it, so a harvest starts the same way whoever asks.
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/internal/queue"
+	"github.com/metaharvest/metaharvest/models"
+)
+
+// Spec is a harvest request.
+type Spec struct {
+	RequestID            string // optional: a deterministic id makes Start idempotent (scheduler)
+	JobType              string // "harvest" (default) or "live"
+	UserID               string
+	LocationID           string
+	ContainerID          string // whole container ...
+	ItemID               string // ... or one item
+	Extractors           []string
+	ProfileID            string
+	OverrideExtractors   bool
+	NewExtractorsOnly    bool
+	Force                bool
+	IgnoreRecentlyWalked bool
+	Priority             int
+}
+
+// Options are the per-job flags the worker reads from the job row.
+type Options struct {
+	NewExtractorsOnly    bool `json:"new_extractors_only"`
+	Force                bool `json:"force"`
+	IgnoreRecentlyWalked bool `json:"ignore_recently_walked"`
+	OverrideExtractors   bool `json:"override_extractors"`
+}
+
+// Starter creates jobs and enqueues their tasks.
+type Starter struct {
+	DB       *gorm.DB
+	Queue    *asynq.Client
+	Names    queue.Names
+	Registry *extractors.Registry
+}
+
+// Always-run extractors: they fill the item record itself (name, size, mime type).
+var baseExtractors = []string{"store", "mime_type"}
+
+// Start validates spec, records the job and enqueues its first task. It
+// returns the request id. Validation problems are *apperr.Error values.
+func (s *Starter) Start(ctx context.Context, spec Spec) (string, error) {
+	db := s.DB.WithContext(ctx)
+	var loc models.Location
+	if err := db.Where("id = ?", spec.LocationID).Take(&loc).Error; err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return "", apperr.NotFound("location", spec.LocationID)
+		}
+		return "", err
+	}
+	var ctr models.Container
+	var item models.Item
+	switch {
+	case spec.ItemID != "" && spec.ContainerID != "":
+		return "", apperr.InvalidField("item_id", "give item_id or container_id, not both")
+	case spec.ItemID != "":
+		err := db.Where("id = ? AND location_id = ? AND deleted_at IS NULL", spec.ItemID, loc.ID).Take(&item).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return "", apperr.NotFound("item", spec.ItemID)
+		} else if err != nil {
+			return "", err
+		}
+		spec.ContainerID = item.ContainerID
+	case spec.ContainerID == "":
+		return "", apperr.InvalidField("container_id", "give item_id or container_id")
+	}
+	err := db.Where("id = ? AND location_id = ?", spec.ContainerID, loc.ID).Take(&ctr).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return "", apperr.NotFound("container", spec.ContainerID)
+	} else if err != nil {
+		return "", err
+	}
+	names, err := s.Resolve(ctx, spec.Extractors, firstNonEmpty(spec.ProfileID, ctr.ProfileID, "default"), spec.OverrideExtractors)
+	if err != nil {
+		return "", err
+	}
+	profileID := firstNonEmpty(spec.ProfileID, ctr.ProfileID, "default")
+	if len(spec.Extractors) > 0 {
+		profileID = ""
+	}
+	priority := queue.ClampPriority(spec.Priority)
+	job := models.Job{
+		RequestID: firstNonEmpty(spec.RequestID, ids.New()), JobType: firstNonEmpty(spec.JobType, "harvest"),
+		LocationID: loc.ID, ContainerID: ctr.ID, ItemID: spec.ItemID, UserID: spec.UserID, ProfileID: profileID,
+		Extractors: names, Priority: priority,
+		Options: models.MustJSON(Options{NewExtractorsOnly: spec.NewExtractorsOnly, Force: spec.Force,
+			IgnoreRecentlyWalked: spec.IgnoreRecentlyWalked, OverrideExtractors: spec.OverrideExtractors}),
+	}
+	var task *asynq.Task
+	var opts []asynq.Option
+	if spec.ItemID != "" {
+		job.WalkComplete, job.WalkedCount, job.EnqueuedCount = true, 1, 1
+		task, err = queue.NewTask(queue.TypeItem, queue.ItemPayload{RequestID: job.RequestID, ItemID: spec.ItemID})
+		opts = ItemTaskOptions(s.Names, job.RequestID, spec.ItemID, priority)
+	} else {
+		task, err = queue.NewTask(queue.TypeWalk, queue.WalkPayload{RequestID: job.RequestID, ContainerID: ctr.ID})
+		opts = WalkTaskOptions(s.Names, job.RequestID, "")
+	}
+	if err != nil {
+		return "", err
+	}
+	res := db.Clauses(clause.OnConflict{DoNothing: true}).Create(&job)
+	if res.Error != nil {
+		return "", fmt.Errorf("create job: %w", res.Error)
+	}
+	if err := Enqueue(ctx, s.Queue, task, opts...); err != nil {
+		return "", err
+	}
+	return job.RequestID, nil
+}
+
+// Enqueue enqueues a task; a task id already taken means the task exists,
+// which is success (this is what makes re-delivered handlers idempotent).
+func Enqueue(ctx context.Context, c *asynq.Client, t *asynq.Task, opts ...asynq.Option) error {
+	_, err := c.EnqueueContext(ctx, t, opts...)
+	if err != nil && !errors.Is(err, asynq.ErrTaskIDConflict) && !errors.Is(err, asynq.ErrDuplicateTask) {
+		return fmt.Errorf("enqueue %s: %w", t.Type(), err)
+	}
+	return nil
+}
+
+// Retention keeps finished tasks long enough that their ids still refuse a
+// duplicate enqueue from a re-delivered walk page.
+const Retention = 24 * time.Hour
+
+// WalkTaskOptions are the options of a walk page task.
+func WalkTaskOptions(n queue.Names, requestID, cursor string) []asynq.Option {
+	return []asynq.Option{asynq.Queue(n.Walk()), asynq.TaskID("walk:" + requestID + ":" + ids.Derived(cursor)),
+		asynq.MaxRetry(20), asynq.Timeout(15 * time.Minute), asynq.Retention(Retention)}
+}
+
+// ItemTaskOptions are the options of an item harvest task.
+func ItemTaskOptions(n queue.Names, requestID, itemID string, priority int) []asynq.Option {
+	return []asynq.Option{asynq.Queue(n.Stage(priority)), asynq.TaskID("item:" + requestID + ":" + itemID),
+		asynq.MaxRetry(10), asynq.Timeout(time.Hour), asynq.Retention(Retention)}
+}
+
+// Resolve turns a request's extractor list (or, when empty, the profile's)
+// into the list a job runs. Requested names must be known and configured
+// (implemented and their tools installed); without override only enabled
+// extractors run. A profile with no extractors means every enabled one.
+func (s *Starter) Resolve(ctx context.Context, requested []string, profileID string, override bool) (models.Strings, error) {
+	enabled, err := EnabledSet(ctx, s.DB, s.Registry)
+	if err != nil {
+		return nil, err
+	}
+	var chosen []string
+	if len(requested) > 0 {
+		var unknown, unconfigured []string
+		for _, n := range requested {
+			if _, ok := s.Registry.Get(n); !ok {
+				unknown = append(unknown, n)
+			} else if ok, _ := s.Registry.Available(n); !ok {
+				unconfigured = append(unconfigured, n)
+			}
+		}
+		if len(unknown) > 0 {
+			return nil, apperr.InvalidField("extractors", fmt.Sprintf("unknown extractors: %v", unknown))
+		}
+		if len(unconfigured) > 0 {
+			return nil, apperr.InvalidField("extractors", fmt.Sprintf("extractors not configured on this platform: %v", unconfigured))
+		}
+		for _, n := range requested {
+			if override || enabled[n] {
+				chosen = append(chosen, n)
+			}
+		}
+	} else {
+		var p models.ExtractorProfile
+		err := s.DB.WithContext(ctx).Where("id = ?", profileID).Take(&p).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil, apperr.InvalidField("profile_id", "no such extractor profile")
+		} else if err != nil {
+			return nil, err
+		}
+		list := []string(p.Extractors)
+		if len(list) == 0 {
+			list = s.Registry.Names()
+		}
+		for _, n := range list {
+			if ok, _ := s.Registry.Available(n); ok && (override || enabled[n]) {
+				chosen = append(chosen, n)
+			}
+		}
+	}
+	return withBase(chosen), nil
+}
+
+func withBase(names []string) models.Strings {
+	seen := map[string]bool{}
+	out := models.Strings{}
+	for _, n := range append(append([]string{}, baseExtractors...), names...) {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	sort.SliceStable(out[len(baseExtractors):], func(i, j int) bool {
+		return out[len(baseExtractors)+i] < out[len(baseExtractors)+j]
+	})
+	return out
+}
+
+// EnabledSet reports, for every registered extractor, whether it is enabled
+// on this platform: its settings row, or the registry default.
+func EnabledSet(ctx context.Context, db *gorm.DB, reg *extractors.Registry) (map[string]bool, error) {
+	var rows []models.ExtractorSetting
+	if err := db.WithContext(ctx).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, info := range reg.All() {
+		out[info.Name] = info.DefaultEnabled
+	}
+	for _, r := range rows {
+		out[r.Name] = r.Enabled
+	}
+	return out, nil
+}
+
+func firstNonEmpty(v ...string) string {
+	for _, s := range v {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}

@@ -1,0 +1,51 @@
+package queue
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/hibiken/asynq"
+)
+
+// Task types.
+const (
+	TypeWalk  = "harvest:walk"
+	TypeItem  = "harvest:item"
+	TypeIndex = "search:index"
+)
+
+// WalkPayload asks for one page of a container walk. The job row
+// (RequestID) carries the harvest options.
+type WalkPayload struct {
+	RequestID   string `json:"request_id"`
+	ContainerID string `json:"container_id"`
+	Cursor      string `json:"cursor"`
+	Page        int    `json:"page"`
+}
+
+// ItemPayload asks for the harvest of one item.
+type ItemPayload struct {
+	RequestID string `json:"request_id"`
+	ItemID    string `json:"item_id"`
+}
+
+// IndexPayload asks for a drain of the search outbox.
+type IndexPayload struct{}
+
+// NewTask marshals a payload into a task of the given type.
+func NewTask(typ string, payload any, opts ...asynq.Option) (*asynq.Task, error) {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return nil, fmt.Errorf("marshal %s payload: %w", typ, err)
+	}
+	return asynq.NewTask(typ, b, opts...), nil
+}
+
+// Decode unmarshals a task payload; a payload that does not decode is a
+// permanent failure.
+func Decode(t *asynq.Task, dst any) error {
+	if err := json.Unmarshal(t.Payload(), dst); err != nil {
+		return fmt.Errorf("decode %s payload: %v: %w", t.Type(), err, asynq.SkipRetry)
+	}
+	return nil
+}

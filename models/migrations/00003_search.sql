@@ -1,0 +1,114 @@
+-- Search: the Postgres search backend's index (documents, segments, field
+-- catalogue), the indexing outbox used by every backend, and saved searches.
+
+-- +goose Up
+
+-- One row per item document. doc is what results return; flat maps each
+-- catalogued leaf path to the array of its distinct scalar values (filters,
+-- terms aggregations, exists); dates maps date-valued paths to arrays of
+-- epoch seconds (date ranges, sorts, metrics). The typed columns copy hot
+-- base fields so that their ranges and sorts use btree indexes.
+CREATE TABLE search_documents (
+    id               text PRIMARY KEY,
+    doc              jsonb NOT NULL,
+    flat             jsonb NOT NULL DEFAULT '{}',
+    dates            jsonb NOT NULL DEFAULT '{}',
+    tsv              tsvector NOT NULL,
+    type             text NOT NULL DEFAULT 'other',
+    name             text NOT NULL DEFAULT '',
+    size             bigint,
+    last_modified    timestamptz,
+    location_groups  text[] NOT NULL DEFAULT '{}',
+    container_groups text[] NOT NULL DEFAULT '{}',
+    indexed_at       timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX search_documents_tsv ON search_documents USING gin (tsv);
+CREATE INDEX search_documents_flat ON search_documents USING gin (flat);
+CREATE INDEX search_documents_type ON search_documents (type);
+CREATE INDEX search_documents_size ON search_documents (size);
+CREATE INDEX search_documents_last_modified ON search_documents (last_modified);
+CREATE INDEX search_documents_name ON search_documents (name COLLATE "C");
+
+-- Segments of videos, with the visibility lists of their item.
+CREATE TABLE search_segments (
+    id               text PRIMARY KEY,
+    item_id          text NOT NULL,
+    time             double precision NOT NULL DEFAULT 0,
+    doc              jsonb NOT NULL,
+    flat             jsonb NOT NULL DEFAULT '{}',
+    dates            jsonb NOT NULL DEFAULT '{}',
+    tsv              tsvector NOT NULL,
+    location_groups  text[] NOT NULL DEFAULT '{}',
+    container_groups text[] NOT NULL DEFAULT '{}',
+    indexed_at       timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX search_segments_item ON search_segments (item_id, time);
+CREATE INDEX search_segments_tsv ON search_segments USING gin (tsv);
+CREATE INDEX search_segments_flat ON search_segments USING gin (flat);
+
+-- The catalogue of known field paths per scope ('items', 'segments');
+-- kinds is a bit set: 1 string, 2 number, 4 boolean, 8 date.
+CREATE TABLE search_fields (
+    scope text NOT NULL,
+    path  text NOT NULL,
+    kinds smallint NOT NULL,
+    PRIMARY KEY (scope, path)
+);
+
+-- Items whose search document is stale. seq changes on every mark, so that
+-- a drainer only removes the row it indexed; claimed_until/claim_token keep
+-- two drainers off the same rows.
+CREATE SEQUENCE search_outbox_seq;
+CREATE TABLE search_outbox (
+    item_id       text PRIMARY KEY,
+    seq           bigint NOT NULL DEFAULT nextval('search_outbox_seq'),
+    enqueued_at   timestamptz NOT NULL DEFAULT clock_timestamp(),
+    claimed_until timestamptz,
+    claim_token   text
+);
+CREATE INDEX search_outbox_seq_idx ON search_outbox (seq);
+CREATE INDEX search_outbox_claim ON search_outbox (claim_token) WHERE claim_token IS NOT NULL;
+
+-- Saved searches: params is the URL query string of the search; names are
+-- unique per user (case-insensitively).
+CREATE TABLE saved_searches (
+    id         text PRIMARY KEY,
+    user_id    text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    name       text NOT NULL,
+    params     text NOT NULL DEFAULT '',
+    created_at timestamptz NOT NULL DEFAULT now(),
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE UNIQUE INDEX saved_searches_user_name ON saved_searches (user_id, lower(name));
+
+-- The text full-text search indexes for a value: the value itself (so that
+-- "video.mp4" matches as one word) and the value with every non-alphanumeric
+-- run turned into a space (so that "holiday_video.mp4" matches "video").
+-- +goose StatementBegin
+CREATE FUNCTION search_tsv_text(t text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
+    SELECT t || E'\n' || regexp_replace(t, '[^[:alnum:]]+', ' ', 'g')
+$$;
+-- +goose StatementEnd
+
+-- The string values of some leaf paths of a flat map, for full-text search
+-- restricted to fields.
+-- +goose StatementBegin
+CREATE FUNCTION search_text(flat jsonb, keys text[]) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT coalesce(string_agg(v #>> '{}', E'\n'), '')
+    FROM unnest(keys) AS k,
+         jsonb_array_elements(CASE WHEN jsonb_typeof(flat -> k) = 'array' THEN flat -> k ELSE '[]'::jsonb END) AS v
+    WHERE jsonb_typeof(v) = 'string'
+$$;
+-- +goose StatementEnd
+
+-- +goose Down
+DROP FUNCTION search_text(jsonb, text[]);
+DROP FUNCTION search_tsv_text(text);
+DROP TABLE saved_searches;
+DROP TABLE search_outbox;
+DROP SEQUENCE search_outbox_seq;
+DROP TABLE search_fields;
+DROP TABLE search_segments;
+DROP TABLE search_documents;

@@ -1,0 +1,4 @@
+// Package worker runs the asynq server of metaharvest: the walk, item
+// harvest, index and maintenance task handlers. Handlers are idempotent: a
+// task delivered twice leaves the same rows as once.
+package worker
