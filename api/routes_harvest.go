@@ -2,5 +2,8 @@ package api
 
 // harvestRoutes lists the harvest control routes.
 func (s *Server) harvestRoutes() []Route {
-	return []Route{}
+	return []Route{
+		{post, "/api/control/harvest", "harvest:run", s.startHarvest},
+		{post, "/api/control/harvest/:id/cancel", "harvest:run", s.cancelHarvest},
+	}
 }

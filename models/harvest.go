@@ -60,8 +60,8 @@ type Item struct {
 	HarvestedETag string `gorm:"column:harvested_etag"`
 	LastHarvested *time.Time
 	HarvestFailed bool
-	// LastSeenRequest is the walk that last saw the file in storage.
-	LastSeenRequest string
+	// LastSeenAt is when a walk last saw the file in storage.
+	LastSeenAt time.Time
 	Metadata      JSON `gorm:"type:jsonb"`
 	DeletedAt     *time.Time
 	CreatedAt     time.Time

@@ -3,41 +3,57 @@ package worker
 import (
 	"context"
 	"log/slog"
+	"math/rand/v2"
+	"time"
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/queue"
 )
 
 // Deps are the collaborators of a worker process.
 type Deps struct {
-	Config   config.Config
-	DB       *gorm.DB
-	Redis    *redis.Client
-	Queue    *asynq.Client
-	RedisOpt asynq.RedisConnOpt
-	Logger   *slog.Logger
+	Config     config.Config
+	DB         *gorm.DB
+	Redis      *redis.Client
+	Queue      *asynq.Client
+	RedisOpt   asynq.RedisConnOpt
+	Logger     *slog.Logger
+	Extractors *extractors.Registry // extractors.Default when nil
 }
 
-// Run serves tasks until ctx ends.
+// Run serves tasks until ctx ends, then lets running tasks finish (asynq
+// re-queues what does not finish in time).
 func Run(ctx context.Context, d Deps) error {
-	names := queue.Names{Namespace: d.Config.RedisNamespace}
+	h := NewHandler(d)
 	srv := asynq.NewServer(d.RedisOpt, asynq.Config{
-		Concurrency:    d.Config.WorkerConcurrency,
-		Queues:         names.Weights(),
-		StrictPriority: d.Config.StrictPriority,
-		Logger:         asynqLogger{d.Logger},
+		Concurrency:     d.Config.WorkerConcurrency,
+		Queues:          h.names.Weights(),
+		StrictPriority:  d.Config.StrictPriority,
+		Logger:          asynqLogger{d.Logger},
+		LogLevel:        asynq.WarnLevel,
+		ShutdownTimeout: 20 * time.Second,
+		RetryDelayFunc:  retryDelay,
+		IsFailure:       func(err error) bool { return err != nil },
 	})
-	mux := asynq.NewServeMux()
-	if err := srv.Start(mux); err != nil {
+	if err := srv.Start(h.Mux()); err != nil {
 		return err
 	}
 	<-ctx.Done()
 	srv.Shutdown()
 	return nil
+}
+
+// Mux routes task types to handlers.
+func (h *Handler) Mux() *asynq.ServeMux {
+	mux := asynq.NewServeMux()
+	mux.HandleFunc(queue.TypeWalk, h.Walk)
+	mux.HandleFunc(queue.TypeItem, h.Item)
+	return mux
 }
 
 // asynqLogger routes asynq's own logging into slog.
@@ -48,3 +64,10 @@ func (a asynqLogger) Info(args ...any)  { a.l.Info("asynq", slog.Any("msg", args
 func (a asynqLogger) Warn(args ...any)  { a.l.Warn("asynq", slog.Any("msg", args)) }
 func (a asynqLogger) Error(args ...any) { a.l.Error("asynq", slog.Any("msg", args)) }
 func (a asynqLogger) Fatal(args ...any) { a.l.Error("asynq fatal", slog.Any("msg", args)) }
+
+// retryDelay backs off transient failures exponentially from one second to
+// about a minute, with jitter so a fleet does not retry in step.
+func retryDelay(n int, _ error, _ *asynq.Task) time.Duration {
+	d := time.Second << min(n, 6)
+	return d + time.Duration(rand.Int64N(int64(d/2)+1))
+}

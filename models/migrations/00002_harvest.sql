@@ -79,9 +79,9 @@ CREATE TABLE items (
     harvested_etag text NOT NULL DEFAULT '',
     last_harvested timestamptz,
     harvest_failed boolean NOT NULL DEFAULT false,
-    -- the walk (request id) that last saw the file; a completed walk marks
-    -- the items it did not see as deleted.
-    last_seen_request text NOT NULL DEFAULT '',
+    -- when a walk last saw the file; a completed walk marks the items not
+    -- seen since it started as deleted (safe with concurrent walks).
+    last_seen_at   timestamptz NOT NULL DEFAULT now(),
     metadata       jsonb NOT NULL DEFAULT '{}',
     deleted_at     timestamptz,
     created_at     timestamptz NOT NULL DEFAULT now(),

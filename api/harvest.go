@@ -1,0 +1,112 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"gorm.io/gorm"
+
+	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/jobs"
+	"github.com/metaharvest/metaharvest/models"
+)
+
+type harvestRequest struct {
+	LocationID           string   `json:"location_id"`
+	ItemID               string   `json:"item_id"`
+	ContainerID          string   `json:"container_id"`
+	Extractors           []string `json:"extractors"`
+	ProfileID            string   `json:"profile_id"`
+	OverrideExtractors   bool     `json:"override_extractors"`
+	NewExtractorsOnly    bool     `json:"new_extractors_only"`
+	Force                bool     `json:"force"`
+	IgnoreRecentlyWalked bool     `json:"ignore_recently_walked"`
+	Priority             int      `json:"priority"`
+}
+
+// startHarvest validates the request, records the job and enqueues its
+// first task; progress is read from the activity endpoints.
+func (s *Server) startHarvest(c *gin.Context) error {
+	var req harvestRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	problems := map[string]string{}
+	required(problems, map[string]string{"location_id": req.LocationID})
+	if req.ItemID == "" && req.ContainerID == "" {
+		problems["container_id"] = "give item_id or container_id"
+	}
+	if req.ItemID != "" && req.ContainerID != "" {
+		problems["item_id"] = "give item_id or container_id, not both"
+	}
+	if err := invalidIf(problems); err != nil {
+		return err
+	}
+	p := principalOf(c)
+	if err := s.checkVisible(c, req.LocationID, ""); err != nil {
+		return err
+	}
+	if req.ContainerID != "" {
+		if err := s.checkVisible(c, req.LocationID, req.ContainerID); err != nil {
+			var ae *apperr.Error
+			if errors.As(err, &ae) && ae.Status == http.StatusForbidden {
+				// unknown containers answer 404 below, from the starter
+				var n int64
+				s.DB.WithContext(c.Request.Context()).Model(&models.Container{}).Where("id = ?", req.ContainerID).Count(&n)
+				if n > 0 {
+					return err
+				}
+			} else {
+				return err
+			}
+		}
+	}
+	requestID, err := s.jobs.Start(c.Request.Context(), jobs.Spec{
+		UserID: p.User.ID, LocationID: req.LocationID, ContainerID: req.ContainerID, ItemID: req.ItemID,
+		Extractors: req.Extractors, ProfileID: req.ProfileID, OverrideExtractors: req.OverrideExtractors,
+		NewExtractorsOnly: req.NewExtractorsOnly, Force: req.Force, IgnoreRecentlyWalked: req.IgnoreRecentlyWalked,
+		Priority: req.Priority,
+	})
+	if err != nil {
+		return err
+	}
+	target := req.ContainerID
+	if req.ItemID != "" {
+		target = req.ItemID
+	}
+	if err := record(s.DB.WithContext(c.Request.Context()), p, "harvest", "start", requestID, target); err != nil {
+		return err
+	}
+	c.JSON(http.StatusAccepted, gin.H{"request_id": requestID})
+	return nil
+}
+
+// cancelHarvest marks the job cancelled: tasks not yet started skip their
+// work; a task already running finishes its item.
+func (s *Server) cancelHarvest(c *gin.Context) error {
+	id := c.Param("id")
+	var job models.Job
+	err := s.DB.WithContext(c.Request.Context()).Where("request_id = ?", id).Take(&job).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return apperr.NotFound("harvest request", id)
+	} else if err != nil {
+		return err
+	}
+	if err := s.checkVisible(c, job.LocationID, job.ContainerID); err != nil {
+		return err
+	}
+	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Model(&models.Job{}).Where("request_id = ?", id).
+			Updates(map[string]any{"cancelled": true, "updated": time.Now().UTC()}).Error; err != nil {
+			return err
+		}
+		return record(tx, principalOf(c), "harvest", "cancel", id, "")
+	})
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, gin.H{"request_id": id, "cancelled": true})
+	return nil
+}

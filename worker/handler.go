@@ -1,0 +1,152 @@
+package worker
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/internal/jobs"
+	"github.com/metaharvest/metaharvest/internal/queue"
+	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/storage"
+)
+
+// Handler holds the task handlers and what they share.
+type Handler struct {
+	Deps
+	names queue.Names
+	env   storage.Env
+	// pageSize is the number of entries one walk task lists.
+	pageSize int
+}
+
+// NewHandler prepares handlers; exported so tests can run handlers directly.
+func NewHandler(d Deps) *Handler {
+	if d.Extractors == nil {
+		d.Extractors = extractors.Default
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Handler{Deps: d, names: queue.Names{Namespace: d.Config.RedisNamespace},
+		env: storage.Env{DataDir: d.Config.DataDir}, pageSize: WalkPageSize}
+}
+
+// errPermanent marks failures that retrying cannot fix.
+func permanent(format string, args ...any) error {
+	return fmt.Errorf(format+": %w", append(args, asynq.SkipRetry)...)
+}
+
+// target is everything a task needs to know about its job.
+type target struct {
+	job  models.Job
+	opts jobs.Options
+	loc  models.Location
+	ctr  models.Container
+}
+
+func (h *Handler) loadTarget(ctx context.Context, requestID, containerID string) (*target, error) {
+	db := h.DB.WithContext(ctx)
+	var t target
+	if err := db.Where("request_id = ?", requestID).Take(&t.job).Error; err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil, permanent("job %s not found", requestID)
+		}
+		return nil, fmt.Errorf("load job %s: %w", requestID, err)
+	}
+	if len(t.job.Options) > 0 {
+		if err := json.Unmarshal(t.job.Options, &t.opts); err != nil {
+			return nil, permanent("job %s options: %v", requestID, err)
+		}
+	}
+	if containerID == "" {
+		containerID = t.job.ContainerID
+	}
+	if err := db.Where("id = ?", containerID).Take(&t.ctr).Error; err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil, permanent("container %s no longer exists", containerID)
+		}
+		return nil, fmt.Errorf("load container %s: %w", containerID, err)
+	}
+	if err := db.Where("id = ?", t.ctr.LocationID).Take(&t.loc).Error; err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil, permanent("location %s no longer exists", t.ctr.LocationID)
+		}
+		return nil, fmt.Errorf("load location %s: %w", t.ctr.LocationID, err)
+	}
+	return &t, nil
+}
+
+// openStorage connects to the location. Only the kind's own keys are taken
+// from the stored config.
+func (h *Handler) openStorage(loc models.Location) (storage.Location, error) {
+	var raw map[string]any
+	if len(loc.Config) > 0 {
+		if err := json.Unmarshal(loc.Config, &raw); err != nil {
+			return nil, permanent("location %s config: %v", loc.ID, err)
+		}
+	}
+	cfg := map[string]string{}
+	for _, k := range storage.Kinds() {
+		if k.Name != loc.Kind {
+			continue
+		}
+		for _, f := range k.Fields {
+			if v, ok := raw[f.Field]; ok {
+				switch v := v.(type) {
+				case string:
+					cfg[f.Field] = v
+				case bool:
+					cfg[f.Field] = fmt.Sprint(v)
+				}
+			}
+		}
+	}
+	st, err := storage.Open(loc.Kind, cfg, h.env)
+	if err != nil {
+		var ce *storage.ConfigError
+		if errors.As(err, &ce) {
+			return nil, permanent("open location %s: %v", loc.ID, err)
+		}
+		return nil, fmt.Errorf("open location %s: %w", loc.ID, err)
+	}
+	return st, nil
+}
+
+// activity is one report row; its dedupe key makes the write idempotent.
+func activity(t *target, kind, key string) models.Activity {
+	return models.Activity{
+		DedupeKey: kind + ":" + t.job.RequestID + ":" + key, TS: time.Now().UTC(), Kind: kind,
+		RequestID: t.job.RequestID, LocationID: t.loc.ID, ContainerID: t.ctr.ID, HarvestID: t.job.RequestID,
+		ProfileID: t.job.ProfileID, Extractors: t.job.Extractors,
+	}
+}
+
+// insertActivity writes the row unless its key exists and reports whether it
+// was new.
+func insertActivity(tx *gorm.DB, a models.Activity) (bool, error) {
+	if a.Error != "" {
+		a.ErrorHash = errorHash(a.Error)
+	}
+	if a.Extractors == nil {
+		a.Extractors = models.Strings{}
+	}
+	res := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "dedupe_key"}}, DoNothing: true}).Create(&a)
+	return res.RowsAffected == 1, res.Error
+}
+
+// errorHash is the MD5 of an error message, the key of error reports.
+func errorHash(msg string) string {
+	h := md5.Sum([]byte(msg))
+	return hex.EncodeToString(h[:])
+}

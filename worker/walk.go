@@ -1,0 +1,194 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/metaharvest/metaharvest/internal/jobs"
+	"github.com/metaharvest/metaharvest/internal/queue"
+	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/storage"
+)
+
+// WalkPageSize is how many entries one walk task lists.
+const WalkPageSize = 500
+
+// RecentWalkWindow: a container walked less than this ago is not walked
+// again unless the request sets ignore_recently_walked.
+const RecentWalkWindow = time.Minute
+
+// Walk lists one page of a container, records the files it finds, enqueues
+// item tasks for new or changed ones (all of them with force) and the next
+// page, or completes the walk. Re-delivery is harmless: rows are upserts,
+// the page's activity row is keyed, task ids are deterministic.
+func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
+	var p queue.WalkPayload
+	if err := queue.Decode(task, &p); err != nil {
+		return err
+	}
+	t, err := h.loadTarget(ctx, p.RequestID, p.ContainerID)
+	if err != nil {
+		return err
+	}
+	if t.job.Cancelled {
+		return nil
+	}
+	if p.Page == 0 && p.Cursor == "" && !t.opts.IgnoreRecentlyWalked && t.ctr.LastWalked != nil &&
+		t.ctr.LastWalked.After(t.job.Created.Add(-RecentWalkWindow)) && t.ctr.RequestID != t.job.RequestID {
+		return h.finishWalk(ctx, t, "skipped: the container was walked recently")
+	}
+	st, err := h.openStorage(t.loc)
+	if err != nil {
+		return h.walkFailed(ctx, t, p, err)
+	}
+	start := time.Now()
+	entries, next, err := st.ListItems(ctx, t.ctr.Name, p.Cursor, h.pageSize)
+	if err != nil {
+		if errors.Is(err, storage.ErrNotFound) {
+			return h.walkFailed(ctx, t, p, permanent("container %s not found in storage", t.ctr.Name))
+		}
+		return fmt.Errorf("list %s: %w", t.ctr.Name, err)
+	}
+	var toHarvest []string
+	err = h.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		ids, err := upsertItems(tx, t, entries)
+		if err != nil {
+			return err
+		}
+		q := tx.Model(&models.Item{}).Where("id IN ?", ids)
+		if !t.opts.Force && !t.opts.NewExtractorsOnly {
+			q = q.Where("last_harvested IS NULL OR etag <> harvested_etag")
+		}
+		if len(ids) > 0 {
+			if err := q.Order("path").Pluck("id", &toHarvest).Error; err != nil {
+				return err
+			}
+		}
+		a := activity(t, models.ActivityWalk, t.ctr.ID+":"+p.Cursor)
+		a.Name, a.Source, a.Count = t.ctr.Name, p.Cursor, int64(len(entries))
+		a.Duration = time.Since(start).Milliseconds()
+		fresh, err := insertActivity(tx, a)
+		if err != nil || !fresh {
+			return err
+		}
+		return tx.Model(&models.Job{}).Where("request_id = ?", t.job.RequestID).Updates(map[string]any{
+			"walked_count":   gorm.Expr("walked_count + ?", len(entries)),
+			"enqueued_count": gorm.Expr("enqueued_count + ?", len(toHarvest)),
+			"updated":        time.Now().UTC(),
+		}).Error
+	})
+	if err != nil {
+		return fmt.Errorf("record walk page: %w", err)
+	}
+	for _, id := range toHarvest {
+		it, err := queue.NewTask(queue.TypeItem, queue.ItemPayload{RequestID: t.job.RequestID, ItemID: id})
+		if err != nil {
+			return err
+		}
+		if err := jobs.Enqueue(ctx, h.Queue, it, jobs.ItemTaskOptions(h.names, t.job.RequestID, id, t.job.Priority)...); err != nil {
+			return err
+		}
+	}
+	if next != "" {
+		nt, err := queue.NewTask(queue.TypeWalk, queue.WalkPayload{RequestID: t.job.RequestID, ContainerID: t.ctr.ID, Cursor: next, Page: p.Page + 1})
+		if err != nil {
+			return err
+		}
+		return jobs.Enqueue(ctx, h.Queue, nt, jobs.WalkTaskOptions(h.names, t.job.RequestID, next)...)
+	}
+	return h.finishWalk(ctx, t, "")
+}
+
+// upsertItems records the listed files (restoring any that were deleted)
+// and returns their ids.
+func upsertItems(tx *gorm.DB, t *target, entries []storage.Entry) ([]string, error) {
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	now := time.Now().UTC()
+	rows := make([]models.Item, len(entries))
+	ids := make([]string, len(entries))
+	for i, e := range entries {
+		lm := e.LastModified.UTC()
+		ids[i] = models.ItemID(t.ctr.ID, e.Path)
+		rows[i] = models.Item{ID: ids[i], LocationID: t.loc.ID, ContainerID: t.ctr.ID, Path: e.Path,
+			Name: path.Base(e.Path), Size: e.Size, ETag: e.ETag, LastModified: &lm, Metadata: models.JSON("{}"),
+			LastSeenAt: now, CreatedAt: now, UpdatedAt: now}
+	}
+	err := tx.Clauses(clause.OnConflict{
+		Columns: []clause.Column{{Name: "id"}},
+		DoUpdates: clause.Assignments(map[string]any{
+			"size": gorm.Expr("excluded.size"), "etag": gorm.Expr("excluded.etag"),
+			"last_modified": gorm.Expr("excluded.last_modified"), "last_seen_at": gorm.Expr("excluded.last_seen_at"),
+			"deleted_at": nil, "updated_at": gorm.Expr("excluded.updated_at"),
+		}),
+	}).Omit("harvested_etag", "last_harvested", "mime_type", "harvest_failed").CreateInBatches(rows, 500).Error
+	return ids, err
+}
+
+// finishWalk completes the walk once: items not seen since the walk began
+// are marked deleted, the job's walk_complete is set, and the container's
+// version (number of harvests) goes up.
+func (h *Handler) finishWalk(ctx context.Context, t *target, note string) error {
+	return h.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&models.Job{}).Where("request_id = ? AND NOT walk_complete", t.job.RequestID).
+			Updates(map[string]any{"walk_complete": true, "updated": time.Now().UTC()})
+		if res.Error != nil || res.RowsAffected == 0 {
+			return res.Error
+		}
+		now := time.Now().UTC()
+		if note != "" {
+			a := activity(t, models.ActivityWalk, t.ctr.ID+":skipped")
+			a.Name, a.Source = t.ctr.Name, note
+			_, err := insertActivity(tx, a)
+			return err
+		}
+		var gone []string
+		if err := tx.Model(&models.Item{}).Where("container_id = ? AND deleted_at IS NULL AND last_seen_at < ?",
+			t.ctr.ID, t.job.Created).Pluck("id", &gone).Error; err != nil {
+			return err
+		}
+		if len(gone) > 0 {
+			if err := tx.Model(&models.Item{}).Where("id IN ?", gone).Update("deleted_at", now).Error; err != nil {
+				return err
+			}
+			if err := markDirty(tx, gone...); err != nil {
+				return err
+			}
+		}
+		return tx.Model(&models.Container{}).Where("id = ?", t.ctr.ID).Updates(map[string]any{
+			"version": gorm.Expr("version + 1"), "last_walked": now, "last_harvested": now,
+			"request_id": t.job.RequestID, "updated_at": now,
+		}).Error
+	})
+}
+
+// walkFailed records a walk that cannot go on (bad location, container
+// gone) and completes the job; transient errors are returned for a retry.
+func (h *Handler) walkFailed(ctx context.Context, t *target, p queue.WalkPayload, cause error) error {
+	if !errors.Is(cause, asynq.SkipRetry) {
+		return cause
+	}
+	err := h.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		a := activity(t, models.ActivityWalk, t.ctr.ID+":"+p.Cursor)
+		a.Name, a.Source, a.Error = t.ctr.Name, p.Cursor, cause.Error()
+		fresh, err := insertActivity(tx, a)
+		if err != nil || !fresh {
+			return err
+		}
+		return tx.Model(&models.Job{}).Where("request_id = ?", t.job.RequestID).Updates(map[string]any{
+			"error_count": gorm.Expr("error_count + 1"), "walk_complete": true, "updated": time.Now().UTC(),
+		}).Error
+	})
+	if err != nil {
+		return err
+	}
+	return cause
+}
