@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"gorm.io/gorm"
+
+	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/internal/jobs"
+	"github.com/metaharvest/metaharvest/internal/queue"
+	"github.com/metaharvest/metaharvest/internal/testdb"
+	"github.com/metaharvest/metaharvest/internal/testproc"
+	"github.com/metaharvest/metaharvest/internal/testredis"
+	"github.com/metaharvest/metaharvest/internal/tests3"
+	"github.com/metaharvest/metaharvest/models"
+)
+
+func TestMain(m *testing.M) { os.Exit(tests3.RunMain(m)) }
+
+// platform is a database, a Redis namespace and a data dir shared by the
+// processes a test starts.
+type platform struct {
+	t      *testing.T
+	dbURL  string
+	db     *gorm.DB
+	ns     string
+	data   string
+	client *asynq.Client
+	opt    asynq.RedisConnOpt
+}
+
+func newPlatform(t *testing.T) *platform {
+	p := &platform{t: t, dbURL: testdb.URL(t), ns: testredis.Namespace(t), data: t.TempDir()}
+	db, err := models.Open(p.dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s, _ := db.DB(); s.Close() })
+	p.db = db
+	if p.opt, err = queue.RedisOpt(testredis.URL()); err != nil {
+		t.Fatal(err)
+	}
+	p.client = asynq.NewClient(p.opt)
+	t.Cleanup(func() { p.client.Close() })
+	return p
+}
+
+func (p *platform) env(extra ...string) []string {
+	return append([]string{
+		"DATABASE_URL=" + p.dbURL, "REDIS_URL=" + testredis.URL(), "REDIS_NAMESPACE=" + p.ns,
+		"DATA_DIR=" + p.data, "LOG_LEVEL=warn", "EXTRACTOR_TIMEOUT=60",
+	}, extra...)
+}
+
+func (p *platform) startJob(locID, ctrID string) string {
+	p.t.Helper()
+	s := &jobs.Starter{DB: p.db, Queue: p.client, Names: queue.Names{Namespace: p.ns}, Registry: extractors.Default}
+	id, err := s.Start(context.Background(), jobs.Spec{LocationID: locID, ContainerID: ctrID, Force: true, Extractors: []string{"hashes"}})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return id
+}
+
+func (p *platform) harvestEnds(requestID string) int64 {
+	var n int64
+	p.db.Model(&models.Activity{}).Where("request_id = ? AND kind = 'harvestend'", requestID).Count(&n)
+	return n
+}
+
+// killMidHarvest runs one worker until part of the job is done, kills it
+// with SIGKILL, lets two fresh workers finish, and checks that every item
+// was harvested exactly once.
+func (p *platform) killMidHarvest(requestID string, want int64, sha map[string]string) {
+	t := p.t
+	first := testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=2"))
+	deadline := time.Now().Add(3 * time.Minute)
+	for p.harvestEnds(requestID) < want/5 {
+		if time.Now().After(deadline) || first.Exited() {
+			t.Fatalf("first worker made no progress (exited=%v)", first.Exited())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	first.Kill()
+	at := p.harvestEnds(requestID)
+	if at >= want {
+		t.Fatalf("the job finished before the kill (%d items): make it bigger", at)
+	}
+	t.Logf("killed the worker with %d of %d items harvested", at, want)
+	testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=2"))
+	testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=2"))
+
+	deadline = time.Now().Add(4 * time.Minute) // asynq reclaims the killed worker's lease after ~1 minute
+	var job models.Job
+	for {
+		p.db.Where("request_id = ?", requestID).Take(&job)
+		if job.WalkComplete && p.harvestEnds(requestID) == want && job.IndexedCount == want {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job not complete: %+v, %d harvestend", job, p.harvestEnds(requestID))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if job.WalkedCount != want || job.EnqueuedCount != want || job.ErrorCount != 0 {
+		t.Fatalf("job counts: %+v", job)
+	}
+	var perItem []struct {
+		ItemID string
+		N      int
+	}
+	p.db.Raw(`SELECT item_id, count(*) AS n FROM activities WHERE request_id = ? AND kind = 'harvestend' GROUP BY item_id HAVING count(*) <> 1`, requestID).Scan(&perItem)
+	if len(perItem) != 0 {
+		t.Fatalf("items harvested more than once: %v", perItem)
+	}
+	var results, items int64
+	p.db.Model(&models.ItemResult{}).Where("request_id = ?", requestID).Count(&results)
+	p.db.Model(&models.Item{}).Where("deleted_at IS NULL").Count(&items)
+	if items != want || results != 3*want {
+		t.Fatalf("%d items, %d results; want %d and %d", items, results, want, 3*want)
+	}
+	var rows []models.Item
+	p.db.Find(&rows)
+	for _, it := range rows {
+		var meta struct {
+			Hashes struct {
+				SHA256 string `json:"sha256"`
+			} `json:"hashes"`
+		}
+		json.Unmarshal(it.Metadata, &meta)
+		if meta.Hashes.SHA256 != sha[it.Path] {
+			t.Fatalf("%s: sha256 %q, want %q", it.Path, meta.Hashes.SHA256, sha[it.Path])
+		}
+	}
+	insp := asynq.NewInspector(p.opt)
+	defer insp.Close()
+	for _, q := range (queue.Names{Namespace: p.ns}).All() {
+		if info, err := insp.GetQueueInfo(q); err == nil && (info.Pending+info.Active+info.Retry+info.Archived) != 0 {
+			t.Fatalf("queue %s not drained: %+v", q, info)
+		}
+	}
+}
+
+func randomFiles(t *testing.T, n, size int, put func(name string, data []byte)) map[string]string {
+	sha := map[string]string{}
+	for i := 0; i < n; i++ {
+		b := make([]byte, size)
+		rand.Read(b)
+		name := fmt.Sprintf("dir%02d/file%05d.bin", i%10, i)
+		put(name, b)
+		sha[name] = sha256hex(b)
+	}
+	return sha
+}
+
+func TestWorkerKilledMidHarvestFilesystem(t *testing.T) {
+	t.Parallel()
+	p := newPlatform(t)
+	root := t.TempDir()
+	const n = 1500
+	sha := randomFiles(t, n, 4096, func(name string, data []byte) {
+		path := filepath.Join(root, "media", name)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	loc := models.Location{ID: "fs", Kind: "filesystem", Name: "fs", Config: models.MustJSON(map[string]string{"path": root})}
+	ctr := models.Container{ID: models.ContainerID("fs", "media"), LocationID: "fs", Name: "media"}
+	p.db.Create(&loc)
+	p.db.Create(&ctr)
+	p.killMidHarvest(p.startJob(loc.ID, ctr.ID), n, sha)
+}
+
+func TestWorkerKilledMidHarvestS3(t *testing.T) {
+	t.Parallel()
+	p := newPlatform(t)
+	srv := tests3.Shared(t)
+	bucket := tests3.BucketName(t)
+	srv.CreateBucket(t, bucket)
+	const n = 600
+	sha := randomFiles(t, n, 2048, func(name string, data []byte) { srv.PutObject(t, bucket, name, data) })
+	loc := models.Location{ID: "s3", Kind: "s3", Name: "s3", Config: models.MustJSON(map[string]string{
+		"endpoint": srv.Endpoint, "bucket": bucket, "access_key_id": srv.AccessKey, "secret_access_key": srv.SecretKey,
+		"path_style": "true", "region": "us-east-1"})}
+	ctr := models.Container{ID: models.ContainerID("s3", bucket), LocationID: "s3", Name: bucket}
+	p.db.Create(&loc)
+	p.db.Create(&ctr)
+	req := p.startJob(loc.ID, ctr.ID)
+	p.killMidHarvest(req, n, sha)
+	var downloads int64
+	p.db.Model(&models.Activity{}).Where("request_id = ? AND kind = 'harvestdownload'", req).Count(&downloads)
+	if downloads != n {
+		t.Fatalf("harvestdownload rows: %d, want %d", downloads, n)
+	}
+}
+
+func sha256hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}

@@ -1,0 +1,165 @@
+// Package testproc builds the metaharvest binary once per test binary and
+// runs it as separate processes (api, worker), so tests exercise the real
+// deployment shape: several processes sharing Postgres and Redis.
+package testproc
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// Binary builds cmd/metaharvest (without -race: the processes are the
+// system under test, not the test) and returns its path.
+func Binary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		_, file, _, _ := runtime.Caller(0)
+		root := filepath.Join(filepath.Dir(file), "..", "..")
+		dir, err := os.MkdirTemp("", "metaharvest-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "metaharvest")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/metaharvest")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// Process is a running metaharvest role.
+type Process struct {
+	Role string
+	cmd  *exec.Cmd
+	out  *lockedBuffer
+	done chan struct{}
+}
+
+// Start runs `metaharvest <role>` with env (KEY=value) and stops it (SIGTERM,
+// then SIGKILL) when the test ends.
+func Start(t testing.TB, role string, env []string) *Process {
+	t.Helper()
+	cmd := exec.Command(Binary(t), role)
+	cmd.Env = append(cleanEnv(), env...)
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", role, err)
+	}
+	p := &Process{Role: role, cmd: cmd, out: out, done: make(chan struct{})}
+	go func() { cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		p.Stop()
+		if t.Failed() {
+			t.Logf("%s output:\n%s", role, tail(out.String(), 4000))
+		}
+	})
+	return p
+}
+
+// Kill sends SIGKILL and waits for the process to be gone.
+func (p *Process) Kill() {
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+}
+
+// Stop asks the process to stop and kills it after a grace period.
+func (p *Process) Stop() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(20 * time.Second):
+		p.Kill()
+	}
+}
+
+// Exited reports whether the process has ended.
+func (p *Process) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Output is what the process printed so far.
+func (p *Process) Output() string { return p.out.String() }
+
+// FreeAddr returns a free loopback address.
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// cleanEnv keeps the basics of the test's environment but none of the
+// platform's own variables, so each process sees only what the test sets.
+func cleanEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "PATH", "HOME", "TMPDIR", "LANG":
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
