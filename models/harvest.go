@@ -62,10 +62,10 @@ type Item struct {
 	HarvestFailed bool
 	// LastSeenAt is when a walk last saw the file in storage.
 	LastSeenAt time.Time
-	Metadata      JSON `gorm:"type:jsonb"`
-	DeletedAt     *time.Time
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	Metadata   JSON `gorm:"type:jsonb"`
+	DeletedAt  *time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // ItemResult is the outcome of one extractor on one item.

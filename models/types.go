@@ -14,6 +14,8 @@ func newFNV() hash.Hash64 { return fnv.New64a() }
 // Strings maps a Postgres text[] column.
 type Strings []string
 
+var arrayEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+
 // Value renders a Postgres array literal.
 func (s Strings) Value() (driver.Value, error) {
 	var b strings.Builder
@@ -23,7 +25,7 @@ func (s Strings) Value() (driver.Value, error) {
 			b.WriteByte(',')
 		}
 		b.WriteByte('"')
-		b.WriteString(strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v))
+		b.WriteString(arrayEscaper.Replace(v))
 		b.WriteByte('"')
 	}
 	b.WriteByte('}')

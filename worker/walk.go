@@ -11,6 +11,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/models"
@@ -19,6 +20,9 @@ import (
 
 // WalkPageSize is how many entries one walk task lists.
 const WalkPageSize = 500
+
+// ItemBatchSize is the most items one item task harvests.
+const ItemBatchSize = 50
 
 // RecentWalkWindow: a container walked less than this ago is not walked
 // again unless the request sets ignore_recently_walked.
@@ -87,12 +91,17 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 	if err != nil {
 		return fmt.Errorf("record walk page: %w", err)
 	}
-	for _, id := range toHarvest {
-		it, err := queue.NewTask(queue.TypeItem, queue.ItemPayload{RequestID: t.job.RequestID, ItemID: id})
+	for len(toHarvest) > 0 {
+		batch := toHarvest[:min(ItemBatchSize, len(toHarvest))]
+		toHarvest = toHarvest[len(batch):]
+		it, err := queue.NewTask(queue.TypeItem, queue.ItemPayload{RequestID: t.job.RequestID, ItemIDs: batch})
 		if err != nil {
 			return err
 		}
-		if err := jobs.Enqueue(ctx, h.Queue, it, jobs.ItemTaskOptions(h.names, t.job.RequestID, id, t.job.Priority)...); err != nil {
+		// The batch key is derived from its ids: a re-delivered page makes
+		// the same batches, which the queue refuses as duplicates.
+		key := ids.Derived(batch...)
+		if err := jobs.Enqueue(ctx, h.Queue, it, jobs.ItemTaskOptions(h.names, t.job.RequestID, key, t.job.Priority)...); err != nil {
 			return err
 		}
 	}

@@ -150,9 +150,10 @@ func WalkTaskOptions(n queue.Names, requestID, cursor string) []asynq.Option {
 		asynq.MaxRetry(20), asynq.Timeout(15 * time.Minute), asynq.Retention(Retention)}
 }
 
-// ItemTaskOptions are the options of an item harvest task.
-func ItemTaskOptions(n queue.Names, requestID, itemID string, priority int) []asynq.Option {
-	return []asynq.Option{asynq.Queue(n.Stage(priority)), asynq.TaskID("item:" + requestID + ":" + itemID),
+// ItemTaskOptions are the options of an item harvest task; key identifies
+// the item or batch within the request.
+func ItemTaskOptions(n queue.Names, requestID, key string, priority int) []asynq.Option {
+	return []asynq.Option{asynq.Queue(n.Stage(priority)), asynq.TaskID("item:" + requestID + ":" + key),
 		asynq.MaxRetry(10), asynq.Timeout(time.Hour), asynq.Retention(Retention)}
 }
 

@@ -23,10 +23,20 @@ type WalkPayload struct {
 	Page        int    `json:"page"`
 }
 
-// ItemPayload asks for the harvest of one item.
+// ItemPayload asks for the harvest of one item or a batch of items of one
+// container (walks enqueue batches: one task, one transaction per batch).
 type ItemPayload struct {
-	RequestID string `json:"request_id"`
-	ItemID    string `json:"item_id"`
+	RequestID string   `json:"request_id"`
+	ItemID    string   `json:"item_id,omitempty"`
+	ItemIDs   []string `json:"item_ids,omitempty"`
+}
+
+// IDs lists the payload's items.
+func (p ItemPayload) IDs() []string {
+	if p.ItemID != "" {
+		return append([]string{p.ItemID}, p.ItemIDs...)
+	}
+	return p.ItemIDs
 }
 
 // IndexPayload asks for a drain of the search outbox.

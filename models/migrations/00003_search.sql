@@ -3,14 +3,16 @@
 
 -- +goose Up
 
--- One row per item document. doc is what results return; flat maps each
--- catalogued leaf path to the array of its distinct scalar values (filters,
--- terms aggregations, exists); dates maps date-valued paths to arrays of
--- epoch seconds (date ranges, sorts, metrics). The typed columns copy hot
--- base fields so that their ranges and sorts use btree indexes.
+-- One row per item document, narrow so that scans stay cheap: flat maps
+-- each catalogued leaf path to the array of its distinct scalar values
+-- (filters, terms aggregations, exists); dates maps date-valued paths to
+-- arrays of epoch seconds (date ranges, sorts, metrics); tsv is the weighted
+-- full text. The typed columns copy hot base fields so that their filters
+-- and sorts use btree indexes (both directions, missing values last).
+-- public is true when no group restricts the document, which lets the
+-- planner estimate visibility filters.
 CREATE TABLE search_documents (
     id               text PRIMARY KEY,
-    doc              jsonb NOT NULL,
     flat             jsonb NOT NULL DEFAULT '{}',
     dates            jsonb NOT NULL DEFAULT '{}',
     tsv              tsvector NOT NULL,
@@ -20,16 +22,28 @@ CREATE TABLE search_documents (
     last_modified    timestamptz,
     location_groups  text[] NOT NULL DEFAULT '{}',
     container_groups text[] NOT NULL DEFAULT '{}',
+    public           boolean GENERATED ALWAYS AS (cardinality(location_groups) = 0 AND cardinality(container_groups) = 0) STORED,
     indexed_at       timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX search_documents_tsv ON search_documents USING gin (tsv);
 CREATE INDEX search_documents_flat ON search_documents USING gin (flat);
 CREATE INDEX search_documents_type ON search_documents (type);
 CREATE INDEX search_documents_size ON search_documents (size);
+CREATE INDEX search_documents_size_desc ON search_documents (size DESC NULLS LAST);
 CREATE INDEX search_documents_last_modified ON search_documents (last_modified);
+CREATE INDEX search_documents_last_modified_desc ON search_documents (last_modified DESC NULLS LAST);
 CREATE INDEX search_documents_name ON search_documents (name COLLATE "C");
+CREATE INDEX search_documents_name_desc ON search_documents (name COLLATE "C" DESC NULLS LAST);
 
--- Segments of videos, with the visibility lists of their item.
+-- The documents as results return them, apart so that scans of
+-- search_documents never read them.
+CREATE TABLE search_sources (
+    id  text PRIMARY KEY,
+    doc jsonb NOT NULL
+);
+
+-- Segments of videos (small: their document stays inline), with the
+-- visibility lists of their item.
 CREATE TABLE search_segments (
     id               text PRIMARY KEY,
     item_id          text NOT NULL,
@@ -40,9 +54,11 @@ CREATE TABLE search_segments (
     tsv              tsvector NOT NULL,
     location_groups  text[] NOT NULL DEFAULT '{}',
     container_groups text[] NOT NULL DEFAULT '{}',
+    public           boolean GENERATED ALWAYS AS (cardinality(location_groups) = 0 AND cardinality(container_groups) = 0) STORED,
     indexed_at       timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX search_segments_item ON search_segments (item_id, time);
+CREATE INDEX search_segments_time ON search_segments (time);
 CREATE INDEX search_segments_tsv ON search_segments USING gin (tsv);
 CREATE INDEX search_segments_flat ON search_segments USING gin (flat);
 
@@ -111,4 +127,5 @@ DROP TABLE search_outbox;
 DROP SEQUENCE search_outbox_seq;
 DROP TABLE search_fields;
 DROP TABLE search_segments;
+DROP TABLE search_sources;
 DROP TABLE search_documents;
