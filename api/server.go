@@ -11,8 +11,10 @@ import (
 	"github.com/redis/go-redis/v9"
 	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/internal/auth"
 	"github.com/metaharvest/metaharvest/internal/config"
+	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/internal/queue"
 )
 
@@ -23,6 +25,8 @@ type Deps struct {
 	Redis  *redis.Client
 	Queue  *asynq.Client
 	Logger *slog.Logger
+	// Extractors is the extractor registry (extractors.Default when nil).
+	Extractors *extractors.Registry
 }
 
 // Server serves the HTTP interface.
@@ -33,6 +37,7 @@ type Server struct {
 	router  *gin.Engine
 	routes  []Route
 	limiter *loginLimiter
+	jobs    *jobs.Starter
 }
 
 // New builds the server: loads the signing secret, registers every route.
@@ -48,12 +53,16 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if d.Extractors == nil {
+		d.Extractors = extractors.Default
+	}
 	s := &Server{
 		Deps:    d,
 		queues:  queue.Names{Namespace: d.Config.RedisNamespace},
 		tokens:  tokens,
 		limiter: newLoginLimiter(d.Redis, d.Config),
 	}
+	s.jobs = &jobs.Starter{DB: d.DB, Queue: d.Queue, Names: s.queues, Registry: d.Extractors}
 	if err := s.buildRouter(); err != nil {
 		return nil, err
 	}

@@ -14,10 +14,12 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/internal/config"
+	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/internal/testdb"
 	"github.com/metaharvest/metaharvest/internal/testredis"
 )
@@ -31,6 +33,7 @@ const (
 type env struct {
 	t          *testing.T
 	srv        *Server
+	queue      *asynq.Client
 	db         *gorm.DB
 	cfg        config.Config
 	adminToken string
@@ -59,11 +62,17 @@ func newEnv(t *testing.T, tweak ...func(*config.Config)) *env {
 	if _, err := BootstrapAdmin(context.Background(), db, adminEmail, adminPassword); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(context.Background(), Deps{Config: cfg, DB: db, Redis: rdb})
+	qopt, err := queue.RedisOpt(cfg.RedisURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, srv: srv, db: db, cfg: cfg}
+	qc := asynq.NewClient(qopt)
+	t.Cleanup(func() { qc.Close() })
+	srv, err := New(context.Background(), Deps{Config: cfg, DB: db, Redis: rdb, Queue: qc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, srv: srv, db: db, cfg: cfg, queue: qc}
 	e.adminToken = e.login(adminEmail, adminPassword)
 	return e
 }

@@ -1,0 +1,157 @@
+package api
+
+import (
+	"errors"
+	"io/fs"
+	"log/slog"
+	"mime"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/metaharvest/metaharvest/internal/apperr"
+)
+
+// artifactsDir is DATA_DIR/artifacts, where extractors store thumbnails and
+// frames under the path recorded in the artifacts table.
+func (s *Server) artifactsDir() string { return filepath.Join(s.Config.DataDir, "artifacts") }
+
+// artifactTypes fixes the content types of the artifacts extractors write,
+// so they do not depend on the host's mime.types; other extensions fall back
+// to the standard table, then to application/octet-stream.
+var artifactTypes = map[string]string{
+	".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".webp": "image/webp",
+	".gif": "image/gif", ".vtt": "text/vtt; charset=utf-8", ".srt": "application/x-subrip",
+	".txt": "text/plain; charset=utf-8", ".json": "application/json", ".mp4": "video/mp4",
+	".webm": "video/webm", ".mp3": "audio/mpeg", ".wav": "audio/wav",
+}
+
+func artifactType(p string) string {
+	ext := strings.ToLower(path.Ext(p))
+	if t, ok := artifactTypes[ext]; ok {
+		return t
+	}
+	if t := mime.TypeByExtension(ext); t != "" {
+		return t
+	}
+	return "application/octet-stream"
+}
+
+// artifactPathProblem refuses spellings that could only be traversal
+// attempts; everything else is looked up as it is, and only paths present
+// in the artifacts table are ever opened.
+func artifactPathProblem(p string) string {
+	switch {
+	case p == "":
+		return "is empty"
+	case strings.HasPrefix(p, "/"):
+		return "is absolute"
+	case strings.ContainsAny(p, "\x00\\"):
+		return "contains NUL or a backslash"
+	}
+	for seg := range strings.SplitSeq(p, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return "has an empty, . or .. segment"
+		}
+	}
+	return ""
+}
+
+// fileMissing reports errors meaning "no such regular file here", including
+// os.Root's refusal to follow a symlink out of the artifacts directory (the
+// os package does not export that error; its text is what users see).
+func fileMissing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) ||
+		errors.Is(err, syscall.ELOOP) || strings.Contains(err.Error(), "path escapes from parent")
+}
+
+// serveArtifact serves an artifact file with the access rules of its item.
+// The path must be a row of the artifacts table (of a live item) and is
+// opened through an os.Root on the artifacts directory, so neither a crafted
+// URL nor a symlink planted under DATA_DIR reaches another file.
+func (s *Server) serveArtifact(c *gin.Context) error {
+	p := strings.TrimPrefix(c.Param("path"), "/")
+	if problem := artifactPathProblem(p); problem != "" {
+		e := apperr.BadRequest("bad_path", "the artifact path %s", problem)
+		e.Fields = map[string]string{"path": problem}
+		return e
+	}
+	var owner struct {
+		ItemID      string
+		LocationID  string
+		ContainerID string
+	}
+	if err := s.DB.WithContext(c.Request.Context()).Raw(`SELECT a.item_id, i.location_id, i.container_id
+		FROM artifacts a JOIN items i ON i.id = a.item_id
+		WHERE a.path = ? AND i.deleted_at IS NULL`, p).Scan(&owner).Error; err != nil {
+		return err
+	}
+	if owner.ItemID == "" {
+		return apperr.NotFound("artifact", p)
+	}
+	if err := s.checkVisible(c, owner.LocationID, owner.ContainerID); err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(s.artifactsDir())
+	if err != nil {
+		if fileMissing(err) {
+			return apperr.NotFound("artifact", p)
+		}
+		return err
+	}
+	defer root.Close()
+	f, err := root.Open(p)
+	if err != nil {
+		if fileMissing(err) {
+			return apperr.NotFound("artifact", p)
+		}
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return apperr.NotFound("artifact", p)
+	}
+	h := c.Writer.Header()
+	h.Set("Content-Type", artifactType(p))
+	// Artifacts are files extractors made from user content: never let a
+	// browser sniff them into HTML or run them as a page of this origin.
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	h.Set("Cache-Control", "private, max-age=300")
+	http.ServeContent(c.Writer, c.Request, "", fi.ModTime(), f)
+	return nil
+}
+
+// removeArtifactFiles removes artifact files whose rows are gone. Failures
+// are logged, not returned: the rows are deleted already, and a file without
+// a row is never served. Parent directories are left in place, since a
+// worker may be writing a new artifact into the same directory.
+func (s *Server) removeArtifactFiles(c *gin.Context, paths []string) {
+	if len(paths) == 0 {
+		return
+	}
+	root, err := os.OpenRoot(s.artifactsDir())
+	if err != nil {
+		if !fileMissing(err) {
+			s.Logger.WarnContext(c.Request.Context(), "remove artifacts: open directory", slog.String("request_id", requestIDOf(c)),
+				slog.String("error", err.Error()))
+		}
+		return
+	}
+	defer root.Close()
+	for _, p := range paths {
+		if err := root.Remove(p); err != nil && !fileMissing(err) {
+			s.Logger.WarnContext(c.Request.Context(), "remove artifact file", slog.String("request_id", requestIDOf(c)),
+				slog.String("path", p), slog.String("error", err.Error()))
+		}
+	}
+}

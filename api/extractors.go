@@ -1,0 +1,282 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/internal/jobs"
+	"github.com/metaharvest/metaharvest/models"
+)
+
+// Extractor settings: whether each registered extractor is enabled on this
+// platform (a settings row, or the registry default), and whether it can run
+// here at all (implemented, tools installed). Enabling an extractor that is
+// not available is allowed: it is recorded and runs once it becomes
+// available (harvests only ever run available extractors).
+
+type extractorJSON struct {
+	Name        string   `json:"name"`
+	DisplayName string   `json:"display_name"`
+	Version     string   `json:"version"`
+	Enabled     bool     `json:"enabled"`
+	Available   bool     `json:"available"`
+	Reason      string   `json:"reason"`
+	Tools       []string `json:"tools"`
+}
+
+func (s *Server) extractorOut(info extractors.Info, enabled bool) extractorJSON {
+	ok, reason := s.Extractors.Available(info.Name)
+	tools := info.Tools
+	if tools == nil {
+		tools = []string{}
+	}
+	return extractorJSON{Name: info.Name, DisplayName: info.DisplayName, Version: info.Version, Enabled: enabled,
+		Available: ok, Reason: reason, Tools: tools}
+}
+
+// GET /api/data/extractors
+func (s *Server) listExtractors(c *gin.Context) error {
+	enabled, err := jobs.EnabledSet(c.Request.Context(), s.DB, s.Extractors)
+	if err != nil {
+		return err
+	}
+	all := s.Extractors.All()
+	out := make([]extractorJSON, len(all))
+	for i, info := range all {
+		out[i] = s.extractorOut(info, enabled[info.Name])
+	}
+	c.JSON(http.StatusOK, gin.H{"extractors": out})
+	return nil
+}
+
+// PUT /api/data/extractors/{name} {enabled}. enabled_at records when the
+// extractor last went from disabled to enabled (new_extractors_only reads
+// it); it stays NULL for an extractor enabled by default and never disabled.
+func (s *Server) putExtractor(c *gin.Context) error {
+	info, ok := s.Extractors.Get(c.Param("name"))
+	if !ok {
+		return apperr.NotFound("extractor", c.Param("name"))
+	}
+	var req struct {
+		Enabled *bool `json:"enabled"`
+	}
+	if err := decodeStrictJSON(c, &req); err != nil {
+		return err
+	}
+	if req.Enabled == nil {
+		return apperr.InvalidField("enabled", "is required")
+	}
+	on := *req.Enabled
+	action := "disable"
+	if on {
+		action = "enable"
+	}
+	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+		// One statement, so two concurrent switches cannot both miss the
+		// previous state.
+		err := tx.Exec(`INSERT INTO extractor_settings (name, enabled, enabled_at, updated_at)
+			VALUES (?, ?, CASE WHEN ? AND NOT ? THEN now() END, now())
+			ON CONFLICT (name) DO UPDATE SET enabled = excluded.enabled, updated_at = now(),
+				enabled_at = CASE WHEN excluded.enabled AND NOT extractor_settings.enabled THEN now()
+					ELSE extractor_settings.enabled_at END`,
+			info.Name, on, on, info.DefaultEnabled).Error
+		if err != nil {
+			return err
+		}
+		return record(tx, principalOf(c), "extractor", action, info.Name, "")
+	})
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, s.extractorOut(info, on))
+	return nil
+}
+
+// Extractor profiles: named sets of extractors a container (or a harvest
+// request) selects. The built-in "default" profile's empty list means every
+// enabled extractor; it can be edited but neither renamed nor deleted.
+
+type profileJSON struct {
+	ID         string    `json:"id"`
+	Name       string    `json:"name"`
+	Extractors []string  `json:"extractors"`
+	Builtin    bool      `json:"builtin"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
+}
+
+func profileOut(p models.ExtractorProfile) profileJSON {
+	ex := []string(p.Extractors)
+	if ex == nil {
+		ex = []string{}
+	}
+	return profileJSON{ID: p.ID, Name: p.Name, Extractors: ex, Builtin: p.Builtin,
+		CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC()}
+}
+
+type profileRequest struct {
+	Name       string   `json:"name"`
+	Extractors []string `json:"extractors"`
+}
+
+// validate trims the name, refuses unknown extractor names (naming them)
+// and dedupes the list.
+func (r *profileRequest) validate(reg *extractors.Registry) error {
+	r.Name = strings.TrimSpace(r.Name)
+	problems := map[string]string{}
+	required(problems, map[string]string{"name": r.Name})
+	var unknown []string
+	for _, n := range r.Extractors {
+		if _, ok := reg.Get(n); !ok {
+			unknown = append(unknown, n)
+		}
+	}
+	if len(unknown) > 0 {
+		problems["extractors"] = "unknown extractors: " + strings.Join(unknown, ", ")
+	}
+	r.Extractors = dedupe(r.Extractors)
+	return invalidIf(problems)
+}
+
+func profileNameTaken(err error, name string) error {
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return apperr.Conflict("name_taken", "an extractor profile named %q exists", name)
+	}
+	return err
+}
+
+func loadProfile(tx *gorm.DB, id string, lock bool) (models.ExtractorProfile, error) {
+	var p models.ExtractorProfile
+	q := tx.Where("id = ?", id)
+	if lock {
+		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
+	}
+	err := q.Take(&p).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return p, apperr.NotFound("extractor profile", id)
+	}
+	return p, err
+}
+
+// GET /api/data/extractor-profiles
+func (s *Server) listProfiles(c *gin.Context) error {
+	var rows []models.ExtractorProfile
+	if err := s.DB.WithContext(c.Request.Context()).Order("builtin DESC, lower(name), id").Find(&rows).Error; err != nil {
+		return err
+	}
+	out := make([]profileJSON, len(rows))
+	for i, p := range rows {
+		out[i] = profileOut(p)
+	}
+	c.JSON(http.StatusOK, gin.H{"profiles": out})
+	return nil
+}
+
+// GET /api/data/extractor-profiles/{id}
+func (s *Server) getProfile(c *gin.Context) error {
+	p, err := loadProfile(s.DB.WithContext(c.Request.Context()), c.Param("id"), false)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, profileOut(p))
+	return nil
+}
+
+// POST /api/data/extractor-profiles {name, extractors}
+func (s *Server) createProfile(c *gin.Context) error {
+	var req profileRequest
+	if err := decodeStrictJSON(c, &req); err != nil {
+		return err
+	}
+	if err := req.validate(s.Extractors); err != nil {
+		return err
+	}
+	p := models.ExtractorProfile{ID: ids.New(), Name: req.Name, Extractors: req.Extractors}
+	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Create(&p).Error; err != nil {
+			return profileNameTaken(err, p.Name)
+		}
+		return record(tx, principalOf(c), "extractorprofile", "create", p.ID, "")
+	})
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusCreated, profileOut(p))
+	return nil
+}
+
+// PUT /api/data/extractor-profiles/{id} {name, extractors}: replaces both.
+func (s *Server) putProfile(c *gin.Context) error {
+	var req profileRequest
+	if err := decodeStrictJSON(c, &req); err != nil {
+		return err
+	}
+	if err := req.validate(s.Extractors); err != nil {
+		return err
+	}
+	var p models.ExtractorProfile
+	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+		var err error
+		if p, err = loadProfile(tx, c.Param("id"), true); err != nil {
+			return err
+		}
+		if p.Builtin && req.Name != p.Name {
+			return apperr.Conflict("builtin_profile", "the built-in profile %q cannot be renamed", p.Name)
+		}
+		p.Name, p.Extractors = req.Name, req.Extractors
+		err = tx.Model(&models.ExtractorProfile{}).Where("id = ?", p.ID).
+			Updates(map[string]any{"name": p.Name, "extractors": p.Extractors, "updated_at": gorm.Expr("now()")}).Error
+		if err != nil {
+			return profileNameTaken(err, p.Name)
+		}
+		if err := tx.Where("id = ?", p.ID).Take(&p).Error; err != nil {
+			return err
+		}
+		return record(tx, principalOf(c), "extractorprofile", "update", p.ID, "")
+	})
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, profileOut(p))
+	return nil
+}
+
+// DELETE /api/data/extractor-profiles/{id}: 409 for the built-in profile
+// and for a profile a container uses.
+func (s *Server) deleteProfile(c *gin.Context) error {
+	var p models.ExtractorProfile
+	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+		var err error
+		if p, err = loadProfile(tx, c.Param("id"), true); err != nil {
+			return err
+		}
+		if p.Builtin {
+			return apperr.Conflict("builtin_profile", "the built-in profile %q cannot be deleted", p.Name)
+		}
+		var n int64
+		if err := tx.Model(&models.Container{}).Where("profile_id = ?", p.ID).Count(&n).Error; err != nil {
+			return err
+		}
+		if n > 0 {
+			return apperr.Conflict("profile_in_use", "the profile is used by %d container(s)", n)
+		}
+		if err := tx.Delete(&models.ExtractorProfile{}, "id = ?", p.ID).Error; err != nil {
+			return err
+		}
+		return record(tx, principalOf(c), "extractorprofile", "delete", p.ID, "")
+	})
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, gin.H{"id": p.ID, "deleted": true})
+	return nil
+}

@@ -1,0 +1,183 @@
+package extractors
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// referenceNames is the Extractor list of spec/api-reference.md, copied by hand.
+var referenceNames = []string{
+	"archive", "audioinfo", "audio_previews", "audiopeak", "black_scenes", "csv",
+	"caption_files", "captionsv2", "slates", "credits", "dbf", "dpx", "drm",
+	"document_pages", "exiv2", "email", "captions", "fdx", "geocoding", "html",
+	"hashes", "json", "m2ts", "mime_type", "mediainfo", "tesseract", "officex", "pdf",
+	"thumbnailer", "tokens", "video_main_frames", "video_previews", "volumedetect",
+	"weather", "xml", "store",
+	"vendor_color_bars", "vendor_digital_slates", "vendor_audio_classification",
+	"vendor_faces", "vendor_silence", "vendor_start_end", "vendor_texted",
+	"vendor_textless", "vendorsports", "vendorlanguage",
+}
+
+func TestDefaultKnowsReference(t *testing.T) {
+	t.Parallel()
+	want := slices.Sorted(slices.Values(referenceNames))
+	if len(want) != 46 {
+		t.Fatalf("reference list has %d names, want 46", len(want))
+	}
+	if got := Names(); !slices.Equal(got, want) {
+		t.Errorf("Names() = %v\nwant %v", got, want)
+	}
+	implemented := []string{}
+	for _, info := range Default.All() {
+		if info.DisplayName == "" || info.Version == "" {
+			t.Errorf("%s: DisplayName %q Version %q, want both set", info.Name, info.DisplayName, info.Version)
+		}
+		if info.Implemented {
+			implemented = append(implemented, info.Name)
+			if info.New == nil || !info.DefaultEnabled {
+				t.Errorf("%s: implemented without New or not enabled by default", info.Name)
+			}
+			continue
+		}
+		if info.New != nil || info.DefaultEnabled {
+			t.Errorf("%s: not implemented but has New or is enabled by default", info.Name)
+		}
+		if ok, reason := Default.Available(info.Name); ok || reason != "not implemented in this release" {
+			t.Errorf("Available(%s) = %v, %q", info.Name, ok, reason)
+		}
+	}
+	if want := []string{"hashes", "mime_type", "store"}; !slices.Equal(implemented, want) {
+		t.Errorf("implemented = %v, want %v", implemented, want)
+	}
+	for _, name := range implemented {
+		if ok, reason := Default.Available(name); !ok {
+			t.Errorf("Available(%s) = false, %q", name, reason)
+		}
+	}
+}
+
+func TestCatalogueTools(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string][]string{
+		"mediainfo":         {"ffprobe"},
+		"exiv2":             {"exiftool"},
+		"tesseract":         {"tesseract"},
+		"pdf":               {"pdfinfo", "pdftotext"},
+		"document_pages":    {"pdfinfo", "pdftoppm"},
+		"thumbnailer":       {"ffmpeg"},
+		"video_main_frames": {"ffmpeg"},
+		"video_previews":    {"ffmpeg"},
+		"black_scenes":      {"ffmpeg"},
+		"volumedetect":      {"ffmpeg"},
+		"audiopeak":         {"ffmpeg"},
+		"weather":           nil,
+		"geocoding":         nil,
+		"hashes":            nil,
+	} {
+		info, ok := Default.Get(name)
+		if !ok || !slices.Equal(info.Tools, want) {
+			t.Errorf("Get(%s) = %v, %v; want tools %v", name, info.Tools, ok, want)
+		}
+	}
+	for _, name := range []string{"weather", "geocoding"} {
+		if info, _ := Default.Get(name); info.Provider == "" {
+			t.Errorf("%s: no provider", name)
+		}
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	t.Parallel()
+	r := NewRegistry()
+	newHashes := func() Extractor { return hashes{} }
+	if err := r.Register(Info{Name: "b", DisplayName: "B", Implemented: true, New: newHashes, Tools: []string{"sh"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Register(Info{Name: "a", DisplayName: "A"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Register(Info{Name: "a"}); err == nil || !strings.Contains(err.Error(), "duplicate") {
+		t.Errorf("duplicate Register: err = %v", err)
+	}
+	if err := r.Register(Info{}); err == nil {
+		t.Error("Register without name: no error")
+	}
+	if err := r.Register(Info{Name: "c", Implemented: true}); err == nil {
+		t.Error("Register implemented without New: no error")
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("MustRegister of a duplicate did not panic")
+			}
+		}()
+		r.MustRegister(Info{Name: "b"})
+	}()
+
+	if info, ok := r.Get("b"); !ok || info.DisplayName != "B" {
+		t.Errorf("Get(b) = %+v, %v", info, ok)
+	}
+	if _, ok := r.Get("zzz"); ok {
+		t.Error("Get(zzz) found")
+	}
+	var names []string
+	for _, info := range r.All() {
+		names = append(names, info.Name)
+	}
+	if !slices.Equal(names, []string{"a", "b"}) || !slices.Equal(r.Names(), names) {
+		t.Errorf("All() names = %v, Names() = %v", names, r.Names())
+	}
+
+	// Get returns copies: callers cannot change the registry.
+	info, _ := r.Get("b")
+	info.Tools[0] = "changed"
+	if again, _ := r.Get("b"); again.Tools[0] != "sh" {
+		t.Error("Get shares Tools with the registry")
+	}
+
+	for _, tc := range []struct {
+		name   string
+		ok     bool
+		reason string
+	}{
+		{"b", true, ""},
+		{"a", false, "not implemented in this release"},
+		{"zzz", false, `unknown extractor "zzz"`},
+	} {
+		if ok, reason := r.Available(tc.name); ok != tc.ok || reason != tc.reason {
+			t.Errorf("Available(%s) = %v, %q; want %v, %q", tc.name, ok, reason, tc.ok, tc.reason)
+		}
+	}
+	r.MustRegister(Info{Name: "d", Implemented: true, New: newHashes, Tools: []string{"sh", "metaharvest-no-such-tool"}})
+	if ok, reason := r.Available("d"); ok || reason != `tool "metaharvest-no-such-tool" not found on PATH` {
+		t.Errorf("Available(d) = %v, %q", ok, reason)
+	}
+}
+
+// TestAvailableCachesLookPath: a tool found once stays found, so Available does
+// not search PATH for every item. Not parallel: it changes PATH.
+func TestAvailableCachesLookPath(t *testing.T) {
+	dir := t.TempDir()
+	tool := filepath.Join(dir, "metaharvest-test-tool")
+	if err := os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	r := NewRegistry()
+	r.MustRegister(Info{Name: "x", Implemented: true, New: func() Extractor { return hashes{} }, Tools: []string{"metaharvest-test-tool"}})
+	if ok, reason := r.Available("x"); !ok {
+		t.Fatalf("Available(x) = false, %q", reason)
+	}
+	if err := os.Remove(tool); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := r.Available("x"); !ok {
+		t.Error("Available(x) looked PATH up again")
+	}
+	if ok, _ := NewRegistry().Available("x"); ok {
+		t.Error("a new registry shares the cache")
+	}
+}

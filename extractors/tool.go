@@ -1,0 +1,197 @@
+package extractors
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+const (
+	// DefaultMaxOutput bounds what RunTool keeps of a program's stdout.
+	DefaultMaxOutput = 16 << 20
+	// stderrTail is how much of the end of stderr is kept; chatty tools (ffmpeg)
+	// may write without limit there, and only the end explains a failure.
+	stderrTail = 64 << 10
+	// stderrInError is how much of that tail goes into an error message.
+	stderrInError = 1 << 10
+	// pipeGrace bounds the wait for stdout/stderr to close once the process
+	// group is dead: a descendant that left the group (setsid) could hold them.
+	pipeGrace = 2 * time.Second
+)
+
+// Cmd is an external program run by an extractor. Its zero MaxOutput means
+// DefaultMaxOutput. Use RunTool for the common case.
+type Cmd struct {
+	// Name of the program, looked up on PATH, and its arguments.
+	Name string
+	Args []string
+	// Dir is the working directory; empty means the current one.
+	Dir string
+	// Stdin is the program's standard input; nil means /dev/null.
+	Stdin io.Reader
+	// MaxOutput bounds stdout in bytes; a program writing more is killed and Run
+	// fails with ErrOutputLimit.
+	MaxOutput int
+}
+
+// RunTool runs name with args and returns its stdout. See Cmd.Run.
+func RunTool(ctx context.Context, name string, args ...string) (stdout []byte, err error) {
+	return (&Cmd{Name: name, Args: args}).Run(ctx)
+}
+
+// Run starts the program in a process group of its own and waits for it. When
+// ctx is done, or stdout grows past MaxOutput, the whole group is killed
+// (SIGKILL), grandchildren included; when the program exits, whatever it left
+// running in its group is killed too, so no extractor leaks processes. Stdout is
+// returned even with an error (what was read until then). An error for a failed
+// run carries the end of stderr; it wraps ctx.Err() when ctx ended the run and
+// ErrOutputLimit when the output did.
+func (c *Cmd) Run(ctx context.Context) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("run %s: %w", c.Name, err)
+	}
+	max := c.MaxOutput
+	if max <= 0 {
+		max = DefaultMaxOutput
+	}
+	overflow := make(chan struct{})
+	stdout := &limitedBuffer{max: max, overflow: overflow}
+	stderr := &tailBuffer{max: stderrTail}
+
+	cmd := exec.Command(c.Name, c.Args...)
+	cmd.Dir = c.Dir
+	cmd.Stdin = c.Stdin
+	cmd.Stdout = stdout
+	cmd.Stderr = stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = pipeGrace
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("run %s: %w", c.Name, err)
+	}
+	pgid := cmd.Process.Pid // Setpgid with Pgid 0: the group is named after the leader
+
+	// Wait for the leader to exit without reaping it: while it is an unreaped
+	// zombie its pid, and so the group id, cannot be reused, which makes killing
+	// the group afterwards safe. (waitid fails otherwise only with ECHILD, when
+	// SIGCHLD is ignored, which a Go program does not do.)
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		var info unix.Siginfo
+		for {
+			err := unix.Waitid(unix.P_PID, pgid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+			if err != unix.EINTR {
+				return
+			}
+		}
+	}()
+
+	var cause error
+	select {
+	case <-exited:
+	case <-ctx.Done():
+		cause = fmt.Errorf("killed: %w", ctx.Err())
+	case <-overflow:
+		cause = fmt.Errorf("%w: stdout over %d bytes", ErrOutputLimit, max)
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL) // ESRCH when nothing is left: fine
+	<-exited
+	waitErr := cmd.Wait()
+	if cause == nil && stdout.exceeded() {
+		// The program exited (often of the broken pipe) before the select saw
+		// the overflow.
+		cause = fmt.Errorf("%w: stdout over %d bytes", ErrOutputLimit, max)
+	}
+
+	out := stdout.Bytes()
+	switch {
+	case cause != nil:
+		return out, fmt.Errorf("run %s: %w%s", c.Name, cause, stderr.suffix())
+	case waitErr != nil && !errors.Is(waitErr, exec.ErrWaitDelay):
+		return out, fmt.Errorf("run %s: %w%s", c.Name, waitErr, stderr.suffix())
+	}
+	return out, nil
+}
+
+// limitedBuffer keeps up to max bytes and signals overflow once beyond.
+type limitedBuffer struct {
+	mu       sync.Mutex
+	buf      bytes.Buffer
+	max      int
+	overflow chan struct{}
+	over     bool
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.over {
+		return 0, ErrOutputLimit
+	}
+	if b.buf.Len()+len(p) > b.max {
+		b.over = true
+		close(b.overflow)
+		return 0, ErrOutputLimit
+	}
+	return b.buf.Write(p)
+}
+
+func (b *limitedBuffer) exceeded() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.over
+}
+
+func (b *limitedBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Bytes()
+}
+
+// tailBuffer keeps the last max bytes written.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := len(p)
+	if len(p) > b.max {
+		p = p[len(p)-b.max:]
+	}
+	if drop := len(b.buf) + len(p) - b.max; drop > 0 {
+		b.buf = append(b.buf[:0], b.buf[drop:]...)
+	}
+	b.buf = append(b.buf, p...)
+	return n, nil
+}
+
+// suffix is ": <last lines of stderr>" for an error message, or "".
+func (b *tailBuffer) suffix() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.buf
+	if len(s) > stderrInError {
+		s = s[len(s)-stderrInError:]
+		if i := bytes.IndexByte(s, '\n'); i >= 0 && i < len(s)-1 {
+			s = s[i+1:] // start on a line boundary
+		}
+	}
+	t := strings.TrimSpace(strings.ToValidUTF8(string(s), "\uFFFD"))
+	if t == "" {
+		return ""
+	}
+	return ": " + t
+}
