@@ -249,7 +249,7 @@ func (s *Server) requestErrorFiles(c *gin.Context) error {
 	if err := s.checkExtractorName(c, name, "request_id = ?", j.RequestID); err != nil {
 		return err
 	}
-	hash := strings.ToLower(c.Param("error_hash"))
+	hash := strings.ToLower(c.Param("error_md5"))
 	if !md5Hex.MatchString(hash) {
 		return apperr.InvalidField("error_hash", "must be the 32 hex digits of an MD5 hash")
 	}

@@ -11,7 +11,7 @@ func (s *Server) activityRoutes() []Route {
 		// Harvest job reports (activity.go)
 		{get, job + "/extractors", "activity:read", s.requestExtractors},
 		{get, job + "/extractors/:extractor", "activity:read", s.requestExtractorErrors},
-		{get, job + "/extractors/:extractor/errors/:error_hash/files", "activity:read", s.requestErrorFiles},
+		{get, job + "/extractors/:extractor/errors/:error_md5/files", "activity:read", s.requestErrorFiles},
 		{get, job + "/items", "activity:read", s.requestItems},
 		{post, "/api/data/v3/activity/bulk/extractors", "activity:read", s.bulkRequestExtractors},
 		{get, item, "activity:read", s.itemJobs},

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-var ginParam = regexp.MustCompile(`[:*]([A-Za-z_]+)`)
+var ginParam = regexp.MustCompile(`[:*]([A-Za-z0-9_]+)`)
 
 func openapiPath(ginPath string) string { return ginParam.ReplaceAllString(ginPath, "{$1}") }
 

@@ -1,0 +1,133 @@
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/metaharvest/metaharvest/models"
+)
+
+// BuildDocument derives the search document of one item from Postgres. ok is
+// false when the item does not exist or is deleted (its document must go).
+func BuildDocument(db *gorm.DB, itemID string) (doc Document, ok bool, err error) {
+	ctx := context.Background()
+	if db.Statement != nil && db.Statement.Context != nil {
+		ctx = db.Statement.Context
+	}
+	docs, err := BuildDocuments(ctx, db, []string{itemID})
+	if err != nil {
+		return nil, false, err
+	}
+	doc, ok = docs[itemID]
+	return doc, ok, nil
+}
+
+type itemRow struct {
+	ID              string
+	Name            string
+	Path            string
+	Size            int64
+	LastModified    *time.Time
+	MimeType        string
+	Metadata        models.JSON
+	LocationID      string
+	LocationKind    string
+	LocationName    string
+	ContainerID     string
+	ContainerName   string
+	LocationGroups  models.Strings
+	ContainerGroups models.Strings
+}
+
+// BuildDocuments derives the documents of several items in one query; items
+// that do not exist or are deleted are absent from the map.
+func BuildDocuments(ctx context.Context, db *gorm.DB, itemIDs []string) (map[string]Document, error) {
+	out := make(map[string]Document, len(itemIDs))
+	if len(itemIDs) == 0 {
+		return out, nil
+	}
+	var rows []itemRow
+	err := db.WithContext(ctx).Raw(`
+SELECT i.id, i.name, i.path, i.size, i.last_modified, i.mime_type, i.metadata,
+       i.location_id, l.kind AS location_kind, l.name AS location_name,
+       i.container_id, c.name AS container_name,
+       ARRAY(SELECT g.group_id FROM location_groups g WHERE g.location_id = i.location_id ORDER BY 1) AS location_groups,
+       ARRAY(SELECT g.group_id FROM container_groups g WHERE g.container_id = i.container_id ORDER BY 1) AS container_groups
+FROM items i
+JOIN locations l ON l.id = i.location_id
+JOIN containers c ON c.id = i.container_id
+WHERE i.id = ANY(?::text[]) AND i.deleted_at IS NULL`, models.Strings(itemIDs)).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("load items for search: %w", err)
+	}
+	for _, r := range rows {
+		doc, err := documentOf(r)
+		if err != nil {
+			return nil, fmt.Errorf("build search document of item %s: %w", r.ID, err)
+		}
+		out[r.ID] = doc
+	}
+	if err := addCustomFields(ctx, db, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func documentOf(r itemRow) (Document, error) {
+	doc := Document{}
+	// Extractor data first, so that base fields win a name clash (the
+	// mime_type extractor's object must not hide the mime_type string).
+	if len(r.Metadata) > 0 {
+		var meta map[string]any
+		if err := json.Unmarshal(r.Metadata, &meta); err != nil {
+			return nil, fmt.Errorf("decode metadata: %w", err)
+		}
+		for name, data := range meta {
+			if strings.HasPrefix(name, "_") || name == FieldCustomFieldsPrefix {
+				continue
+			}
+			doc[name] = data
+		}
+	}
+	doc[FieldID] = r.ID
+	doc[FieldName] = r.Name
+	doc[FieldMimeType] = r.MimeType
+	doc[FieldSize] = r.Size
+	if r.LastModified != nil {
+		doc[FieldLastModified] = r.LastModified.UTC().Format(time.RFC3339Nano)
+	}
+	doc[FieldLocationID] = r.LocationID
+	doc[FieldLocationKind] = r.LocationKind
+	doc[FieldLocationName] = r.LocationName
+	doc[FieldContainerID] = r.ContainerID
+	doc[FieldContainerName] = r.ContainerName
+	doc[FieldStoreURL] = StoreURL(r.LocationKind, r.LocationName, r.ContainerName, r.Path)
+	doc[FieldType] = MediaType(r.MimeType)
+	doc[FieldExtension] = Extension(r.Name)
+	lg, cg := []string(r.LocationGroups), []string(r.ContainerGroups)
+	sort.Strings(lg)
+	sort.Strings(cg)
+	doc[FieldLocationGroups] = nonNil(lg)
+	doc[FieldContainerGroups] = nonNil(cg)
+	return doc, nil
+}
+
+// StoreURL is where an item lives: <kind>://<location name>/<container name>/<path>.
+func StoreURL(kind, location, container, path string) string {
+	return kind + "://" + location + "/" + container + "/" + strings.TrimLeft(path, "/")
+}
+
+// addCustomFields is the hook for custom field values: it will set
+// docs[id]["fields"] = {<field_id>: value, ...} from the field-value table
+// once that exists, so that they are searchable as "fields.<field_id>".
+// Saving a field value must then MarkDirty the item.
+func addCustomFields(ctx context.Context, db *gorm.DB, docs map[string]Document) error {
+	_, _, _ = ctx, db, docs
+	return nil
+}

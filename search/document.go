@@ -1,0 +1,527 @@
+package search
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"path"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Document is one item as the search engine sees it: "_id", the base fields
+// (FieldName ... FieldExtension), the data of each extractor under its name
+// ("mediainfo": {...}, "hashes": {...}), custom fields under "fields.<field_id>",
+// and the visibility lists FieldLocationGroups and FieldContainerGroups, which
+// engines keep to themselves and never return.
+type Document map[string]any
+
+// Base fields of every document.
+const (
+	FieldID                 = "_id"
+	FieldName               = "name"
+	FieldMimeType           = "mime_type"
+	FieldSize               = "size"
+	FieldLastModified       = "last_modified"
+	FieldLocationID         = "location_id"
+	FieldLocationKind       = "location_kind"
+	FieldLocationName       = "location_name"
+	FieldContainerID        = "store_container_id"
+	FieldContainerName      = "store_container_name"
+	FieldStoreURL           = "store_url"
+	FieldType               = "type"
+	FieldExtension          = "extension"
+	FieldLocationGroups     = "_location_groups"
+	FieldContainerGroups    = "_container_groups"
+	FieldCustomFieldsPrefix = "fields"
+)
+
+// Media types (the "type" field and Request.Types).
+const (
+	TypeVideo    = "video"
+	TypeAudio    = "audio"
+	TypeImage    = "image"
+	TypeDocument = "document"
+	TypeOther    = "other"
+)
+
+// MediaTypes lists the values of the "type" field.
+var MediaTypes = []string{TypeVideo, TypeAudio, TypeImage, TypeDocument, TypeOther}
+
+// ID returns the document's _id ("" when missing or not a string).
+func (d Document) ID() string {
+	s, _ := d[FieldID].(string)
+	return s
+}
+
+// Groups returns the visibility lists of the document.
+func (d Document) Groups() (locationGroups, containerGroups []string) {
+	return stringList(d[FieldLocationGroups]), stringList(d[FieldContainerGroups])
+}
+
+func stringList(v any) []string {
+	switch l := v.(type) {
+	case []string:
+		return l
+	case []any:
+		out := make([]string, 0, len(l))
+		for _, x := range l {
+			if s, ok := x.(string); ok && s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// documentMIMEs are the non-text MIME types counted as documents.
+var documentMIMEs = map[string]bool{
+	"application/pdf":               true,
+	"application/msword":            true,
+	"application/rtf":               true,
+	"application/epub+zip":          true,
+	"application/vnd.ms-excel":      true,
+	"application/vnd.ms-powerpoint": true,
+	"application/json":              true,
+	"application/xml":               true,
+	"application/x-subrip":          true,
+	"message/rfc822":                true,
+}
+
+// MediaType derives the "type" field from a MIME type: video, audio, image,
+// document (text, PDF, office formats, e-mail) or other.
+func MediaType(mime string) string {
+	mime = strings.ToLower(strings.TrimSpace(mime))
+	if i := strings.IndexByte(mime, ';'); i >= 0 {
+		mime = strings.TrimSpace(mime[:i])
+	}
+	switch {
+	case strings.HasPrefix(mime, "video/"):
+		return TypeVideo
+	case strings.HasPrefix(mime, "audio/"):
+		return TypeAudio
+	case strings.HasPrefix(mime, "image/"):
+		return TypeImage
+	case strings.HasPrefix(mime, "text/"),
+		documentMIMEs[mime],
+		strings.HasPrefix(mime, "application/vnd.openxmlformats-officedocument."),
+		strings.HasPrefix(mime, "application/vnd.oasis.opendocument."):
+		return TypeDocument
+	}
+	return TypeOther
+}
+
+// Extension is the lower-case extension of a file name without its dot, as the
+// store extractor records it: "IMG_1.JPG" -> "jpg", "README" -> "".
+func Extension(name string) string {
+	base := path.Base(strings.ReplaceAll(name, `\`, "/"))
+	ext := path.Ext(strings.TrimLeft(base, "."))
+	return strings.ToLower(strings.TrimPrefix(ext, "."))
+}
+
+// Limits on what the catalogue (and so filters, sorts and aggregations) knows
+// of a document. Deeper or odder paths stay searchable as text.
+const (
+	maxPathDepth  = 8
+	maxPathLen    = 200
+	maxSegmentLen = 64
+	maxTextBytes  = 256 << 10
+	// maxValueLength bounds a string as a filter value: longer ones (text
+	// content) are kept as their first maxValueLength bytes followed by "…",
+	// so that exists still sees them while indexes stay small; they remain
+	// fully searchable as text.
+	maxValueLength = 256
+)
+
+// nonTextFields are string fields left out of full-text search: identifiers
+// nobody types.
+var nonTextFields = map[string]bool{
+	FieldID:          true,
+	FieldLocationID:  true,
+	FieldContainerID: true,
+	"item_id":        true,
+}
+
+// NonTextFields lists the string fields left out of full-text search.
+func NonTextFields() []string {
+	out := make([]string, 0, len(nonTextFields))
+	for f := range nonTextFields {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Searchable reports whether a string field takes part in full-text search.
+func Searchable(path string) bool { return !nonTextFields[path] && !strings.HasPrefix(path, "_") }
+
+// Prepared is a document decomposed the way both backends index it, so that
+// they agree on what a field path, a value, a date and a word are.
+type Prepared struct {
+	ID string
+	// Public is the document as returned to clients (internals removed), with
+	// JSON numbers as json.Number.
+	Public map[string]any
+	// PublicJSON is Public encoded.
+	PublicJSON []byte
+	// Flat maps each catalogued leaf path to its distinct non-empty scalar
+	// values (string, float64, bool), in document order.
+	Flat map[string][]any
+	// Dates maps leaf paths holding date strings (see ParseDateValue) to their
+	// instants in seconds since the epoch, so that ranges, sorts and metrics
+	// compare instants and not spellings.
+	Dates map[string][]float64
+	// Kinds is the kind of each path in Flat (what the catalogue learns).
+	Kinds map[string]Kind
+	// NameText is the "name" text (weighted higher); BodyText every other
+	// searchable string, capped at 256 KiB.
+	NameText, BodyText string
+	// LocationGroups and ContainerGroups are the visibility lists.
+	LocationGroups, ContainerGroups []string
+}
+
+// PrepareItem is Prepare for item documents: it derives "type" from
+// "mime_type" and "extension" from "name" when the document lacks them.
+func PrepareItem(doc Document) (*Prepared, error) {
+	_, hasType := doc[FieldType]
+	_, hasExt := doc[FieldExtension]
+	if !hasType || !hasExt {
+		c := make(Document, len(doc)+2)
+		for k, v := range doc {
+			c[k] = v
+		}
+		if !hasType {
+			mime, _ := doc[FieldMimeType].(string)
+			c[FieldType] = MediaType(mime)
+		}
+		if !hasExt {
+			name, _ := doc[FieldName].(string)
+			c[FieldExtension] = Extension(name)
+		}
+		doc = c
+	}
+	return Prepare(doc)
+}
+
+// sanitize removes NUL characters, which Postgres text and jsonb cannot hold.
+func sanitize(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if strings.IndexByte(k, 0) >= 0 {
+				delete(x, k)
+				x[strings.ReplaceAll(k, "\x00", "")] = sanitize(e)
+				continue
+			}
+			x[k] = sanitize(e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = sanitize(e)
+		}
+		return x
+	case string:
+		if strings.IndexByte(x, 0) >= 0 {
+			return strings.ReplaceAll(x, "\x00", "")
+		}
+	}
+	return v
+}
+
+// Prepare decomposes a document. It fails when _id is missing.
+func Prepare(doc Document) (*Prepared, error) {
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("encode document: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("decode document: %w", err)
+	}
+	m = sanitize(m).(map[string]any)
+	id, _ := m[FieldID].(string)
+	if id == "" {
+		return nil, errors.New("document without _id")
+	}
+	p := &Prepared{
+		ID:              id,
+		Flat:            map[string][]any{},
+		Dates:           map[string][]float64{},
+		Kinds:           map[string]Kind{},
+		LocationGroups:  stringList(m[FieldLocationGroups]),
+		ContainerGroups: stringList(m[FieldContainerGroups]),
+	}
+	for k := range m {
+		if strings.HasPrefix(k, "_") && k != FieldID {
+			delete(m, k)
+		}
+	}
+	p.Public = m
+	if p.PublicJSON, err = json.Marshal(m); err != nil {
+		return nil, fmt.Errorf("encode document: %w", err)
+	}
+	var body strings.Builder
+	p.walk(m, "", 0, true, &body)
+	if name, ok := m[FieldName].(string); ok {
+		p.NameText = name
+	}
+	p.BodyText = body.String()
+	return p, nil
+}
+
+func (p *Prepared) walk(v any, prefix string, depth int, catalogued bool, body *strings.Builder) {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			child := k
+			if prefix != "" {
+				child = prefix + "." + k
+			}
+			ok := catalogued && validSegment(k) && depth < maxPathDepth && len(child) <= maxPathLen
+			p.walk(x[k], child, depth+1, ok, body)
+		}
+	case []any:
+		for _, e := range x {
+			p.walk(e, prefix, depth, catalogued, body)
+		}
+	case string:
+		if x == "" {
+			return
+		}
+		if prefix != FieldName && Searchable(prefix) && body.Len() < maxTextBytes {
+			if body.Len() > 0 {
+				body.WriteByte('\n')
+			}
+			body.WriteString(truncateUTF8(x, maxTextBytes-body.Len()))
+		}
+		if !catalogued || prefix == "" {
+			return
+		}
+		if len(x) > maxValueLength {
+			p.add(prefix, truncateUTF8(x, maxValueLength)+"…", KindString)
+		} else if t, ok := ParseDateValue(x); ok {
+			p.add(prefix, x, KindDate)
+			p.addDate(prefix, float64(t.UnixNano())/1e9)
+		} else {
+			p.add(prefix, x, KindString)
+		}
+	case json.Number:
+		f, err := x.Float64()
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || !catalogued || prefix == "" {
+			return
+		}
+		p.add(prefix, f, KindNumber)
+	case bool:
+		if catalogued && prefix != "" {
+			p.add(prefix, x, KindBool)
+		}
+	}
+}
+
+func (p *Prepared) add(path string, v any, k Kind) {
+	p.Kinds[path] |= k
+	for _, have := range p.Flat[path] {
+		if have == v {
+			return
+		}
+	}
+	p.Flat[path] = append(p.Flat[path], v)
+}
+
+func (p *Prepared) addDate(path string, sec float64) {
+	for _, have := range p.Dates[path] {
+		if have == sec {
+			return
+		}
+	}
+	p.Dates[path] = append(p.Dates[path], sec)
+}
+
+// validSegment: a key usable in a dotted path. Keys with dots, control
+// characters or odd lengths cannot be named unambiguously by clients.
+func validSegment(k string) bool {
+	if k == "" || len(k) > maxSegmentLen || !utf8.ValidString(k) {
+		return false
+	}
+	for _, r := range k {
+		if r == '.' || r == '"' || r == '\\' || unicode.IsControl(r) || unicode.IsSpace(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func truncateUTF8(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+var dateLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02T15:04",
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02 15:04:05.999999999",
+	"2006:01:02 15:04:05.999999999Z07:00", // EXIF
+	"2006:01:02 15:04:05.999999999",
+	"2006-01-02",
+}
+
+// ParseDateValue recognises the date strings documents carry: RFC 3339
+// timestamps (with or without zone, "T" or space), EXIF "2006:01:02 15:04:05"
+// and plain dates. Values without a zone are UTC.
+func ParseDateValue(s string) (time.Time, bool) {
+	if len(s) < 10 || len(s) > 40 || s[0] < '0' || s[0] > '9' || (s[4] != '-' && s[4] != ':') {
+		return time.Time{}, false
+	}
+	for _, layout := range dateLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// FieldText is the text of one string field of a document: its values
+// joined by newlines.
+type FieldText struct {
+	Path string
+	Text string
+}
+
+// TextFields returns the searchable string fields of a document (all of
+// them, or those listed in only), sorted by path, each capped at maxBytes.
+func TextFields(doc map[string]any, only []string, maxBytes int) []FieldText {
+	byPath := map[string]*strings.Builder{}
+	var walk func(v any, path string)
+	walk = func(v any, path string) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				p := k
+				if path != "" {
+					p = path + "." + k
+				}
+				walk(e, p)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e, path)
+			}
+		case string:
+			if x == "" || !Searchable(path) || (len(only) > 0 && !slicesContains(only, path)) {
+				return
+			}
+			b := byPath[path]
+			if b == nil {
+				b = &strings.Builder{}
+				byPath[path] = b
+			}
+			if b.Len() >= maxBytes {
+				return
+			}
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(truncateUTF8(x, maxBytes-b.Len()))
+		}
+	}
+	walk(doc, "")
+	out := make([]FieldText, 0, len(byPath))
+	for p, b := range byPath {
+		out = append(out, FieldText{Path: p, Text: b.String()})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+func slicesContains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Project keeps the listed paths of a result document (plus _id). A path
+// names a leaf or a whole sub-object; through arrays of objects it keeps that
+// path in each element.
+func Project(doc map[string]any, only []string) map[string]any {
+	if len(only) == 0 {
+		return doc
+	}
+	out := map[string]any{}
+	if id, ok := doc[FieldID]; ok {
+		out[FieldID] = id
+	}
+	for _, p := range only {
+		projectInto(out, doc, strings.Split(p, "."))
+	}
+	return out
+}
+
+func projectInto(dst, src map[string]any, segs []string) {
+	v, ok := src[segs[0]]
+	if !ok {
+		return
+	}
+	if len(segs) == 1 {
+		dst[segs[0]] = v
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		sub, _ := dst[segs[0]].(map[string]any)
+		if sub == nil {
+			sub = map[string]any{}
+		}
+		projectInto(sub, x, segs[1:])
+		if len(sub) > 0 {
+			dst[segs[0]] = sub
+		}
+	case []any:
+		prev, _ := dst[segs[0]].([]any)
+		var arr []any
+		for _, e := range x {
+			em, ok := e.(map[string]any)
+			if !ok {
+				continue
+			}
+			var sub map[string]any
+			if j := len(arr); j < len(prev) {
+				sub, _ = prev[j].(map[string]any)
+			}
+			if sub == nil {
+				sub = map[string]any{}
+			}
+			projectInto(sub, em, segs[1:])
+			arr = append(arr, sub)
+		}
+		if len(arr) > 0 {
+			dst[segs[0]] = arr
+		}
+	}
+}

@@ -1,0 +1,42 @@
+package search
+
+import "sort"
+
+// hitCountPaths maps each hit-count data type of the reference to the
+// document paths (extractor names, or dotted paths below them) that hold data
+// of that kind. A matching document counts for a type when it has a value at
+// or below any of its paths. Provider extractors whose API names are not
+// public store their data under the generic names (tags, labels, logos ...).
+var hitCountPaths = map[string][]string{
+	"advertising":          {"advertising"},
+	"audio_classification": {"vendor_audio_classification", "audio_classification"},
+	"caption":              {"captions", "captionsv2", "caption_files"},
+	"description":          {"description", "descriptions"},
+	"labels":               {"labels"},
+	"locations":            {"geocoding", "locations"},
+	"logos":                {"logos"},
+	"keyword":              {"keywords"},
+	"nsfw":                 {"nsfw"},
+	"ocr":                  {"tesseract", "ocr", "slates", "credits"},
+	"people":               {"vendor_faces", "people", "faces"},
+	"sound":                {"volumedetect", "audiopeak", "vendor_silence", "sound"},
+	"speech_to_text":       {"speech_to_text", "transcript"},
+	"sport":                {"vendorsports", "sport"},
+	"tag":                  {"tags"},
+	"text_content":         {"pdf", "officex", "html", "email", "fdx", "tokens", "text_content"},
+}
+
+// HitCountTypes lists the data types hit_counts knows, sorted.
+func HitCountTypes() []string {
+	out := make([]string, 0, len(hitCountPaths))
+	for t := range hitCountPaths {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// HitCountPaths returns the document paths of a data type (nil when unknown).
+func HitCountPaths(dataType string) []string {
+	return append([]string(nil), hitCountPaths[dataType]...)
+}

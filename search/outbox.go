@@ -1,0 +1,188 @@
+package search
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/models"
+)
+
+// The outbox (table search_outbox) holds the ids of items whose search
+// document is stale. Writers mark items dirty inside the transaction that
+// changes them, so that an item saved while the engine is down still reaches
+// it: the row stays until an engine accepted the item's new document.
+//
+// Each row carries a sequence number bumped by every MarkDirty. A drainer
+// claims rows for a lease (claimed_until), so that two drainers never index
+// the same item at once (the older document could land last), and deletes a
+// row only if its sequence number is still the one it claimed: an item
+// changed while it was being indexed stays dirty.
+
+// claimLease is how long a drainer owns the rows it claimed; a drainer that
+// dies releases them by expiry.
+const claimLease = 2 * time.Minute
+
+// MarkDirty records that the search documents of these items must be rebuilt.
+// Call it with the transaction that changes the items.
+func MarkDirty(tx *gorm.DB, itemIDs ...string) error {
+	ids := slices.Clone(itemIDs)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	if len(ids) > 0 && ids[0] == "" {
+		ids = ids[1:]
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	err := tx.Exec(`
+INSERT INTO search_outbox (item_id)
+SELECT unnest(?::text[])
+ON CONFLICT (item_id) DO UPDATE
+SET seq = nextval('search_outbox_seq'), enqueued_at = clock_timestamp()`, models.Strings(ids)).Error
+	if err != nil {
+		return fmt.Errorf("mark items dirty for search: %w", err)
+	}
+	return nil
+}
+
+type claimed struct {
+	ItemID string
+	Seq    int64
+}
+
+// Drain indexes dirty items until the outbox is empty (or ctx ends), batch
+// items at a time: it builds their documents from Postgres, upserts them
+// (deletes the documents and segments of deleted items), and only then
+// removes their outbox rows. When the engine refuses, the rows stay and the
+// error is returned. n counts the items indexed or deleted.
+func Drain(ctx context.Context, db *gorm.DB, engine Engine, batch int) (n int, err error) {
+	if batch <= 0 {
+		batch = 500
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		done, err := drainOnce(ctx, db, engine, batch)
+		n += done
+		if err != nil || done == 0 {
+			return n, err
+		}
+	}
+}
+
+func drainOnce(ctx context.Context, db *gorm.DB, engine Engine, batch int) (int, error) {
+	token := ids.New()
+	var rows []claimed
+	err := db.WithContext(ctx).Raw(`
+UPDATE search_outbox o SET claimed_until = now() + make_interval(secs => ?), claim_token = ?
+WHERE o.item_id IN (
+    SELECT item_id FROM search_outbox
+    WHERE claimed_until IS NULL OR claimed_until < now()
+    ORDER BY seq
+    LIMIT ?
+    FOR UPDATE SKIP LOCKED)
+RETURNING o.item_id, o.seq`, claimLease.Seconds(), token, batch).Scan(&rows).Error
+	if err != nil {
+		return 0, fmt.Errorf("claim search outbox: %w", err)
+	}
+	if len(rows) == 0 {
+		return 0, nil
+	}
+	release := func() error {
+		// A fresh context: the rows must be released even when ctx ended.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		return db.WithContext(rctx).Exec(`UPDATE search_outbox SET claimed_until = NULL, claim_token = NULL WHERE claim_token = ?`, token).Error
+	}
+	fail := func(err error) (int, error) {
+		if rerr := release(); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("release search outbox claims: %w", rerr))
+		}
+		return 0, err
+	}
+
+	itemIDs := make([]string, len(rows))
+	seqs := make([]int64, len(rows))
+	for i, r := range rows {
+		itemIDs[i], seqs[i] = r.ItemID, r.Seq
+	}
+	docs, err := BuildDocuments(ctx, db, itemIDs)
+	if err != nil {
+		return fail(err)
+	}
+	var upserts []Document
+	var gone []string
+	for _, id := range itemIDs {
+		if d, ok := docs[id]; ok {
+			upserts = append(upserts, d)
+		} else {
+			gone = append(gone, id)
+		}
+	}
+	if len(upserts) > 0 {
+		if err := engine.Upsert(ctx, upserts); err != nil {
+			return fail(fmt.Errorf("index %d items: %w", len(upserts), err))
+		}
+	}
+	if len(gone) > 0 {
+		if err := engine.Delete(ctx, gone); err != nil {
+			return fail(fmt.Errorf("remove %d items from the index: %w", len(gone), err))
+		}
+		if err := engine.DeleteSegmentsOfItems(ctx, gone); err != nil {
+			return fail(fmt.Errorf("remove segments of %d items from the index: %w", len(gone), err))
+		}
+	}
+	err = db.WithContext(ctx).Exec(`
+DELETE FROM search_outbox o
+USING unnest(?::text[], ?::bigint[]) AS done(item_id, seq)
+WHERE o.item_id = done.item_id AND o.seq = done.seq AND o.claim_token = ?`,
+		models.Strings(itemIDs), int64Array(seqs), token).Error
+	if err != nil {
+		return fail(fmt.Errorf("clear search outbox: %w", err))
+	}
+	// Rows whose item changed meanwhile are left, unclaimed, for the next round.
+	if err := release(); err != nil {
+		return len(rows), fmt.Errorf("release search outbox claims: %w", err)
+	}
+	return len(rows), nil
+}
+
+// Reindex rebuilds the index from scratch: it resets the engine, marks every
+// live item dirty and drains. Searches see a partial index until it is done;
+// items changed meanwhile are indexed in their latest state.
+func Reindex(ctx context.Context, db *gorm.DB, engine Engine) (int, error) {
+	if err := engine.Reset(ctx); err != nil {
+		return 0, fmt.Errorf("reset search engine: %w", err)
+	}
+	err := db.WithContext(ctx).Exec(`
+INSERT INTO search_outbox (item_id)
+SELECT id FROM items WHERE deleted_at IS NULL
+ON CONFLICT (item_id) DO UPDATE
+SET seq = nextval('search_outbox_seq'), enqueued_at = clock_timestamp()`).Error
+	if err != nil {
+		return 0, fmt.Errorf("mark every item dirty for search: %w", err)
+	}
+	return Drain(ctx, db, engine, 500)
+}
+
+// int64Array renders a Postgres bigint[] literal (GORM passes it as text).
+type int64Array []int64
+
+func (a int64Array) Value() (driver.Value, error) {
+	b := []byte{'{'}
+	for i, v := range a {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = fmt.Appendf(b, "%d", v)
+	}
+	return string(append(b, '}')), nil
+}

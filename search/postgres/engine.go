@@ -1,0 +1,162 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"gorm.io/gorm"
+
+	"github.com/metaharvest/metaharvest/search"
+)
+
+func init() {
+	search.Register("postgres", func(cfg search.Config) (search.Engine, error) {
+		return New(cfg.DB)
+	})
+}
+
+// catalogueTTL is how long a process trusts its copy of the field catalogue.
+// Writers in other processes add fields; a request naming a field this copy
+// does not know reloads it at once, so the TTL only bounds how long a stale
+// kind can be used.
+const catalogueTTL = 10 * time.Second
+
+// Engine is the Postgres search backend.
+type Engine struct {
+	db *sql.DB
+
+	mu   sync.Mutex
+	cats map[search.Scope]cachedCatalogue
+}
+
+type cachedCatalogue struct {
+	cat    *search.Catalogue
+	loaded time.Time
+}
+
+var _ search.Engine = (*Engine)(nil)
+
+// New returns the engine over a migrated database (migration 00003_search).
+func New(db *gorm.DB) (*Engine, error) {
+	if db == nil {
+		return nil, errors.New("postgres search: no database")
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, fmt.Errorf("postgres search: %w", err)
+	}
+	return &Engine{db: sqlDB, cats: map[search.Scope]cachedCatalogue{}}, nil
+}
+
+// Name is "postgres".
+func (e *Engine) Name() string { return "postgres" }
+
+// Ping checks the database.
+func (e *Engine) Ping(ctx context.Context) error {
+	if err := e.db.PingContext(ctx); err != nil {
+		return wrapErr(err)
+	}
+	return nil
+}
+
+// Reset empties the index and the field catalogue.
+func (e *Engine) Reset(ctx context.Context) error {
+	if _, err := e.db.ExecContext(ctx, `TRUNCATE search_documents, search_sources, search_segments, search_fields`); err != nil {
+		return wrapErr(fmt.Errorf("reset search index: %w", err))
+	}
+	e.mu.Lock()
+	e.cats = map[search.Scope]cachedCatalogue{}
+	e.mu.Unlock()
+	return nil
+}
+
+// catalogue returns the current catalogue of a scope; reload forces a read
+// from the database.
+func (e *Engine) catalogue(ctx context.Context, scope search.Scope, reload bool) (*search.Catalogue, bool, error) {
+	e.mu.Lock()
+	c, ok := e.cats[scope]
+	e.mu.Unlock()
+	if ok && !reload && time.Since(c.loaded) < catalogueTTL {
+		return c.cat, false, nil
+	}
+	cat := search.NewCatalogue(scope)
+	rows, err := e.db.QueryContext(ctx, `SELECT path, kinds FROM search_fields WHERE scope = $1`, string(scope))
+	if err != nil {
+		return nil, false, wrapErr(fmt.Errorf("load search fields: %w", err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var path string
+		var kinds int16
+		if err := rows.Scan(&path, &kinds); err != nil {
+			return nil, false, wrapErr(fmt.Errorf("load search fields: %w", err))
+		}
+		cat.Add(path, search.Kind(kinds))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, wrapErr(fmt.Errorf("load search fields: %w", err))
+	}
+	e.mu.Lock()
+	e.cats[scope] = cachedCatalogue{cat: cat, loaded: time.Now()}
+	e.mu.Unlock()
+	return cat, true, nil
+}
+
+// learn records the paths of prepared documents in the catalogue (database
+// first, then this process's copy).
+func (e *Engine) learn(ctx context.Context, scope search.Scope, docs []*search.Prepared) error {
+	cur, _, err := e.catalogue(ctx, scope, false)
+	if err != nil {
+		return err
+	}
+	next := cur.Clone()
+	added := map[string]search.Kind{}
+	for _, p := range docs {
+		for path, k := range next.Merge(p) {
+			added[path] = k
+		}
+	}
+	if len(added) == 0 {
+		return nil
+	}
+	paths := make([]string, 0, len(added))
+	kinds := make([]int16, 0, len(added))
+	for p, k := range added {
+		paths = append(paths, p)
+		kinds = append(kinds, int16(k))
+	}
+	_, err = e.db.ExecContext(ctx, `
+INSERT INTO search_fields (scope, path, kinds)
+SELECT $1, p, k FROM unnest($2::text[], $3::smallint[]) AS u(p, k)
+ON CONFLICT (scope, path) DO UPDATE SET kinds = search_fields.kinds | excluded.kinds
+WHERE search_fields.kinds | excluded.kinds <> search_fields.kinds`, string(scope), paths, kinds)
+	if err != nil {
+		return wrapErr(fmt.Errorf("record search fields: %w", err))
+	}
+	e.mu.Lock()
+	if c, ok := e.cats[scope]; ok && c.cat == cur {
+		e.cats[scope] = cachedCatalogue{cat: next, loaded: c.loaded}
+	} else {
+		delete(e.cats, scope) // someone reloaded meanwhile: read again next time
+	}
+	e.mu.Unlock()
+	return nil
+}
+
+// wrapErr turns connection failures into search.Unavailable (503); errors
+// Postgres itself reports (SQLSTATE) are bugs and stay internal.
+func wrapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pgErr *pgconn.PgError
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &pgErr) {
+		return err
+	}
+	return search.Unavailable(err)
+}

@@ -1,0 +1,475 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/search"
+)
+
+// Search runs an item search.
+func (e *Engine) Search(ctx context.Context, req search.Request, vis search.Visibility) (*search.Response, error) {
+	now := time.Now()
+	plan, err := e.plan(ctx, search.ScopeItems, func(cat *search.Catalogue) (*search.Plan, error) {
+		return search.Compile(req, cat, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	res, err := e.execute(ctx, itemsTable, plan, vis, "")
+	if err != nil {
+		return nil, err
+	}
+	resp := &search.Response{
+		Query: req.Query, Limit: plan.Limit, Page: plan.Page,
+		TotalHits: res.total, Results: []search.Result{}, Filters: req.Filters,
+		Aggregations: res.aggs, HitCounts: res.hitCounts,
+	}
+	for _, h := range res.hits {
+		resp.Results = append(resp.Results, search.Result{Result: h.doc, Highlight: h.highlights, Score: h.score})
+	}
+	return resp, nil
+}
+
+// SearchSegments runs a segment search.
+func (e *Engine) SearchSegments(ctx context.Context, req search.SegmentRequest, vis search.Visibility) (*search.SegmentResponse, error) {
+	now := time.Now()
+	plan, err := e.plan(ctx, search.ScopeSegments, func(cat *search.Catalogue) (*search.Plan, error) {
+		return search.CompileSegments(req, cat, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	res, err := e.execute(ctx, segmentsTable, plan, vis, "d.time")
+	if err != nil {
+		return nil, err
+	}
+	resp := search.NewSegmentResponse(req, plan)
+	resp.TotalHits = res.total
+	for _, h := range res.hits {
+		resp.Results = append(resp.Results, search.SegmentResult{Result: h.doc, Score: h.score})
+	}
+	return resp, nil
+}
+
+// GetSegment returns one segment.
+func (e *Engine) GetSegment(ctx context.Context, id string, vis search.Visibility) (*search.Segment, error) {
+	var doc string
+	var lg, cg models.Strings
+	err := e.db.QueryRowContext(ctx, `SELECT doc::text, location_groups, container_groups FROM search_segments WHERE id = $1`, id).Scan(&doc, &lg, &cg)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, search.ErrNotFound
+	}
+	if err != nil {
+		return nil, wrapErr(fmt.Errorf("get segment %s: %w", id, err))
+	}
+	if !vis.Allows(lg, cg) {
+		return nil, search.ErrNotVisible
+	}
+	seg, err := search.DecodeSegment([]byte(doc))
+	if err != nil {
+		return nil, err
+	}
+	seg.LocationGroups, seg.ContainerGroups = lg, cg
+	return seg, nil
+}
+
+// Analytics counts the visible documents by category.
+func (e *Engine) Analytics(ctx context.Context, vis search.Visibility) (*search.Analytics, error) {
+	cat, _, err := e.catalogue(ctx, search.ScopeItems, false)
+	if err != nil {
+		return nil, err
+	}
+	res, err := e.execute(ctx, itemsTable, search.AnalyticsPlan(cat), vis, "")
+	if err != nil {
+		return nil, err
+	}
+	return search.AnalyticsFromResponse(&search.Response{Aggregations: res.aggs}), nil
+}
+
+// plan compiles with the cached catalogue; a request it refuses is compiled
+// again with a fresh one, in case another process learnt the field.
+func (e *Engine) plan(ctx context.Context, scope search.Scope, compile func(*search.Catalogue) (*search.Plan, error)) (*search.Plan, error) {
+	cat, fresh, err := e.catalogue(ctx, scope, false)
+	if err != nil {
+		return nil, err
+	}
+	p, err := compile(cat)
+	if _, invalid := apperr.As(err); invalid && !fresh {
+		if cat, _, err = e.catalogue(ctx, scope, true); err != nil {
+			return nil, err
+		}
+		p, err = compile(cat)
+	}
+	return p, err
+}
+
+type hit struct {
+	id         string
+	full       map[string]any // the whole document (highlights read it)
+	doc        map[string]any // what the result returns
+	score      float64
+	highlights []search.Highlight
+}
+
+type execResult struct {
+	total     int64
+	hits      []hit
+	aggs      *search.AggregationResults
+	hitCounts map[string]int64
+}
+
+// execute runs a plan: the page, the total (with hit counts), each
+// aggregation, and the highlights of the page.
+func (e *Engine) execute(ctx context.Context, t table, p *search.Plan, vis search.Visibility, defaultOrder string) (*execResult, error) {
+	c := compile(t, p, vis)
+	res := &execResult{}
+
+	if p.Limit > 0 {
+		q := c.q.clone()
+		order := orderBy(t, q, p, c, defaultOrder)
+		stmt := fmt.Sprintf("SELECT d.id, %s AS score FROM %s d WHERE %s ORDER BY %s LIMIT %s OFFSET %s",
+			c.score, t.name, c.where, order, q.arg(p.Limit), q.arg(p.Offset()))
+		rows, err := e.db.QueryContext(ctx, stmt, q.args...)
+		if err != nil {
+			return nil, wrapErr(fmt.Errorf("search %s: %w", t.name, err))
+		}
+		for rows.Next() {
+			var h hit
+			if err := rows.Scan(&h.id, &h.score); err != nil {
+				rows.Close()
+				return nil, wrapErr(fmt.Errorf("search %s: %w", t.name, err))
+			}
+			h.highlights = []search.Highlight{}
+			res.hits = append(res.hits, h)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, wrapErr(fmt.Errorf("search %s: %w", t.name, err))
+		}
+		if err := e.fetchDocs(ctx, t, p, res.hits); err != nil {
+			return nil, err
+		}
+	}
+
+	if p.Page == 0 && p.Limit > 0 && len(res.hits) < p.Limit && !p.WantHitCounts {
+		// The whole result fits in the first page: no need to count.
+		res.total = int64(len(res.hits))
+	} else if err := e.count(ctx, t, c, p, res); err != nil {
+		return nil, err
+	}
+
+	if len(p.Metrics)+len(p.TermsAggs)+len(p.Histograms) > 0 {
+		res.aggs = &search.AggregationResults{}
+		if err := e.metrics(ctx, t, c, p, res.aggs); err != nil {
+			return nil, err
+		}
+		if err := e.termsAggs(ctx, t, c, p, res.aggs); err != nil {
+			return nil, err
+		}
+		if err := e.histograms(ctx, t, c, p, res.aggs); err != nil {
+			return nil, err
+		}
+	}
+
+	if c.tsq != "" && len(res.hits) > 0 {
+		if err := e.highlight(ctx, t, p, res.hits); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func decodeDoc(s string) (map[string]any, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// count computes the total and the hit counts in one scan.
+func (e *Engine) count(ctx context.Context, t table, c *compiled, p *search.Plan, res *execResult) error {
+	q := c.q.clone()
+	cols := []string{"count(*)"}
+	var types []string
+	for _, hc := range p.HitCounts {
+		if len(hc.Leaves) == 0 {
+			continue
+		}
+		types = append(types, hc.Type)
+		cols = append(cols, fmt.Sprintf("count(*) FILTER (WHERE d.flat ?| %s::text[])", q.arg(hc.Leaves)))
+	}
+	dest := make([]any, len(cols))
+	counts := make([]int64, len(cols))
+	for i := range counts {
+		dest[i] = &counts[i]
+	}
+	stmt := fmt.Sprintf("SELECT %s FROM %s d WHERE %s", strings.Join(cols, ", "), t.name, c.where)
+	if err := e.db.QueryRowContext(ctx, stmt, q.args...).Scan(dest...); err != nil {
+		return wrapErr(fmt.Errorf("count %s: %w", t.name, err))
+	}
+	res.total = counts[0]
+	if p.WantHitCounts {
+		res.hitCounts = map[string]int64{}
+		for i, typ := range types {
+			if n := counts[i+1]; n > 0 {
+				res.hitCounts[typ] = n
+			}
+		}
+	}
+	return nil
+}
+
+func (e *Engine) metrics(ctx context.Context, t table, c *compiled, p *search.Plan, out *search.AggregationResults) error {
+	if len(p.Metrics) == 0 {
+		return nil
+	}
+	out.Metrics = map[string]*float64{}
+	type key struct {
+		field string
+		kind  search.Kind
+	}
+	type stats struct{ min, max, avg, sum sql.NullFloat64 }
+	done := map[key]*stats{}
+	for _, m := range p.Metrics {
+		k := key{m.Field, m.Kind}
+		if m.Type == search.MetricCardinality {
+			q := c.q.clone()
+			stmt := fmt.Sprintf("SELECT count(DISTINCT e.k) FROM %s d, LATERAL %s WHERE %s", t.name, valueSource(t, q, m.Field), c.where)
+			var n int64
+			if err := e.db.QueryRowContext(ctx, stmt, q.args...).Scan(&n); err != nil {
+				return wrapErr(fmt.Errorf("aggregate %s: %w", m.Name, err))
+			}
+			f := float64(n)
+			out.Metrics[m.Name] = &f
+			continue
+		}
+		s, ok := done[k]
+		if !ok {
+			q := c.q.clone()
+			stmt := fmt.Sprintf("SELECT min(e.x), max(e.x), avg(e.x), sum(e.x) FROM %s d, LATERAL %s WHERE %s", t.name, numericSource(t, q, m.Field, m.Kind), c.where)
+			s = &stats{}
+			if err := e.db.QueryRowContext(ctx, stmt, q.args...).Scan(&s.min, &s.max, &s.avg, &s.sum); err != nil {
+				return wrapErr(fmt.Errorf("aggregate %s: %w", m.Name, err))
+			}
+			done[k] = s
+		}
+		var v sql.NullFloat64
+		switch m.Type {
+		case search.MetricMin:
+			v = s.min
+		case search.MetricMax:
+			v = s.max
+		case search.MetricAvg:
+			v = s.avg
+		case search.MetricSum:
+			v = s.sum
+			v.Valid = true // 0 when nothing was summed
+		}
+		if v.Valid {
+			f := v.Float64
+			out.Metrics[m.Name] = &f
+		} else {
+			out.Metrics[m.Name] = nil
+		}
+	}
+	return nil
+}
+
+func (e *Engine) termsAggs(ctx context.Context, t table, c *compiled, p *search.Plan, out *search.AggregationResults) error {
+	if len(p.TermsAggs) == 0 {
+		return nil
+	}
+	out.Terms = map[string]search.TermsResult{}
+	for _, ta := range p.TermsAggs {
+		q := c.q.clone()
+		stmt := fmt.Sprintf(`SELECT e.k, count(*) AS n, sum(count(*)) OVER () FROM %s d, LATERAL %s WHERE %s
+GROUP BY e.k ORDER BY n DESC, e.k COLLATE "C" LIMIT %s`, t.name, valueSource(t, q, ta.Field), c.where, q.arg(ta.Size))
+		rows, err := e.db.QueryContext(ctx, stmt, q.args...)
+		if err != nil {
+			return wrapErr(fmt.Errorf("aggregate %s: %w", ta.Name, err))
+		}
+		r := search.TermsResult{Buckets: []search.Bucket{}}
+		var total, inBuckets int64
+		for rows.Next() {
+			var b search.Bucket
+			var all float64
+			if err := rows.Scan(&b.Key, &b.Count, &all); err != nil {
+				rows.Close()
+				return wrapErr(fmt.Errorf("aggregate %s: %w", ta.Name, err))
+			}
+			total = int64(all)
+			inBuckets += b.Count
+			r.Buckets = append(r.Buckets, b)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return wrapErr(fmt.Errorf("aggregate %s: %w", ta.Name, err))
+		}
+		r.OthersCount = total - inBuckets
+		out.Terms[ta.Name] = r
+	}
+	return nil
+}
+
+// maxHistogramRows bounds what a histogram query may return before the
+// request is refused (a tiny interval over a wide field).
+const maxHistogramRows = 100_000
+
+func (e *Engine) histograms(ctx context.Context, t table, c *compiled, p *search.Plan, out *search.AggregationResults) error {
+	if len(p.Histograms) == 0 {
+		return nil
+	}
+	out.Histograms = map[string]search.HistogramResult{}
+	for _, h := range p.Histograms {
+		q := c.q.clone()
+		iv := q.arg(h.Interval)
+		stmt := fmt.Sprintf(`SELECT floor(e.x / %[1]s::float8)::bigint * %[1]s::bigint AS k, count(*) FROM %[2]s d, LATERAL %[3]s
+WHERE %[4]s AND e.x IS NOT NULL AND abs(e.x / %[1]s::float8) < 9e15
+GROUP BY 1 LIMIT %[5]s`, iv, t.name, numericSource(t, q, h.Field, h.Kind), c.where, q.arg(maxHistogramRows+1))
+		rows, err := e.db.QueryContext(ctx, stmt, q.args...)
+		if err != nil {
+			return wrapErr(fmt.Errorf("aggregate %s: %w", h.Name, err))
+		}
+		counts := map[int64]int64{}
+		for rows.Next() {
+			var k, n int64
+			if err := rows.Scan(&k, &n); err != nil {
+				rows.Close()
+				return wrapErr(fmt.Errorf("aggregate %s: %w", h.Name, err))
+			}
+			counts[k] = n
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return wrapErr(fmt.Errorf("aggregate %s: %w", h.Name, err))
+		}
+		if len(counts) > maxHistogramRows {
+			return apperr.InvalidField("aggregations.histograms", fmt.Sprintf("histogram %q has too many buckets: raise interval", h.Name))
+		}
+		buckets, err := search.HistogramBuckets(h.Name, counts, h.Interval, h.MinCount)
+		if err != nil {
+			return err
+		}
+		out.Histograms[h.Name] = search.HistogramResult{Buckets: buckets}
+	}
+	return nil
+}
+
+// fetchDocs reads the documents of a page (apart from the ranking query,
+// so that it never reads more than the page).
+func (e *Engine) fetchDocs(ctx context.Context, t table, p *search.Plan, hits []hit) error {
+	if len(hits) == 0 {
+		return nil
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.id
+	}
+	rows, err := e.db.QueryContext(ctx, fmt.Sprintf("SELECT id, doc::text FROM %s WHERE id = ANY($1::text[])", t.source), ids)
+	if err != nil {
+		return wrapErr(fmt.Errorf("read results: %w", err))
+	}
+	defer rows.Close()
+	docs := make(map[string]map[string]any, len(hits))
+	for rows.Next() {
+		var id, doc string
+		if err := rows.Scan(&id, &doc); err != nil {
+			return wrapErr(fmt.Errorf("read results: %w", err))
+		}
+		m, err := decodeDoc(doc)
+		if err != nil {
+			return fmt.Errorf("read result %s: %w", id, err)
+		}
+		docs[id] = m
+	}
+	if err := rows.Err(); err != nil {
+		return wrapErr(fmt.Errorf("read results: %w", err))
+	}
+	for i := range hits {
+		m := docs[hits[i].id]
+		if m == nil {
+			// Deleted between the two reads.
+			m = map[string]any{search.FieldID: hits[i].id}
+		}
+		hits[i].full = m
+		hits[i].doc = search.Project(m, p.Only)
+	}
+	return nil
+}
+
+// fragmentSep separates ts_headline fragments; a character documents do not
+// hold in practice (SYMBOL FOR RECORD SEPARATOR).
+const fragmentSep = "\u241e"
+
+// headlineOptions: up to three fragments of a field around its matches.
+var headlineOptions = `StartSel=` + search.HighlightPre + `, StopSel=` + search.HighlightPost +
+	`, MaxFragments=3, MaxWords=24, MinWords=6, FragmentDelimiter="` + fragmentSep + `"`
+
+// maxHighlightText bounds the text of one field given to ts_headline.
+const maxHighlightText = 20000
+
+// highlight fills the highlights of the page: for each string field (of the
+// searched fields) whose own text matches the query, ts_headline fragments.
+func (e *Engine) highlight(ctx context.Context, t table, p *search.Plan, hits []hit) error {
+	var idx []int32
+	var keys, texts []string
+	for i, h := range hits {
+		for _, f := range search.TextFields(h.full, p.SearchFields, maxHighlightText) {
+			idx = append(idx, int32(i))
+			keys = append(keys, f.Path)
+			texts = append(texts, f.Text)
+		}
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	q := &query{}
+	tsq := tsQuery(q, p)
+	stmt := fmt.Sprintf(`
+SELECT u.i, u.key, ts_headline('simple', u.t, %[1]s, %[2]s)
+FROM unnest(%[3]s::int[], %[4]s::text[], %[5]s::text[]) AS u(i, key, t)
+WHERE to_tsvector('simple', search_tsv_text(u.t)) @@ %[1]s
+ORDER BY u.i, u.key`, tsq, q.arg(headlineOptions), q.arg(idx), q.arg(keys), q.arg(texts))
+	rows, err := e.db.QueryContext(ctx, stmt, q.args...)
+	if err != nil {
+		return wrapErr(fmt.Errorf("highlight: %w", err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var i int
+		var key, headline string
+		if err := rows.Scan(&i, &key, &headline); err != nil {
+			return wrapErr(fmt.Errorf("highlight: %w", err))
+		}
+		var frags []string
+		for _, f := range strings.Split(headline, fragmentSep) {
+			if f = strings.TrimSpace(f); strings.Contains(f, search.HighlightPre) {
+				frags = append(frags, f)
+			}
+		}
+		if len(frags) > 0 && i >= 0 && i < len(hits) {
+			hits[i].highlights = append(hits[i].highlights, search.Highlight{Field: key, Fragments: frags})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return wrapErr(fmt.Errorf("highlight: %w", err))
+	}
+	for i := range hits {
+		hl := hits[i].highlights
+		// The name first: it is what a result list shows.
+		sort.SliceStable(hl, func(a, b int) bool { return hl[a].Field == search.FieldName && hl[b].Field != search.FieldName })
+	}
+	return nil
+}

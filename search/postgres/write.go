@@ -1,0 +1,252 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/metaharvest/metaharvest/search"
+)
+
+// writeBatch bounds the documents of one INSERT statement.
+const writeBatch = 250
+
+// columns of one upsert statement, one array per column.
+type docColumns struct {
+	id, doc, flat, dates, nameText, body, typ, name, size, lastModified, lg, cg []string
+	itemID                                                                      []string
+	time                                                                        []float64
+}
+
+func (c *docColumns) add(p *search.Prepared) error {
+	flat, err := json.Marshal(p.Flat)
+	if err != nil {
+		return fmt.Errorf("encode document %s: %w", p.ID, err)
+	}
+	dates, err := json.Marshal(p.Dates)
+	if err != nil {
+		return fmt.Errorf("encode document %s: %w", p.ID, err)
+	}
+	lg, _ := json.Marshal(nonNil(p.LocationGroups))
+	cg, _ := json.Marshal(nonNil(p.ContainerGroups))
+	c.id = append(c.id, p.ID)
+	c.doc = append(c.doc, string(p.PublicJSON))
+	c.flat = append(c.flat, string(flat))
+	c.dates = append(c.dates, string(dates))
+	c.nameText = append(c.nameText, p.NameText)
+	c.body = append(c.body, p.BodyText)
+	c.lg = append(c.lg, string(lg))
+	c.cg = append(c.cg, string(cg))
+
+	typ, _ := p.Public[search.FieldType].(string)
+	if typ == "" {
+		typ = search.TypeOther
+	}
+	c.typ = append(c.typ, typ)
+	name, _ := p.Public[search.FieldName].(string)
+	c.name = append(c.name, name)
+	size := ""
+	if n, ok := p.Public[search.FieldSize].(json.Number); ok {
+		if f, err := n.Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) < 9e18 {
+			size = fmt.Sprintf("%d", int64(f))
+		}
+	}
+	c.size = append(c.size, size)
+	lm := ""
+	if s, ok := p.Public[search.FieldLastModified].(string); ok {
+		if t, ok := search.ParseDateValue(s); ok {
+			lm = t.Format(time.RFC3339Nano)
+		}
+	}
+	c.lastModified = append(c.lastModified, lm)
+	itemID, _ := p.Public["item_id"].(string)
+	c.itemID = append(c.itemID, itemID)
+	tm := 0.0
+	if n, ok := p.Public["time"].(json.Number); ok {
+		tm, _ = n.Float64()
+	}
+	c.time = append(c.time, tm)
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// dedupe keeps the last of documents sharing an id (one statement may not
+// touch a row twice).
+func dedupe(ps []*search.Prepared) []*search.Prepared {
+	last := map[string]int{}
+	for i, p := range ps {
+		last[p.ID] = i
+	}
+	if len(last) == len(ps) {
+		return ps
+	}
+	out := make([]*search.Prepared, 0, len(last))
+	for i, p := range ps {
+		if last[p.ID] == i {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+const tsvExpr = `setweight(to_tsvector('simple', search_tsv_text(u.name_text)), 'A') || to_tsvector('simple', search_tsv_text(u.body))`
+
+// Upsert adds or replaces documents and refreshes the visibility lists of
+// their items' segments.
+func (e *Engine) Upsert(ctx context.Context, docs []search.Document) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	prepared := make([]*search.Prepared, 0, len(docs))
+	for _, d := range docs {
+		p, err := search.PrepareItem(d)
+		if err != nil {
+			return fmt.Errorf("index document %q: %w", d.ID(), err)
+		}
+		prepared = append(prepared, p)
+	}
+	prepared = dedupe(prepared)
+	if err := e.learn(ctx, search.ScopeItems, prepared); err != nil {
+		return err
+	}
+	for start := 0; start < len(prepared); start += writeBatch {
+		batch := prepared[start:min(start+writeBatch, len(prepared))]
+		var c docColumns
+		for _, p := range batch {
+			if err := c.add(p); err != nil {
+				return err
+			}
+		}
+		if err := e.upsertDocuments(ctx, &c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *Engine) upsertDocuments(ctx context.Context, c *docColumns) error {
+	tx, err := e.db.BeginTx(ctx, nil)
+	if err != nil {
+		return wrapErr(fmt.Errorf("index documents: %w", err))
+	}
+	defer tx.Rollback()
+	_, err = tx.ExecContext(ctx, `
+INSERT INTO search_documents AS d (id, flat, dates, tsv, type, name, size, last_modified, location_groups, container_groups, indexed_at)
+SELECT u.id, u.flat::jsonb, u.dates::jsonb, `+tsvExpr+`,
+       u.type, u.name, NULLIF(u.size, '')::bigint, NULLIF(u.lm, '')::timestamptz,
+       ARRAY(SELECT jsonb_array_elements_text(u.lg::jsonb)), ARRAY(SELECT jsonb_array_elements_text(u.cg::jsonb)), now()
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+     AS u(id, flat, dates, name_text, body, type, name, size, lm, lg, cg)
+ON CONFLICT (id) DO UPDATE SET
+    flat = excluded.flat, dates = excluded.dates, tsv = excluded.tsv,
+    type = excluded.type, name = excluded.name, size = excluded.size, last_modified = excluded.last_modified,
+    location_groups = excluded.location_groups, container_groups = excluded.container_groups,
+    indexed_at = excluded.indexed_at`,
+		c.id, c.flat, c.dates, c.nameText, c.body, c.typ, c.name, c.size, c.lastModified, c.lg, c.cg)
+	if err != nil {
+		return wrapErr(fmt.Errorf("index documents: %w", err))
+	}
+	_, err = tx.ExecContext(ctx, `
+INSERT INTO search_sources (id, doc)
+SELECT u.id, u.doc::jsonb FROM unnest($1::text[], $2::text[]) AS u(id, doc)
+ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`, c.id, c.doc)
+	if err != nil {
+		return wrapErr(fmt.Errorf("index documents: %w", err))
+	}
+	_, err = tx.ExecContext(ctx, `
+UPDATE search_segments s
+SET location_groups = d.location_groups, container_groups = d.container_groups
+FROM search_documents d
+WHERE d.id = s.item_id AND s.item_id = ANY($1::text[])
+  AND (s.location_groups <> d.location_groups OR s.container_groups <> d.container_groups)`, c.id)
+	if err != nil {
+		return wrapErr(fmt.Errorf("refresh segment visibility: %w", err))
+	}
+	if err := tx.Commit(); err != nil {
+		return wrapErr(fmt.Errorf("index documents: %w", err))
+	}
+	return nil
+}
+
+// Delete removes documents.
+func (e *Engine) Delete(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := e.db.ExecContext(ctx, `
+WITH gone AS (DELETE FROM search_documents WHERE id = ANY($1::text[]))
+DELETE FROM search_sources WHERE id = ANY($1::text[])`, ids)
+	if err != nil {
+		return wrapErr(fmt.Errorf("delete documents: %w", err))
+	}
+	return nil
+}
+
+// UpsertSegments adds or replaces segments. When the item's document is
+// indexed its visibility lists win over the segment's own.
+func (e *Engine) UpsertSegments(ctx context.Context, segs []search.Segment) error {
+	if len(segs) == 0 {
+		return nil
+	}
+	prepared := make([]*search.Prepared, 0, len(segs))
+	for _, s := range segs {
+		d, err := s.Document()
+		if err != nil {
+			return err
+		}
+		p, err := search.Prepare(d)
+		if err != nil {
+			return fmt.Errorf("index segment %q: %w", s.ID, err)
+		}
+		prepared = append(prepared, p)
+	}
+	prepared = dedupe(prepared)
+	if err := e.learn(ctx, search.ScopeSegments, prepared); err != nil {
+		return err
+	}
+	for start := 0; start < len(prepared); start += writeBatch {
+		batch := prepared[start:min(start+writeBatch, len(prepared))]
+		var c docColumns
+		for _, p := range batch {
+			if err := c.add(p); err != nil {
+				return err
+			}
+		}
+		_, err := e.db.ExecContext(ctx, `
+INSERT INTO search_segments AS s (id, item_id, time, doc, flat, dates, tsv, location_groups, container_groups, indexed_at)
+SELECT u.id, u.item_id, u.time, u.doc::jsonb, u.flat::jsonb, u.dates::jsonb, `+tsvExpr+`,
+       coalesce(d.location_groups, ARRAY(SELECT jsonb_array_elements_text(u.lg::jsonb))),
+       coalesce(d.container_groups, ARRAY(SELECT jsonb_array_elements_text(u.cg::jsonb))), now()
+FROM unnest($1::text[], $2::text[], $3::float8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
+     AS u(id, item_id, time, doc, flat, dates, name_text, body, lg, cg)
+LEFT JOIN search_documents d ON d.id = u.item_id
+ON CONFLICT (id) DO UPDATE SET
+    item_id = excluded.item_id, time = excluded.time, doc = excluded.doc, flat = excluded.flat,
+    dates = excluded.dates, tsv = excluded.tsv, location_groups = excluded.location_groups,
+    container_groups = excluded.container_groups, indexed_at = excluded.indexed_at`,
+			c.id, c.itemID, c.time, c.doc, c.flat, c.dates, c.nameText, c.body, c.lg, c.cg)
+		if err != nil {
+			return wrapErr(fmt.Errorf("index segments: %w", err))
+		}
+	}
+	return nil
+}
+
+// DeleteSegmentsOfItems removes the segments of items.
+func (e *Engine) DeleteSegmentsOfItems(ctx context.Context, itemIDs []string) error {
+	if len(itemIDs) == 0 {
+		return nil
+	}
+	if _, err := e.db.ExecContext(ctx, `DELETE FROM search_segments WHERE item_id = ANY($1::text[])`, itemIDs); err != nil {
+		return wrapErr(fmt.Errorf("delete segments: %w", err))
+	}
+	return nil
+}

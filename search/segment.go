@@ -1,0 +1,203 @@
+package search
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Segment is one analysed moment of a video (the reference's "the service"
+// resource): GET /api/data/segments/{id} returns it as JSON.
+type Segment struct {
+	ID      string         `json:"_id"`
+	ItemID  string         `json:"item_id"`
+	Time    float64        `json:"time"` // seconds from the start of the video
+	Summary SegmentSummary `json:"summary"`
+
+	// LocationGroups and ContainerGroups are the item's visibility lists
+	// (Document.Groups of the item). Engines keep them in step with the
+	// item's document on each Upsert of that document.
+	LocationGroups  []string `json:"-"`
+	ContainerGroups []string `json:"-"`
+}
+
+// SegmentSummary is the enrichment data of a segment.
+type SegmentSummary struct {
+	Tags         []SegmentTag         `json:"tags,omitempty"`
+	People       []SegmentPerson      `json:"people,omitempty"`
+	Description  *SegmentDescription  `json:"description,omitempty"`
+	Descriptions []SegmentDescription `json:"descriptions,omitempty"`
+	Logos        []SegmentLogo        `json:"logos,omitempty"`
+	// Locations is a GeoJSON feature collection.
+	Locations map[string]any `json:"locations,omitempty"`
+	OCR       []SegmentText  `json:"ocr,omitempty"`
+	NSFW      *SegmentNSFW   `json:"nsfw,omitempty"`
+}
+
+// SegmentTag is a label found in the frame.
+type SegmentTag struct {
+	Name       string  `json:"name"`
+	Confidence float64 `json:"confidence"` // 0 = unknown
+	Source     string  `json:"source,omitempty"`
+}
+
+// SegmentPerson is a face found in the frame.
+type SegmentPerson struct {
+	ID             string         `json:"id,omitempty"`
+	Name           string         `json:"name,omitempty"` // omitted when unknown
+	FaceAttributes map[string]any `json:"face_attributes,omitempty"`
+	FaceLandmarks  map[string]any `json:"face_landmarks,omitempty"`
+	FaceRectangle  *Rectangle     `json:"face_rectangle,omitempty"`
+	ThumbnailPath  string         `json:"thumbnail_path,omitempty"`
+	Source         string         `json:"source,omitempty"`
+}
+
+// Rectangle is a box in pixels.
+type Rectangle struct {
+	Top    float64 `json:"top"`
+	Left   float64 `json:"left"`
+	Height float64 `json:"height"`
+	Width  float64 `json:"width"`
+}
+
+// SegmentDescription is a caption of the frame.
+type SegmentDescription struct {
+	Text       string  `json:"text"`
+	Source     string  `json:"source,omitempty"`
+	Confidence float64 `json:"confidence"`
+}
+
+// SegmentLogo is a logo found in the frame.
+type SegmentLogo struct {
+	Name              string      `json:"name"`
+	Size              string      `json:"size,omitempty"` // tiny, small, medium, large
+	LogoQuadrilateral [][]float64 `json:"logoquadrilateral,omitempty"`
+	Confidence        float64     `json:"confidence"`
+	Source            string      `json:"source,omitempty"`
+}
+
+// SegmentText is text read in the frame.
+type SegmentText struct {
+	Text   string `json:"text"`
+	Source string `json:"source,omitempty"`
+}
+
+// SegmentNSFW is the adult-content verdict of the frame.
+type SegmentNSFW struct {
+	Source    string  `json:"source,omitempty"`
+	NSFW      bool    `json:"nsfw"`
+	NSFWScore float64 `json:"nsfw_score"` // 0 safe .. 1 unsafe
+}
+
+// Document returns the segment as an indexable document (with visibility).
+func (s Segment) Document() (Document, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("encode segment %s: %w", s.ID, err)
+	}
+	var d Document
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, fmt.Errorf("encode segment %s: %w", s.ID, err)
+	}
+	d[FieldLocationGroups] = nonNil(s.LocationGroups)
+	d[FieldContainerGroups] = nonNil(s.ContainerGroups)
+	return d, nil
+}
+
+// DecodeSegment reads a stored segment document (without visibility).
+func DecodeSegment(b []byte) (*Segment, error) {
+	var s Segment
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("decode segment: %w", err)
+	}
+	return &s, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// SegmentRequest is the body of POST /api/data/segments/search.
+type SegmentRequest struct {
+	Query      string          `json:"query"`
+	Limit      int             `json:"limit"` // 0: default 20; above 1000: 1000
+	Page       int             `json:"page"`
+	Only       []string        `json:"only,omitempty"`
+	SortFields []SortField     `json:"sort_fields,omitempty"`
+	Filters    *SegmentFilters `json:"filters"` // required, at least one condition
+}
+
+// SegmentFilters narrow segments; ExactTerms are Filters.Terms.
+type SegmentFilters struct {
+	ExactTerms []Term   `json:"exact_terms"`
+	MultiTerms []Term   `json:"multi_terms"`
+	Ranges     []Range  `json:"ranges"`
+	Exists     []string `json:"exists"`
+	NotExists  []string `json:"not_exists,omitempty"`
+}
+
+func (f *SegmentFilters) filters() *Filters {
+	if f == nil {
+		return nil
+	}
+	return &Filters{Terms: f.ExactTerms, MultiTerms: f.MultiTerms, Ranges: f.Ranges, Exists: f.Exists, NotExists: f.NotExists}
+}
+
+// SegmentResponse echoes the request the way the reference shows it.
+type SegmentResponse struct {
+	Query       string            `json:"query"`
+	Limit       int               `json:"limit"`
+	Page        int               `json:"page"`
+	Types       []string          `json:"types"`
+	Fields      []string          `json:"fields"`
+	Only        []string          `json:"only"`
+	Filters     SegmentFilters    `json:"filters"`
+	SortFields  []SegmentSortEcho `json:"sort_fields"`
+	DisableAggr bool              `json:"disable_aggr"`
+	TotalHits   int64             `json:"total_hits"`
+	Results     []SegmentResult   `json:"results"`
+}
+
+// SegmentSortEcho is a sort key as the segment response spells it.
+type SegmentSortEcho struct {
+	Field     string `json:"field"`
+	Ascending bool   `json:"ascending"`
+}
+
+// SegmentResult is one segment hit: the segment (restricted to Only) and its
+// relevance in 0..1.
+type SegmentResult struct {
+	Result map[string]any `json:"result"`
+	Score  float64        `json:"score"`
+}
+
+// NewSegmentResponse builds the echo part of a segment response from the
+// request and its plan.
+func NewSegmentResponse(req SegmentRequest, plan *Plan) *SegmentResponse {
+	r := &SegmentResponse{
+		Query: req.Query, Limit: plan.Limit, Page: plan.Page,
+		Types: []string{"segments"}, Fields: []string{}, Only: nonNil(req.Only),
+		DisableAggr: true, Results: []SegmentResult{}, SortFields: []SegmentSortEcho{},
+	}
+	if req.Filters != nil {
+		r.Filters = *req.Filters
+	}
+	if r.Filters.ExactTerms == nil {
+		r.Filters.ExactTerms = []Term{}
+	}
+	if r.Filters.MultiTerms == nil {
+		r.Filters.MultiTerms = []Term{}
+	}
+	if r.Filters.Ranges == nil {
+		r.Filters.Ranges = []Range{}
+	}
+	if r.Filters.Exists == nil {
+		r.Filters.Exists = []string{}
+	}
+	for _, s := range req.SortFields {
+		r.SortFields = append(r.SortFields, SegmentSortEcho{Field: s.Field, Ascending: s.Asc})
+	}
+	return r
+}
