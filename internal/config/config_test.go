@@ -1,0 +1,68 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) Getenv {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func TestDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := Load(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HTTPAddr != ":8080" || c.HarvestRefreshTime != time.Hour || c.WorkerConcurrency < 2 || c.MeiliURL != "" ||
+		c.MaxBodyBytes != 10<<20 || c.UploadLimitBytes != 0 || !c.UploadEnabled || c.MigrateAuto {
+		t.Fatalf("defaults: %+v", c)
+	}
+}
+
+func TestEveryProblemListed(t *testing.T) {
+	t.Parallel()
+	_, err := Load(env(map[string]string{
+		"DATABASE_URL":         "mysql://x",
+		"REDIS_URL":            "http://x",
+		"HARVEST_REFRESH_TIME": "soon",
+		"WORKER_CONCURRENCY":   "0",
+		"ADMIN_EMAIL":          "admin@example.com",
+		"MEILI_URL":            "ftp://x",
+		"TRUSTED_PROXIES":      "10.0.0.0/8, not-an-ip",
+		"LOG_LEVEL":            "loud",
+		"UPLOAD_ENABLED":       "maybe",
+	}))
+	if err == nil {
+		t.Fatal("invalid configuration accepted")
+	}
+	for _, want := range []string{"DATABASE_URL", "REDIS_URL", "HARVEST_REFRESH_TIME", "WORKER_CONCURRENCY",
+		"ADMIN_EMAIL and ADMIN_PASSWORD", "MEILI_URL", "not-an-ip", "LOG_LEVEL", "UPLOAD_ENABLED"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not mention %s:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "admin@example.com") {
+		t.Error("error echoes a value it need not")
+	}
+}
+
+func TestValues(t *testing.T) {
+	t.Parallel()
+	c, err := Load(env(map[string]string{
+		"HARVEST_REFRESH_TIME": "60", "MIGRATE": "auto", "TRUSTED_PROXIES": "10.0.0.1,192.168.0.0/16",
+		"UPLOAD_IGNORE_PATTERNS": "*.tmp, .git", "ADMIN_EMAIL": "a@b.c", "ADMIN_PASSWORD": "long-enough",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HarvestRefreshTime != time.Minute || !c.MigrateAuto || len(c.TrustedProxies) != 2 ||
+		strings.Join(c.UploadIgnorePatterns, "|") != "*.tmp|.git" {
+		t.Fatalf("values: %+v", c)
+	}
+	if _, err := Load(env(map[string]string{"ADMIN_EMAIL": "a@b.c", "ADMIN_PASSWORD": "short"})); err == nil {
+		t.Fatal("short admin password accepted")
+	}
+}
