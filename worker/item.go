@@ -321,8 +321,9 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 					failed = append(failed, o.Name)
 					delete(meta, o.Name)
 				} else {
-					res.Data = models.MustJSON(o.Data)
-					meta[o.Name] = json.RawMessage(res.Data)
+					// The data lives once, in items.metadata; the result row
+					// keeps version, error and time of the run.
+					meta[o.Name] = json.RawMessage(models.MustJSON(o.Data))
 					if m, ok := o.Data["mime_type"].(string); ok && o.Name == "mime_type" {
 						mime = m
 					}
@@ -368,10 +369,13 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 			}
 		}
 		if len(results) > 0 {
-			if err := tx.Clauses(clause.OnConflict{
-				Columns:   []clause.Column{{Name: "item_id"}, {Name: "extractor"}},
-				DoUpdates: clause.AssignmentColumns([]string{"version", "data", "error", "request_id", "ran_at"}),
-			}).CreateInBatches(results, 500).Error; err != nil {
+			if err := tx.Exec(`INSERT INTO item_results (item_id, extractor, version, data, error, request_id, ran_at)
+				SELECT x.item_id, x.extractor, x.version, x.data, x.error, x.request_id, x.ran_at
+				FROM jsonb_to_recordset(?::jsonb) AS x(item_id text, extractor text, version text, data jsonb,
+					error text, request_id text, ran_at timestamptz)
+				ON CONFLICT (item_id, extractor) DO UPDATE SET version = excluded.version, data = excluded.data,
+					error = excluded.error, request_id = excluded.request_id, ran_at = excluded.ran_at`,
+				models.MustJSON(resultRows(results))).Error; err != nil {
 				return err
 			}
 		}
@@ -388,26 +392,11 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 		if err := markDirty(tx, dirty...); err != nil {
 			return err
 		}
-		var ends, others []models.Activity
-		for _, a := range acts {
-			if a.Extractors == nil {
-				a.Extractors = models.Strings{}
-			}
-			if a.Kind == models.ActivityHarvestEnd {
-				ends = append(ends, a)
-			} else {
-				others = append(others, a)
-			}
-		}
-		if len(others) > 0 {
-			if err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "dedupe_key"}}, DoNothing: true}).
-				CreateInBatches(others, 500).Error; err != nil {
-				return err
-			}
-		}
-		// One statement for the harvestend rows; RETURNING names the items
-		// this call finished, and only those move the counters.
+		// One statement for every activity row of the batch; RETURNING names
+		// the harvestend rows this call inserted (the items it finished),
+		// and only those move the counters.
 		var finished []struct {
+			Kind   string
 			ItemID string
 			Count  int64
 		}
@@ -419,11 +408,14 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 				location_id text, container_id text, harvest_id text, profile_id text, name text, source text,
 				item_id text, count bigint, bytes bigint, error text, error_hash text, duration bigint)
 			ON CONFLICT (dedupe_key) DO NOTHING
-			RETURNING item_id, count`, t.job.Extractors, models.MustJSON(endRows(ends))).Scan(&finished).Error; err != nil {
+			RETURNING kind, item_id, count`, t.job.Extractors, models.MustJSON(activityRows(acts))).Scan(&finished).Error; err != nil {
 			return err
 		}
 		var indexed, failures, successes int64
 		for _, f := range finished {
+			if f.Kind != models.ActivityHarvestEnd {
+				continue
+			}
 			if f.Count > 0 {
 				indexed++
 			}
@@ -454,8 +446,9 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 	})
 }
 
-// endRow is the JSON shape of a harvestend row for jsonb_to_recordset.
-type endRow struct {
+// activityRow is the JSON shape of an activity row for jsonb_to_recordset
+// (the extractors column, the same for the whole job, is a parameter).
+type activityRow struct {
 	DedupeKey   string    `json:"dedupe_key"`
 	TS          time.Time `json:"ts"`
 	Kind        string    `json:"kind"`
@@ -474,11 +467,30 @@ type endRow struct {
 	Duration    int64     `json:"duration"`
 }
 
-func endRows(acts []models.Activity) []endRow {
-	out := make([]endRow, len(acts))
+func activityRows(acts []models.Activity) []activityRow {
+	out := make([]activityRow, len(acts))
 	for i, a := range acts {
-		out[i] = endRow{a.DedupeKey, a.TS, a.Kind, a.RequestID, a.LocationID, a.ContainerID, a.HarvestID,
+		out[i] = activityRow{a.DedupeKey, a.TS, a.Kind, a.RequestID, a.LocationID, a.ContainerID, a.HarvestID,
 			a.ProfileID, a.Name, a.Source, a.ItemID, a.Count, a.Bytes, a.Error, a.ErrorHash, a.Duration}
+	}
+	return out
+}
+
+// resultRow is the JSON shape of an item_results row.
+type resultRow struct {
+	ItemID    string      `json:"item_id"`
+	Extractor string      `json:"extractor"`
+	Version   string      `json:"version"`
+	Data      models.JSON `json:"data"`
+	Error     string      `json:"error"`
+	RequestID string      `json:"request_id"`
+	RanAt     time.Time   `json:"ran_at"`
+}
+
+func resultRows(rs []models.ItemResult) []resultRow {
+	out := make([]resultRow, len(rs))
+	for i, r := range rs {
+		out[i] = resultRow{r.ItemID, r.Extractor, r.Version, r.Data, r.Error, r.RequestID, r.RanAt}
 	}
 	return out
 }

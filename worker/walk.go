@@ -9,7 +9,6 @@ import (
 
 	"github.com/hibiken/asynq"
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/internal/jobs"
@@ -19,10 +18,10 @@ import (
 )
 
 // WalkPageSize is how many entries one walk task lists.
-const WalkPageSize = 500
+const WalkPageSize = 1000
 
 // ItemBatchSize is the most items one item task harvests.
-const ItemBatchSize = 50
+const ItemBatchSize = 100
 
 // RecentWalkWindow: a container walked less than this ago is not walked
 // again unless the request sets ignore_recently_walked.
@@ -116,29 +115,34 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 }
 
 // upsertItems records the listed files (restoring any that were deleted)
-// and returns their ids.
+// in one statement and returns their ids.
 func upsertItems(tx *gorm.DB, t *target, entries []storage.Entry) ([]string, error) {
 	if len(entries) == 0 {
 		return nil, nil
 	}
-	now := time.Now().UTC()
-	rows := make([]models.Item, len(entries))
+	type row struct {
+		ID           string    `json:"id"`
+		Path         string    `json:"path"`
+		Name         string    `json:"name"`
+		Size         int64     `json:"size"`
+		ETag         string    `json:"etag"`
+		LastModified time.Time `json:"last_modified"`
+	}
+	rows := make([]row, len(entries))
 	ids := make([]string, len(entries))
 	for i, e := range entries {
-		lm := e.LastModified.UTC()
 		ids[i] = models.ItemID(t.ctr.ID, e.Path)
-		rows[i] = models.Item{ID: ids[i], LocationID: t.loc.ID, ContainerID: t.ctr.ID, Path: e.Path,
-			Name: path.Base(e.Path), Size: e.Size, ETag: e.ETag, LastModified: &lm, Metadata: models.JSON("{}"),
-			LastSeenAt: now, CreatedAt: now, UpdatedAt: now}
+		rows[i] = row{ids[i], e.Path, path.Base(e.Path), e.Size, e.ETag, e.LastModified.UTC()}
 	}
-	err := tx.Clauses(clause.OnConflict{
-		Columns: []clause.Column{{Name: "id"}},
-		DoUpdates: clause.Assignments(map[string]any{
-			"size": gorm.Expr("excluded.size"), "etag": gorm.Expr("excluded.etag"),
-			"last_modified": gorm.Expr("excluded.last_modified"), "last_seen_at": gorm.Expr("excluded.last_seen_at"),
-			"deleted_at": nil, "updated_at": gorm.Expr("excluded.updated_at"),
-		}),
-	}).Omit("harvested_etag", "last_harvested", "mime_type", "harvest_failed").CreateInBatches(rows, 500).Error
+	err := tx.Exec(`INSERT INTO items (id, location_id, container_id, path, name, size, etag, last_modified,
+			last_seen_at, created_at, updated_at)
+		SELECT x.id, ?, ?, x.path, x.name, x.size, x.etag, x.last_modified, now(), now(), now()
+		FROM jsonb_to_recordset(?::jsonb) AS x(id text, path text, name text, size bigint, etag text,
+			last_modified timestamptz)
+		ON CONFLICT (id) DO UPDATE SET size = excluded.size, etag = excluded.etag,
+			last_modified = excluded.last_modified, last_seen_at = excluded.last_seen_at,
+			deleted_at = NULL, updated_at = excluded.updated_at`,
+		t.loc.ID, t.ctr.ID, models.MustJSON(rows)).Error
 	return ids, err
 }
 

@@ -38,7 +38,11 @@ func Run(ctx context.Context, d Deps) error {
 		LogLevel:        asynq.WarnLevel,
 		ShutdownTimeout: 20 * time.Second,
 		RetryDelayFunc:  retryDelay,
-		IsFailure:       func(err error) bool { return err != nil },
+		// asynq waits this long before looking again when every queue is
+		// empty; the default second shows up as latency at each stage of a
+		// harvest (walk page -> item batches -> next page).
+		TaskCheckInterval: 100 * time.Millisecond,
+		IsFailure:         func(err error) bool { return err != nil },
 	})
 	if err := srv.Start(h.Mux()); err != nil {
 		return err

@@ -32,7 +32,7 @@ import (
 )
 
 func main() {
-	smallN := flag.Int("small", 4000, "number of 4 KiB files")
+	smallN := flag.Int("small", 20000, "number of 4 KiB files")
 	largeMiB := flag.Int("large-mib", 1024, "total size of the large files in MiB (two files)")
 	only := flag.String("only", "", "run one suite: harvest or search")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")

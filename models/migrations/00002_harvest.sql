@@ -91,7 +91,9 @@ CREATE TABLE items (
 CREATE INDEX items_location_id ON items (location_id);
 CREATE INDEX items_live ON items (container_id) WHERE deleted_at IS NULL;
 
--- One row per extractor that ran on an item: its data or its error.
+-- One row per extractor that ran on an item: version, error and time of the
+-- run (its data is stored once, in items.metadata; data stays for extractors
+-- whose output is too large for the item document, such as transcripts).
 CREATE TABLE item_results (
     item_id    text NOT NULL REFERENCES items (id) ON DELETE CASCADE,
     extractor  text NOT NULL,

@@ -3,31 +3,43 @@
 
 -- +goose Up
 
--- One row per item document, narrow so that scans stay cheap: flat maps
--- each catalogued leaf path to the array of its distinct scalar values
--- (filters, terms aggregations, exists); dates maps date-valued paths to
--- arrays of epoch seconds (date ranges, sorts, metrics); tsv is the weighted
--- full text. The typed columns copy hot base fields so that their filters
--- and sorts use btree indexes (both directions, missing values last).
--- public is true when no group restricts the document, which lets the
--- planner estimate visibility filters.
+-- Item documents, split by column groups so that each kind of query reads
+-- only what it needs:
+--   search_documents  one row per document: visibility, the base fields
+--                     (sorts and ranges on size, last_modified and name use
+--                     btree indexes in both directions, missing values last)
+--                     and the weighted full text (name A, the rest D).
+--                     Fixed-width columns come first and tsv last, so that
+--                     scans checking visibility or a base field stay cheap.
+--                     public is true when no group restricts the document:
+--                     the common case, and one the planner has statistics for.
+--   search_flat       flat maps each catalogued leaf path to the array of its
+--                     distinct scalar values (terms, exists, terms
+--                     aggregations: GIN); dates maps date-valued paths to
+--                     arrays of epoch seconds (date ranges, sorts, metrics).
+--   search_sources    the documents as results return them.
 CREATE TABLE search_documents (
-    id               text PRIMARY KEY,
-    flat             jsonb NOT NULL DEFAULT '{}',
-    dates            jsonb NOT NULL DEFAULT '{}',
-    tsv              tsvector NOT NULL,
-    type             text NOT NULL DEFAULT 'other',
-    name             text NOT NULL DEFAULT '',
+    public           boolean GENERATED ALWAYS AS (cardinality(location_groups) = 0 AND cardinality(container_groups) = 0) STORED,
     size             bigint,
     last_modified    timestamptz,
+    indexed_at       timestamptz NOT NULL DEFAULT now(),
+    id               text PRIMARY KEY,
+    type             text NOT NULL DEFAULT 'other',
+    name             text NOT NULL DEFAULT '',
+    extension        text NOT NULL DEFAULT '',
+    mime_type        text NOT NULL DEFAULT '',
+    location_id      text NOT NULL DEFAULT '',
+    location_name    text NOT NULL DEFAULT '',
+    container_id     text NOT NULL DEFAULT '',
+    container_name   text NOT NULL DEFAULT '',
     location_groups  text[] NOT NULL DEFAULT '{}',
     container_groups text[] NOT NULL DEFAULT '{}',
-    public           boolean GENERATED ALWAYS AS (cardinality(location_groups) = 0 AND cardinality(container_groups) = 0) STORED,
-    indexed_at       timestamptz NOT NULL DEFAULT now()
+    tsv              tsvector NOT NULL
 );
 CREATE INDEX search_documents_tsv ON search_documents USING gin (tsv);
-CREATE INDEX search_documents_flat ON search_documents USING gin (flat);
 CREATE INDEX search_documents_type ON search_documents (type);
+CREATE INDEX search_documents_location ON search_documents (location_id);
+CREATE INDEX search_documents_container ON search_documents (container_id);
 CREATE INDEX search_documents_size ON search_documents (size);
 CREATE INDEX search_documents_size_desc ON search_documents (size DESC NULLS LAST);
 CREATE INDEX search_documents_last_modified ON search_documents (last_modified);
@@ -35,8 +47,13 @@ CREATE INDEX search_documents_last_modified_desc ON search_documents (last_modif
 CREATE INDEX search_documents_name ON search_documents (name COLLATE "C");
 CREATE INDEX search_documents_name_desc ON search_documents (name COLLATE "C" DESC NULLS LAST);
 
--- The documents as results return them, apart so that scans of
--- search_documents never read them.
+CREATE TABLE search_flat (
+    id    text PRIMARY KEY,
+    flat  jsonb NOT NULL DEFAULT '{}',
+    dates jsonb NOT NULL DEFAULT '{}'
+);
+CREATE INDEX search_flat_flat ON search_flat USING gin (flat);
+
 CREATE TABLE search_sources (
     id  text PRIMARY KEY,
     doc jsonb NOT NULL
@@ -128,4 +145,5 @@ DROP SEQUENCE search_outbox_seq;
 DROP TABLE search_fields;
 DROP TABLE search_segments;
 DROP TABLE search_sources;
+DROP TABLE search_flat;
 DROP TABLE search_documents;
