@@ -154,6 +154,7 @@ func (s *Server) softDeleteItem(c *gin.Context, itemID string) error {
 	if err != nil {
 		return err
 	}
+	s.kickIndex(c)
 	s.removeArtifactFiles(c, files)
 	return nil
 }

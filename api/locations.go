@@ -498,6 +498,7 @@ func (s *Server) deleteLocation(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
+	s.kickIndex(c)
 	s.removeArtifactFiles(c, files)
 	c.JSON(http.StatusOK, gin.H{"id": l.ID, "deleted": true})
 	return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/metaharvest/metaharvest/internal/auth"
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/jobs"
+	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/internal/queue"
 )
 
@@ -27,6 +28,8 @@ type Deps struct {
 	Logger *slog.Logger
 	// Extractors is the extractor registry (extractors.Default when nil).
 	Extractors *extractors.Registry
+	// Search is the search engine the search endpoints query.
+	Search search.Engine
 }
 
 // Server serves the HTTP interface.

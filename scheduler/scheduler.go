@@ -59,6 +59,11 @@ func Run(ctx context.Context, d Deps) error {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
+		// Safety net for the search index: a kick lost to a crash (or an
+		// engine that was down) is retried here.
+		if err := jobs.KickIndex(ctx, s.d.Queue, s.starter.Names); err != nil {
+			s.d.Logger.Warn("kick search index", slog.String("error", err.Error()))
+		}
 		if n, err := s.Plan(ctx, time.Now()); err != nil {
 			s.d.Logger.Error("plan live harvests", slog.String("error", err.Error()))
 		} else if n > 0 {

@@ -111,7 +111,11 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 		}
 		return jobs.Enqueue(ctx, h.Queue, nt, jobs.WalkTaskOptions(h.names, t.job.RequestID, next)...)
 	}
-	return h.finishWalk(ctx, t, "")
+	if err := h.finishWalk(ctx, t, ""); err != nil {
+		return err
+	}
+	h.kickIndex(ctx) // files that disappeared leave the index
+	return nil
 }
 
 // upsertItems records the listed files (restoring any that were deleted)

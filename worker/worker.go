@@ -13,6 +13,7 @@ import (
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/queue"
+	"github.com/metaharvest/metaharvest/search"
 )
 
 // Deps are the collaborators of a worker process.
@@ -24,6 +25,7 @@ type Deps struct {
 	RedisOpt   asynq.RedisConnOpt
 	Logger     *slog.Logger
 	Extractors *extractors.Registry // extractors.Default when nil
+	Search     search.Engine        // nil: nothing is indexed (tests of harvesting alone)
 }
 
 // Run serves tasks until ctx ends, then lets running tasks finish (asynq
@@ -57,6 +59,7 @@ func (h *Handler) Mux() *asynq.ServeMux {
 	mux := asynq.NewServeMux()
 	mux.HandleFunc(queue.TypeWalk, h.Walk)
 	mux.HandleFunc(queue.TypeItem, h.Item)
+	mux.HandleFunc(queue.TypeIndex, h.Index)
 	return mux
 }
 

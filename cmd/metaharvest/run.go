@@ -17,6 +17,9 @@ import (
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/scheduler"
+	"github.com/metaharvest/metaharvest/search"
+	_ "github.com/metaharvest/metaharvest/search/meili"    // search backend, chosen by MEILI_URL
+	_ "github.com/metaharvest/metaharvest/search/postgres" // search backend without MEILI_URL
 	"github.com/metaharvest/metaharvest/worker"
 )
 
@@ -36,7 +39,7 @@ func run(ctx context.Context, role string, cfg config.Config, logger *slog.Logge
 		}
 		logger.Info("migrations applied")
 		return nil
-	case "api", "worker", "scheduler", "all":
+	case "api", "worker", "scheduler", "all", "reindex":
 	default:
 		return errUsage
 	}
@@ -61,6 +64,19 @@ func run(ctx context.Context, role string, cfg config.Config, logger *slog.Logge
 	}
 	client := asynq.NewClient(redisOpt)
 	defer client.Close()
+	engine, err := search.Open(search.Config{DB: db, MeiliURL: cfg.MeiliURL, MeiliAPIKey: cfg.MeiliAPIKey,
+		MeiliIndexPrefix: cfg.RedisNamespace, Logger: logger})
+	if err != nil {
+		return err
+	}
+	if role == "reindex" {
+		n, err := search.Reindex(ctx, db, engine)
+		if err != nil {
+			return err
+		}
+		logger.Info("search index rebuilt", slog.String("engine", engine.Name()), slog.Int("items", n))
+		return nil
+	}
 
 	g, ctx := errgroup.WithContext(ctx)
 	if role == "api" || role == "all" {
@@ -71,13 +87,13 @@ func run(ctx context.Context, role string, cfg config.Config, logger *slog.Logge
 		if created {
 			logger.Info("bootstrap admin created", slog.String("email", cfg.AdminEmail))
 		}
-		srv, err := api.New(ctx, api.Deps{Config: cfg, DB: db, Redis: rdb, Queue: client, Logger: logger})
+		srv, err := api.New(ctx, api.Deps{Config: cfg, DB: db, Redis: rdb, Queue: client, Logger: logger, Search: engine})
 		if err != nil {
 			return err
 		}
 		g.Go(func() error { return serveHTTP(ctx, cfg.HTTPAddr, srv.Handler(), logger) })
 	}
-	deps := worker.Deps{Config: cfg, DB: db, Redis: rdb, Queue: client, RedisOpt: redisOpt, Logger: logger}
+	deps := worker.Deps{Config: cfg, DB: db, Redis: rdb, Queue: client, RedisOpt: redisOpt, Logger: logger, Search: engine}
 	if role == "worker" || role == "all" {
 		g.Go(func() error { return worker.Run(ctx, deps) })
 	}

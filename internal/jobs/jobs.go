@@ -248,3 +248,15 @@ func firstNonEmpty(v ...string) string {
 	}
 	return ""
 }
+
+// KickIndex asks for a drain of the search outbox soon. Calls within a few
+// seconds coalesce into one task; the scheduler also kicks periodically, so
+// a kick lost to a crash only delays indexing.
+func KickIndex(ctx context.Context, c *asynq.Client, n queue.Names) error {
+	t, err := queue.NewTask(queue.TypeIndex, queue.IndexPayload{})
+	if err != nil {
+		return err
+	}
+	return Enqueue(ctx, c, t, asynq.Queue(n.Index()), asynq.Unique(3*time.Second),
+		asynq.ProcessIn(300*time.Millisecond), asynq.MaxRetry(25), asynq.Timeout(30*time.Minute))
+}
