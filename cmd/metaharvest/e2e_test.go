@@ -162,6 +162,26 @@ func TestHarvestThroughAPIAndWorkerProcesses(t *testing.T) {
 		t.Fatalf("data summary: %v", summary)
 	}
 
+	// The workers index what they harvested: every file becomes findable,
+	// by name and by an extracted field.
+	deadline = time.Now().Add(time.Minute)
+	for {
+		r := c.call("POST", "/api/data/search", map[string]any{"filters": map[string]any{
+			"terms": []map[string]any{{"field": "location_id", "value": locID}}}}, 200)
+		if int(r["total_hits"].(float64)) == len(sha) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("search finds %v of %d harvested files", r["total_hits"], len(sha))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	hit := c.call("POST", "/api/data/search", map[string]any{"query": "exif", "filters": map[string]any{
+		"terms": []map[string]any{{"field": "hashes.sha256", "value": sha["exif.jpg"]}}}}, 200)
+	if hit["total_hits"].(float64) != 1 {
+		t.Fatalf("search by name and sha256: %v", hit)
+	}
+
 	// An upload starts a harvest of that file.
 	up := c.call("POST", "/files/uploadstore/inbox/note.txt", []byte("uploaded through the api\n"), 201)
 	deadline = time.Now().Add(time.Minute)
