@@ -15,8 +15,8 @@ import (
 	"github.com/metaharvest/metaharvest/internal/auth"
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/jobs"
-	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/internal/queue"
+	"github.com/metaharvest/metaharvest/search"
 )
 
 // Deps are the collaborators of the api, passed in by main (or a test).
