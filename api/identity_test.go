@@ -455,3 +455,23 @@ func TestBodyLimitAndContentTypeless(t *testing.T) {
 	r := e.doRaw("POST", "/api/data/roles", e.adminToken, []byte(`{"name":"plain"}`), "")
 	r.status(201)
 }
+
+// Behind a configured proxy the client is the X-Forwarded-For address, so
+// one client's failures do not block another's.
+func TestClientLimitTrustsConfiguredProxy(t *testing.T) {
+	t.Parallel()
+	// httptest requests come from 192.0.2.1.
+	e := newEnv(t, func(c *config.Config) { c.LoginMaxFailures = 1; c.TrustedProxies = []string{"192.0.2.1"} })
+	for i := 0; i < 4; i++ {
+		req := map[string]string{"email": fmt.Sprintf("p%d@example.com", i), "password": "x-password"}
+		e.doWithHeader("POST", "/api/login", req, "X-Forwarded-For", "10.0.0.1").status(401)
+	}
+	blocked := e.doWithHeader("POST", "/api/login", map[string]string{"email": "q@example.com", "password": "x-password"}, "X-Forwarded-For", "10.0.0.1")
+	if blocked.Code != 429 {
+		t.Fatalf("client 10.0.0.1 after 4 failures: %d", blocked.Code)
+	}
+	other := e.doWithHeader("POST", "/api/login", map[string]string{"email": "q@example.com", "password": "x-password"}, "X-Forwarded-For", "10.0.0.2")
+	if other.Code != 401 {
+		t.Fatalf("another client behind the proxy is blocked: %d", other.Code)
+	}
+}
