@@ -34,83 +34,60 @@ func (s *Server) engine() (search.Engine, error) {
 	return s.Search, nil
 }
 
-func (s *Server) search(c *gin.Context) error {
+// withEngine runs a query against the engine with the caller's visibility
+// and writes its answer: the one path of every search endpoint.
+func (s *Server) withEngine(c *gin.Context, query func(search.Engine, search.Visibility) (any, error)) error {
 	eng, err := s.engine()
 	if err != nil {
 		return err
 	}
+	vis, err := s.searchVisibility(c)
+	if err != nil {
+		return err
+	}
+	res, err := query(eng, vis)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, res)
+	return nil
+}
+
+func (s *Server) search(c *gin.Context) error {
 	var req search.Request
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	vis, err := s.searchVisibility(c)
-	if err != nil {
-		return err
-	}
-	res, err := eng.Search(c.Request.Context(), req, vis)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, res)
-	return nil
+	return s.withEngine(c, func(eng search.Engine, vis search.Visibility) (any, error) {
+		return eng.Search(c.Request.Context(), req, vis)
+	})
 }
 
 func (s *Server) searchAnalytics(c *gin.Context) error {
-	eng, err := s.engine()
-	if err != nil {
-		return err
-	}
-	vis, err := s.searchVisibility(c)
-	if err != nil {
-		return err
-	}
-	res, err := eng.Analytics(c.Request.Context(), vis)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, res)
-	return nil
+	return s.withEngine(c, func(eng search.Engine, vis search.Visibility) (any, error) {
+		return eng.Analytics(c.Request.Context(), vis)
+	})
 }
 
 func (s *Server) searchSegments(c *gin.Context) error {
-	eng, err := s.engine()
-	if err != nil {
-		return err
-	}
 	var req search.SegmentRequest
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	vis, err := s.searchVisibility(c)
-	if err != nil {
-		return err
-	}
-	res, err := eng.SearchSegments(c.Request.Context(), req, vis)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, res)
-	return nil
+	return s.withEngine(c, func(eng search.Engine, vis search.Visibility) (any, error) {
+		return eng.SearchSegments(c.Request.Context(), req, vis)
+	})
 }
 
 func (s *Server) getSegment(c *gin.Context) error {
-	eng, err := s.engine()
-	if err != nil {
-		return err
-	}
-	vis, err := s.searchVisibility(c)
-	if err != nil {
-		return err
-	}
-	seg, err := eng.GetSegment(c.Request.Context(), c.Param("id"), vis)
-	switch {
-	case errors.Is(err, search.ErrNotFound):
-		return apperr.NotFound("segment", c.Param("id"))
-	case errors.Is(err, search.ErrNotVisible):
-		return apperr.Forbidden("this segment is not visible to you")
-	case err != nil:
-		return err
-	}
-	c.JSON(http.StatusOK, seg)
-	return nil
+	return s.withEngine(c, func(eng search.Engine, vis search.Visibility) (any, error) {
+		seg, err := eng.GetSegment(c.Request.Context(), c.Param("id"), vis)
+		switch {
+		case errors.Is(err, search.ErrNotFound):
+			return nil, apperr.NotFound("segment", c.Param("id"))
+		case errors.Is(err, search.ErrNotVisible):
+			return nil, apperr.Forbidden("this segment is not visible to you")
+		}
+		return seg, err
+	})
 }
