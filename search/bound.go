@@ -64,7 +64,7 @@ func ParseBound(s string, now time.Time, upper bool) (Bound, error) {
 	}
 	if len(s) == 10 {
 		t, err := time.Parse("2006-01-02", s)
-		if err != nil {
+		if err != nil || t.Year() < 1 {
 			return Bound{}, fmt.Errorf("%q is not a date (YYYY-MM-DD)", s)
 		}
 		if upper {
@@ -74,7 +74,10 @@ func ParseBound(s string, now time.Time, upper bool) (Bound, error) {
 	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04"} {
 		if t, err := time.Parse(layout, s); err == nil {
-			return Bound{Kind: KindDate, Time: t.UTC()}, nil
+			if t = t.UTC(); t.Year() < 1 || t.Year() > 9999 {
+				return Bound{}, fmt.Errorf("%q is out of range", s)
+			}
+			return Bound{Kind: KindDate, Time: t}, nil
 		}
 	}
 	return Bound{}, fmt.Errorf("%q is neither a number, a date, a timestamp nor now-relative", s)

@@ -5,11 +5,13 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"time"
 
 	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/models"
 )
@@ -60,28 +62,62 @@ type claimed struct {
 // Drain indexes dirty items until the outbox is empty (or ctx ends), batch
 // items at a time: it builds their documents from Postgres, upserts them
 // (deletes the documents and segments of deleted items), and only then
-// removes their outbox rows. When the engine refuses, the rows stay and the
-// error is returned. n counts the items indexed or deleted.
+// removes their outbox rows. When the engine is down the rows stay and the
+// error (a 503) is returned at once. A document the engine refuses (a bug,
+// not an outage) stays dirty without holding up the others: the rest is
+// indexed and the refusals are returned together. n counts the items
+// indexed or deleted.
 func Drain(ctx context.Context, db *gorm.DB, engine Engine, batch int) (n int, err error) {
 	if batch <= 0 {
 		batch = 500
 	}
+	var refused []error
 	for {
 		if err := ctx.Err(); err != nil {
-			return n, err
+			return n, errors.Join(append(refused, err)...)
 		}
-		done, err := drainOnce(ctx, db, engine, batch)
+		done, bad, err := drainOnce(ctx, db, engine, batch)
 		n += done
-		if err != nil || done == 0 {
-			return n, err
+		if err != nil {
+			return n, errors.Join(append(refused, err)...)
+		}
+		refused = append(refused, bad...)
+		if done == 0 {
+			// Nothing left, or only documents the engine refuses.
+			return n, errors.Join(refused...)
 		}
 	}
 }
 
-func drainOnce(ctx context.Context, db *gorm.DB, engine Engine, batch int) (int, error) {
+func unavailable(err error) bool {
+	ae, ok := apperr.As(err)
+	return ok && ae.Status == http.StatusServiceUnavailable
+}
+
+// upsertEach indexes documents one by one after the engine refused their
+// batch, so that one document it cannot take does not hold up the others.
+// It returns the ids indexed and one error per document refused; an engine
+// that is down stops it.
+func upsertEach(ctx context.Context, engine Engine, docs []Document) (ok []string, refused []error, err error) {
+	for _, d := range docs {
+		if err := engine.Upsert(ctx, []Document{d}); err != nil {
+			if unavailable(err) || ctx.Err() != nil {
+				return nil, nil, err
+			}
+			refused = append(refused, fmt.Errorf("index item %s: %w", d.ID(), err))
+			continue
+		}
+		ok = append(ok, d.ID())
+	}
+	return ok, refused, nil
+}
+
+// drainOnce indexes one batch. done counts the items indexed or removed;
+// refused holds the items the engine would not take (they stay dirty).
+func drainOnce(ctx context.Context, db *gorm.DB, engine Engine, batch int) (done int, refused []error, err error) {
 	token := ids.New()
 	var rows []claimed
-	err := db.WithContext(ctx).Raw(`
+	err = db.WithContext(ctx).Raw(`
 UPDATE search_outbox o SET claimed_until = now() + make_interval(secs => ?), claim_token = ?
 WHERE o.item_id IN (
     SELECT item_id FROM search_outbox
@@ -91,10 +127,10 @@ WHERE o.item_id IN (
     FOR UPDATE SKIP LOCKED)
 RETURNING o.item_id, o.seq`, claimLease.Seconds(), token, batch).Scan(&rows).Error
 	if err != nil {
-		return 0, fmt.Errorf("claim search outbox: %w", err)
+		return 0, nil, fmt.Errorf("claim search outbox: %w", err)
 	}
 	if len(rows) == 0 {
-		return 0, nil
+		return 0, nil, nil
 	}
 	release := func() error {
 		// A fresh context: the rows must be released even when ctx ended.
@@ -102,17 +138,16 @@ RETURNING o.item_id, o.seq`, claimLease.Seconds(), token, batch).Scan(&rows).Err
 		defer cancel()
 		return db.WithContext(rctx).Exec(`UPDATE search_outbox SET claimed_until = NULL, claim_token = NULL WHERE claim_token = ?`, token).Error
 	}
-	fail := func(err error) (int, error) {
+	fail := func(err error) (int, []error, error) {
 		if rerr := release(); rerr != nil {
 			err = errors.Join(err, fmt.Errorf("release search outbox claims: %w", rerr))
 		}
-		return 0, err
+		return 0, nil, err
 	}
 
 	itemIDs := make([]string, len(rows))
-	seqs := make([]int64, len(rows))
 	for i, r := range rows {
-		itemIDs[i], seqs[i] = r.ItemID, r.Seq
+		itemIDs[i] = r.ItemID
 	}
 	docs, err := BuildDocuments(ctx, db, itemIDs)
 	if err != nil {
@@ -127,9 +162,23 @@ RETURNING o.item_id, o.seq`, claimLease.Seconds(), token, batch).Scan(&rows).Err
 			gone = append(gone, id)
 		}
 	}
+	skip := map[string]bool{}
 	if len(upserts) > 0 {
 		if err := engine.Upsert(ctx, upserts); err != nil {
-			return fail(fmt.Errorf("index %d items: %w", len(upserts), err))
+			if unavailable(err) || ctx.Err() != nil {
+				return fail(fmt.Errorf("index %d items: %w", len(upserts), err))
+			}
+			indexed, bad, err := upsertEach(ctx, engine, upserts)
+			if err != nil {
+				return fail(fmt.Errorf("index %d items: %w", len(upserts), err))
+			}
+			for _, d := range upserts {
+				skip[d.ID()] = true
+			}
+			for _, id := range indexed {
+				delete(skip, id)
+			}
+			refused = bad
 		}
 	}
 	if len(gone) > 0 {
@@ -140,19 +189,28 @@ RETURNING o.item_id, o.seq`, claimLease.Seconds(), token, batch).Scan(&rows).Err
 			return fail(fmt.Errorf("remove segments of %d items from the index: %w", len(gone), err))
 		}
 	}
+	var doneIDs []string
+	var doneSeqs []int64
+	for _, r := range rows {
+		if !skip[r.ItemID] {
+			doneIDs = append(doneIDs, r.ItemID)
+			doneSeqs = append(doneSeqs, r.Seq)
+		}
+	}
 	err = db.WithContext(ctx).Exec(`
 DELETE FROM search_outbox o
 USING unnest(?::text[], ?::bigint[]) AS done(item_id, seq)
 WHERE o.item_id = done.item_id AND o.seq = done.seq AND o.claim_token = ?`,
-		models.Strings(itemIDs), int64Array(seqs), token).Error
+		models.Strings(doneIDs), int64Array(doneSeqs), token).Error
 	if err != nil {
 		return fail(fmt.Errorf("clear search outbox: %w", err))
 	}
-	// Rows whose item changed meanwhile are left, unclaimed, for the next round.
+	// Rows whose item changed meanwhile, and refused ones, are left
+	// unclaimed for the next round.
 	if err := release(); err != nil {
-		return len(rows), fmt.Errorf("release search outbox claims: %w", err)
+		return len(doneIDs), refused, fmt.Errorf("release search outbox claims: %w", err)
 	}
-	return len(rows), nil
+	return len(doneIDs), refused, nil
 }
 
 // Reindex rebuilds the index from scratch: it resets the engine, marks every

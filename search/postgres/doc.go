@@ -1,17 +1,26 @@
 // Package postgres is the search backend that keeps its index in Postgres
 // (migration 00003_search): always available, used when MEILI_URL is unset.
+// It registers itself with search.Register as "postgres".
 //
-// Documents live in search_documents: doc (returned as is), flat (each
-// catalogued leaf path mapped to the array of its scalar values, GIN-indexed:
-// terms are jsonb containment, exists is ?|), dates (epoch seconds of date
-// values: date ranges, sorts and metrics), a weighted tsvector (name A, other
-// text D) and btree-indexed copies of type, name, size and last_modified.
-// Full text uses websearch_to_tsquery('simple', ...) with the last word also
-// matched as a prefix, ranks with ts_rank_cd(..., 32) (0..1), and highlights
-// with ts_headline. Every user value is a query parameter; field names are
-// checked against the catalogue (search_fields) before they reach SQL, and
-// then only as parameters too. Numeric and date casts are guarded by CASE on
-// jsonb_typeof, so a stray string never makes a query fail.
+// Each document is split by what queries read: search_documents holds
+// visibility, the base fields (btree-indexed sorts and ranges on size,
+// last_modified and name) and the weighted tsvector; search_flat maps each
+// catalogued leaf path to its values (GIN: terms are jsonb containment,
+// exists is ?|) and date paths to epoch seconds; search_sources holds the
+// document results return, read for the page only. Segments live in one
+// table, search_segments.
 //
-// The package registers itself with search.Register as "postgres".
+// Full text uses websearch_to_tsquery('simple', ...) over each value and its
+// split form ("holiday_video.mp4" also indexes holiday, video, mp4), with the
+// last word also matched as a prefix; ts_rank_cd(..., 32) gives scores in
+// 0..1 and ts_headline the <em> highlights of the fields searched. Every user
+// value reaches SQL as a parameter; field names are checked against the
+// catalogue (search_fields) and are parameters too. Numeric and date casts
+// are guarded by CASE on jsonb_typeof, so a string where a number is
+// expected is skipped, never an error.
+//
+// Searches run as unnamed statements planned with their actual values, and
+// the page, the count and each aggregation run at once. total_hits is exact
+// up to ExactTotalLimit (default 1,000) and estimated beyond from a fixed
+// block sample of about 8,000 rows, as the reference allows ("approximate").
 package postgres

@@ -11,13 +11,17 @@ import (
 	"github.com/metaharvest/metaharvest/search"
 )
 
-// table describes an index table and the fields that have a column of their
-// own (btree-indexed, cheaper than the jsonb maps).
+// table describes an index: its core table (alias d), where the text and the
+// flat maps live, and the fields that have a column of their own
+// (btree-indexed, cheaper than the jsonb maps).
 type table struct {
 	name string
 	// source holds the documents results return (column doc, key id).
 	source string
-	scope  search.Scope
+	// textJoin/flatJoin join the tables holding tsv (alias tx) and
+	// flat/dates (alias fx); empty when the core table holds them (tx, fx = d).
+	textJoin, flatJoin string
+	tx, fx             string
 	// strCols: string fields (terms, string sorts, terms aggregations).
 	strCols map[string]string
 	// numCols: number fields; integer ones compare with integer bounds so
@@ -36,15 +40,23 @@ var (
 	itemsTable = table{
 		name:     "search_documents",
 		source:   "search_sources",
-		scope:    search.ScopeItems,
-		strCols:  map[string]string{search.FieldID: "d.id", search.FieldType: "d.type", search.FieldName: "d.name"},
+		flatJoin: "JOIN search_flat f ON f.id = d.id",
+		tx:       "d",
+		fx:       "f",
+		strCols: map[string]string{
+			search.FieldID: "d.id", search.FieldType: "d.type", search.FieldName: "d.name",
+			search.FieldExtension: "d.extension", search.FieldMimeType: "d.mime_type",
+			search.FieldLocationID: "d.location_id", search.FieldLocationName: "d.location_name",
+			search.FieldContainerID: "d.container_id", search.FieldContainerName: "d.container_name",
+		},
 		numCols:  map[string]numCol{search.FieldSize: {"d.size", true}},
 		dateCols: map[string]string{search.FieldLastModified: "d.last_modified"},
 	}
 	segmentsTable = table{
 		name:     "search_segments",
 		source:   "search_segments",
-		scope:    search.ScopeSegments,
+		tx:       "d",
+		fx:       "d",
 		strCols:  map[string]string{search.FieldID: "d.id", "item_id": "d.item_id"},
 		numCols:  map[string]numCol{"time": {"d.time", false}},
 		dateCols: map[string]string{},
@@ -62,54 +74,86 @@ func (q *query) arg(v any) string {
 	return "$" + strconv.Itoa(len(q.args))
 }
 
-// clone copies the arguments so that statements sharing a WHERE clause can
-// append their own.
-func (q *query) clone() *query {
-	return &query{args: append([]any(nil), q.args...)}
-}
-
-// compiled is a plan turned into SQL fragments over "d".
+// compiled is a plan turned into SQL fragments.
 type compiled struct {
+	t     table
 	q     *query
 	where string
 	tsq   string // tsquery expression, "" without a text query
 	score string
+	// needText/needFlat: the WHERE clause reads tx/fx.
+	needText, needFlat bool
+}
+
+// stmt is one statement built on the compiled WHERE clause: its own
+// arguments (after the clause's) and its own needs of the joined tables.
+type stmt struct {
+	c    *compiled
+	q    *query
+	flat bool
+}
+
+func (c *compiled) stmt() *stmt {
+	return &stmt{c: c, q: &query{args: append([]any(nil), c.q.args...)}}
+}
+
+func (s *stmt) arg(v any) string { return s.q.arg(v) }
+
+// fcol names a column of the flat table and notes that it is read.
+func (s *stmt) fcol(col string) string {
+	s.flat = true
+	return s.c.t.fx + "." + col
+}
+
+// from is the FROM clause: the core table and the joins the statement reads.
+func (s *stmt) from() string {
+	f := s.c.t.name + " d"
+	if s.c.needText && s.c.t.textJoin != "" {
+		f += " " + s.c.t.textJoin
+	}
+	if (s.c.needFlat || s.flat) && s.c.t.flatJoin != "" {
+		f += " " + s.c.t.flatJoin
+	}
+	return f
 }
 
 func compile(t table, p *search.Plan, vis search.Visibility) *compiled {
-	q := &query{}
-	c := &compiled{q: q, score: "1::float8"}
+	c := &compiled{t: t, q: &query{}, score: "1::float8"}
+	s := &stmt{c: c, q: c.q}
 	var conds []string
 	if !vis.All {
 		// public (no group at all) comes first: it is the common case, and
 		// the one the planner has statistics for.
-		g := q.arg(nonNil(vis.GroupIDs))
+		g := s.arg(nonNil(vis.GroupIDs))
 		conds = append(conds, fmt.Sprintf(
 			"(d.public OR ((cardinality(d.location_groups) = 0 OR d.location_groups && %[1]s::text[]) AND (cardinality(d.container_groups) = 0 OR d.container_groups && %[1]s::text[])))", g))
 	}
 	if p.Query != "" {
-		c.tsq = tsQuery(q, p)
-		conds = append(conds, fmt.Sprintf("d.tsv @@ %s", c.tsq))
+		c.needText = true
+		c.tsq = tsQuery(s.q, p)
+		tsv := t.tx + ".tsv"
+		conds = append(conds, fmt.Sprintf("%s @@ %s", tsv, c.tsq))
 		if len(p.SearchFields) > 0 {
-			conds = append(conds, fmt.Sprintf("to_tsvector('simple', search_tsv_text(search_text(d.flat, %s::text[]))) @@ %s", q.arg(p.SearchFields), c.tsq))
+			conds = append(conds, fmt.Sprintf("to_tsvector('simple', search_tsv_text(search_text(%s, %s::text[]))) @@ %s", s.fcol("flat"), s.arg(p.SearchFields), c.tsq))
 		}
-		c.score = fmt.Sprintf("ts_rank_cd(d.tsv, %s, 32)::float8", c.tsq)
+		c.score = fmt.Sprintf("ts_rank_cd(%s, %s, 32)::float8", tsv, c.tsq)
 	}
 	if len(p.Types) > 0 {
-		conds = append(conds, fmt.Sprintf("d.type = ANY(%s::text[])", q.arg(p.Types)))
+		conds = append(conds, fmt.Sprintf("d.type = ANY(%s::text[])", s.arg(p.Types)))
 	}
 	for _, tc := range p.Terms {
-		conds = append(conds, termCond(t, q, tc))
+		conds = append(conds, s.termCond(tc))
 	}
 	for _, rc := range p.Ranges {
-		conds = append(conds, rangeCond(t, q, rc))
+		conds = append(conds, s.rangeCond(rc))
 	}
 	for _, ec := range p.Exists {
-		conds = append(conds, fmt.Sprintf("d.flat ?| %s::text[]", q.arg(ec.Leaves)))
+		conds = append(conds, fmt.Sprintf("%s ?| %s::text[]", s.fcol("flat"), s.arg(ec.Leaves)))
 	}
 	for _, ec := range p.NotExists {
-		conds = append(conds, fmt.Sprintf("NOT (d.flat ?| %s::text[])", q.arg(ec.Leaves)))
+		conds = append(conds, fmt.Sprintf("NOT (%s ?| %s::text[])", s.fcol("flat"), s.arg(ec.Leaves)))
 	}
+	c.needFlat = s.flat
 	if len(conds) == 0 {
 		c.where = "true"
 	} else {
@@ -132,14 +176,25 @@ func tsQuery(q *query, p *search.Plan) string {
 // termCond: the field holds one of the values. Through the flat map a value
 // matches as a string, as the equal number and as a boolean, each a jsonb
 // containment the GIN index answers.
-func termCond(t table, q *query, tc search.TermCond) string {
-	if col, ok := t.strCols[tc.Field]; ok {
-		return fmt.Sprintf("%s = ANY(%s::text[])", col, q.arg(tc.Values))
+func (s *stmt) termCond(tc search.TermCond) string {
+	if col, ok := s.c.t.strCols[tc.Field]; ok {
+		// An empty string is no value (as in the flat map).
+		var vals []string
+		for _, v := range tc.Values {
+			if v != "" {
+				vals = append(vals, v)
+			}
+		}
+		if len(vals) == 0 {
+			return "false"
+		}
+		return fmt.Sprintf("%s = ANY(%s::text[])", col, s.arg(vals))
 	}
+	flat := s.fcol("flat")
 	var ors []string
 	for _, v := range tc.Values {
 		for _, cand := range termCandidates(tc.Field, v) {
-			ors = append(ors, fmt.Sprintf("d.flat @> %s::jsonb", q.arg(cand)))
+			ors = append(ors, fmt.Sprintf("%s @> %s::jsonb", flat, s.arg(cand)))
 		}
 	}
 	return "(" + strings.Join(ors, " OR ") + ")"
@@ -164,55 +219,53 @@ func termCandidates(field, v string) []string {
 	return out
 }
 
-func rangeCond(t table, q *query, rc search.RangeCond) string {
+func (s *stmt) rangeCond(rc search.RangeCond) string {
 	var parts []string
-	cmp := func(expr string, b *search.Bound, op string, castAs string, val any) {
-		if b != nil {
-			parts = append(parts, fmt.Sprintf("%s %s %s::%s", expr, op, q.arg(val), castAs))
-		}
+	cmp := func(expr, op, castAs string, val any) {
+		parts = append(parts, fmt.Sprintf("%s %s %s::%s", expr, op, s.arg(val), castAs))
 	}
-	if nc, ok := t.numCols[rc.Field]; ok && rc.Kind == search.KindNumber {
+	if nc, ok := s.c.t.numCols[rc.Field]; ok && rc.Kind == search.KindNumber {
 		if nc.integer {
 			// Integer bounds keep the comparison on the bigint column indexable.
 			if rc.From != nil {
-				cmp(nc.expr, rc.From, ">=", "bigint", clampInt(math.Ceil(rc.From.Num)))
+				cmp(nc.expr, ">=", "bigint", clampInt(math.Ceil(rc.From.Num)))
 			}
 			if rc.To != nil {
-				cmp(nc.expr, rc.To, "<=", "bigint", clampInt(math.Floor(rc.To.Num)))
+				cmp(nc.expr, "<=", "bigint", clampInt(math.Floor(rc.To.Num)))
 			}
 		} else {
 			if rc.From != nil {
-				cmp(nc.expr, rc.From, ">=", "float8", rc.From.Num)
+				cmp(nc.expr, ">=", "float8", rc.From.Num)
 			}
 			if rc.To != nil {
-				cmp(nc.expr, rc.To, "<=", "float8", rc.To.Num)
+				cmp(nc.expr, "<=", "float8", rc.To.Num)
 			}
 		}
 		return "(" + strings.Join(parts, " AND ") + ")"
 	}
-	if col, ok := t.dateCols[rc.Field]; ok && rc.Kind == search.KindDate {
+	if col, ok := s.c.t.dateCols[rc.Field]; ok && rc.Kind == search.KindDate {
 		if rc.From != nil {
-			cmp(col, rc.From, ">=", "timestamptz", rc.From.Time.UTC().Format(time.RFC3339Nano))
+			cmp(col, ">=", "timestamptz", rc.From.Time.UTC().Format(time.RFC3339Nano))
 		}
 		if rc.To != nil {
-			cmp(col, rc.To, "<=", "timestamptz", rc.To.Time.UTC().Format(time.RFC3339Nano))
+			cmp(col, "<=", "timestamptz", rc.To.Time.UTC().Format(time.RFC3339Nano))
 		}
 		return "(" + strings.Join(parts, " AND ") + ")"
 	}
 	// Any element within both bounds. CASE guards the cast: a string where a
 	// number is expected is skipped, never an error.
-	src := "d.flat"
+	src := s.fcol("flat")
 	if rc.Kind == search.KindDate {
-		src = "d.dates"
+		src = s.fcol("dates")
 	}
 	x := "(CASE WHEN jsonb_typeof(v) = 'number' THEN (v)::float8 END)"
 	if rc.From != nil {
-		cmp(x, rc.From, ">=", "float8", rc.From.Seconds())
+		cmp(x, ">=", "float8", rc.From.Seconds())
 	}
 	if rc.To != nil {
-		cmp(x, rc.To, "<=", "float8", rc.To.Seconds())
+		cmp(x, "<=", "float8", rc.To.Seconds())
 	}
-	return fmt.Sprintf("EXISTS (SELECT 1 FROM jsonb_array_elements(%s -> %s::text) v WHERE %s)", src, q.arg(rc.Field), strings.Join(parts, " AND "))
+	return fmt.Sprintf("EXISTS (SELECT 1 FROM jsonb_array_elements(%s -> %s::text) v WHERE %s)", src, s.arg(rc.Field), strings.Join(parts, " AND "))
 }
 
 func clampInt(f float64) int64 {
@@ -226,41 +279,39 @@ func clampInt(f float64) int64 {
 }
 
 // sortExpr is the ORDER BY expression of a sort key.
-func sortExpr(t table, q *query, k search.SortKey) string {
+func (s *stmt) sortExpr(k search.SortKey) string {
+	t := s.c.t
 	switch k.Kind {
 	case search.KindNumber:
 		if nc, ok := t.numCols[k.Field]; ok {
 			return nc.expr
 		}
-		p := q.arg(k.Field)
-		return fmt.Sprintf("(CASE WHEN jsonb_typeof(d.flat -> %[1]s::text -> 0) = 'number' THEN (d.flat -> %[1]s::text -> 0)::float8 END)", p)
+		return fmt.Sprintf("(CASE WHEN jsonb_typeof(%[1]s -> %[2]s::text -> 0) = 'number' THEN (%[1]s -> %[2]s::text -> 0)::float8 END)", s.fcol("flat"), s.arg(k.Field))
 	case search.KindDate:
 		if col, ok := t.dateCols[k.Field]; ok {
 			return col
 		}
-		p := q.arg(k.Field)
-		return fmt.Sprintf("(CASE WHEN jsonb_typeof(d.dates -> %[1]s::text -> 0) = 'number' THEN (d.dates -> %[1]s::text -> 0)::float8 END)", p)
+		return fmt.Sprintf("(CASE WHEN jsonb_typeof(%[1]s -> %[2]s::text -> 0) = 'number' THEN (%[1]s -> %[2]s::text -> 0)::float8 END)", s.fcol("dates"), s.arg(k.Field))
 	default:
 		if col, ok := t.strCols[k.Field]; ok {
 			return col + ` COLLATE "C"`
 		}
-		p := q.arg(k.Field)
-		return fmt.Sprintf(`(CASE WHEN jsonb_typeof(d.flat -> %[1]s::text -> 0) = 'string' THEN d.flat -> %[1]s::text ->> 0 END) COLLATE "C"`, p)
+		return fmt.Sprintf(`(CASE WHEN jsonb_typeof(%[1]s -> %[2]s::text -> 0) = 'string' THEN %[1]s -> %[2]s::text ->> 0 END) COLLATE "C"`, s.fcol("flat"), s.arg(k.Field))
 	}
 }
 
 // orderBy: the sort keys (missing values last), then relevance, then _id,
 // so that pages never overlap.
-func orderBy(t table, q *query, p *search.Plan, c *compiled, defaultKey string) string {
+func (s *stmt) orderBy(p *search.Plan, defaultKey string) string {
 	var keys []string
 	for _, k := range p.Sort {
 		dir := "DESC"
 		if k.Asc {
 			dir = "ASC"
 		}
-		keys = append(keys, fmt.Sprintf("%s %s NULLS LAST", sortExpr(t, q, k), dir))
+		keys = append(keys, fmt.Sprintf("%s %s NULLS LAST", s.sortExpr(k), dir))
 	}
-	if c.tsq != "" {
+	if s.c.tsq != "" {
 		keys = append(keys, "score DESC")
 	} else if defaultKey != "" && len(p.Sort) == 0 {
 		keys = append(keys, defaultKey)
@@ -271,7 +322,8 @@ func orderBy(t table, q *query, p *search.Plan, c *compiled, defaultKey string) 
 
 // numericSource is a LATERAL subquery yielding x, the numeric values of a
 // field (numbers, or instants in seconds).
-func numericSource(t table, q *query, field string, kind search.Kind) string {
+func (s *stmt) numericSource(field string, kind search.Kind) string {
+	t := s.c.t
 	if kind == search.KindNumber {
 		if nc, ok := t.numCols[field]; ok {
 			return fmt.Sprintf("(SELECT %s::float8 AS x) e", nc.expr)
@@ -282,17 +334,17 @@ func numericSource(t table, q *query, field string, kind search.Kind) string {
 			return fmt.Sprintf("(SELECT extract(epoch FROM %s)::float8 AS x) e", col)
 		}
 	}
-	src := "d.flat"
+	src := "flat"
 	if kind == search.KindDate {
-		src = "d.dates"
+		src = "dates"
 	}
-	return fmt.Sprintf("(SELECT CASE WHEN jsonb_typeof(v) = 'number' THEN (v)::float8 END AS x FROM jsonb_array_elements(%s -> %s::text) v) e", src, q.arg(field))
+	return fmt.Sprintf("(SELECT CASE WHEN jsonb_typeof(v) = 'number' THEN (v)::float8 END AS x FROM jsonb_array_elements(%s -> %s::text) v) e", s.fcol(src), s.arg(field))
 }
 
 // valueSource yields k, the values of a field as text (terms, cardinality).
-func valueSource(t table, q *query, field string) string {
-	if col, ok := t.strCols[field]; ok {
+func (s *stmt) valueSource(field string) string {
+	if col, ok := s.c.t.strCols[field]; ok {
 		return fmt.Sprintf("(SELECT %[1]s AS k WHERE %[1]s <> '') e", col)
 	}
-	return fmt.Sprintf("(SELECT v #>> '{}' AS k FROM jsonb_array_elements(d.flat -> %s::text) v) e", q.arg(field))
+	return fmt.Sprintf("(SELECT v #>> '{}' AS k FROM jsonb_array_elements(%s -> %s::text) v) e", s.fcol("flat"), s.arg(field))
 }

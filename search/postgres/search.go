@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/metaharvest/metaharvest/internal/apperr"
@@ -133,59 +135,92 @@ func (e *Engine) execute(ctx context.Context, t table, p *search.Plan, vis searc
 	c := compile(t, p, vis)
 	res := &execResult{}
 
-	if p.Limit > 0 {
-		q := c.q.clone()
-		order := orderBy(t, q, p, c, defaultOrder)
-		stmt := fmt.Sprintf("SELECT d.id, %s AS score FROM %s d WHERE %s ORDER BY %s LIMIT %s OFFSET %s",
-			c.score, t.name, c.where, order, q.arg(p.Limit), q.arg(p.Offset()))
-		rows, err := e.db.QueryContext(ctx, stmt, q.args...)
-		if err != nil {
-			return nil, wrapErr(fmt.Errorf("search %s: %w", t.name, err))
-		}
-		for rows.Next() {
-			var h hit
-			if err := rows.Scan(&h.id, &h.score); err != nil {
-				rows.Close()
-				return nil, wrapErr(fmt.Errorf("search %s: %w", t.name, err))
+	// The page, the count and the aggregations are independent statements:
+	// they run at once, each on its own connection.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	run := func(f func() error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(); err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+					cancel()
+				}
+				mu.Unlock()
 			}
-			h.highlights = []search.Highlight{}
-			res.hits = append(res.hits, h)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, wrapErr(fmt.Errorf("search %s: %w", t.name, err))
-		}
-		if err := e.fetchDocs(ctx, t, p, res.hits); err != nil {
-			return nil, err
-		}
+		}()
 	}
-
-	if p.Page == 0 && p.Limit > 0 && len(res.hits) < p.Limit && !p.WantHitCounts {
-		// The whole result fits in the first page: no need to count.
+	var counted execResult
+	if p.Limit > 0 {
+		run(func() error { return e.page(ctx, t, c, p, defaultOrder, res) })
+	}
+	if p.Limit > 0 || p.WantHitCounts {
+		run(func() error { return e.count(ctx, t, c, p, &counted) })
+	}
+	aggs := len(p.Metrics)+len(p.TermsAggs)+len(p.Histograms) > 0
+	var metrics, terms, histograms search.AggregationResults
+	if aggs {
+		run(func() error { return e.metrics(ctx, t, c, p, &metrics) })
+		run(func() error { return e.termsAggs(ctx, t, c, p, &terms) })
+		run(func() error { return e.histograms(ctx, t, c, p, &histograms) })
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if aggs {
+		res.aggs = &search.AggregationResults{Metrics: metrics.Metrics, Terms: terms.Terms, Histograms: histograms.Histograms}
+	}
+	res.total, res.hitCounts = counted.total, counted.hitCounts
+	if p.Page == 0 && p.Limit > 0 && len(res.hits) < p.Limit {
+		// The whole result is on the first page: exact whatever the count.
 		res.total = int64(len(res.hits))
-	} else if err := e.count(ctx, t, c, p, res); err != nil {
-		return nil, err
-	}
-
-	if len(p.Metrics)+len(p.TermsAggs)+len(p.Histograms) > 0 {
-		res.aggs = &search.AggregationResults{}
-		if err := e.metrics(ctx, t, c, p, res.aggs); err != nil {
-			return nil, err
-		}
-		if err := e.termsAggs(ctx, t, c, p, res.aggs); err != nil {
-			return nil, err
-		}
-		if err := e.histograms(ctx, t, c, p, res.aggs); err != nil {
-			return nil, err
-		}
-	}
-
-	if c.tsq != "" && len(res.hits) > 0 {
-		if err := e.highlight(ctx, t, p, res.hits); err != nil {
-			return nil, err
-		}
 	}
 	return res, nil
+}
+
+// page reads the hits of the requested page, their documents and highlights.
+func (e *Engine) page(ctx context.Context, t table, c *compiled, p *search.Plan, defaultOrder string, res *execResult) error {
+	st := c.stmt()
+	order := st.orderBy(p, defaultOrder)
+	limit, offset := st.arg(p.Limit), st.arg(p.Offset())
+	stmt := fmt.Sprintf("SELECT d.id, %s AS score FROM %s WHERE %s ORDER BY %s LIMIT %s OFFSET %s",
+		c.score, st.from(), c.where, order, limit, offset)
+	rows, err := e.query(ctx, stmt, st.q.args)
+	if err != nil {
+		return wrapErr(fmt.Errorf("search %s: %w", t.name, err))
+	}
+	var hits []hit
+	for rows.Next() {
+		h := hit{highlights: []search.Highlight{}}
+		if err := rows.Scan(&h.id, &h.score); err != nil {
+			rows.Close()
+			return wrapErr(fmt.Errorf("search %s: %w", t.name, err))
+		}
+		hits = append(hits, h)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return wrapErr(fmt.Errorf("search %s: %w", t.name, err))
+	}
+	if err := e.fetchDocs(ctx, t, p, hits); err != nil {
+		return err
+	}
+	if c.tsq != "" && len(hits) > 0 {
+		if err := e.highlight(ctx, t, p, hits); err != nil {
+			return err
+		}
+	}
+	res.hits = hits
+	return nil
 }
 
 func decodeDoc(s string) (map[string]any, error) {
@@ -198,9 +233,52 @@ func decodeDoc(s string) (map[string]any, error) {
 	return m, nil
 }
 
-// count computes the total and the hit counts in one scan.
+// count computes the total and the hit counts: exactly up to the exact
+// total limit, else estimated from a block sample of the table (the same
+// sample every time, so that pages agree).
 func (e *Engine) count(ctx context.Context, t table, c *compiled, p *search.Plan, res *execResult) error {
-	q := c.q.clone()
+	if lim := e.exactTotalLimit; lim > 0 {
+		st := c.stmt()
+		stmt := fmt.Sprintf("SELECT count(*) FROM (SELECT 1 FROM %s WHERE %s LIMIT %s) s", st.from(), c.where, st.arg(lim+1))
+		var n int64
+		if err := e.queryRow(ctx, stmt, st.q.args).Scan(&n); err != nil {
+			return wrapErr(fmt.Errorf("count %s: %w", t.name, err))
+		}
+		if n <= int64(lim) {
+			res.total = n
+			if !p.WantHitCounts {
+				return nil
+			}
+			return e.countScan(ctx, t, c, p, res, 100)
+		}
+		var rows float64
+		if err := e.queryRow(ctx, "SELECT reltuples FROM pg_class WHERE oid = $1::regclass", []any{t.name}).Scan(&rows); err != nil {
+			return wrapErr(fmt.Errorf("count %s: %w", t.name, err))
+		}
+		pct := 100.0
+		if rows > 0 {
+			pct = min(100, max(0.1, 100*e.sampleRows/rows))
+		}
+		if err := e.countScan(ctx, t, c, p, res, pct); err != nil {
+			return err
+		}
+		res.total = max(res.total, int64(lim)+1)
+		if rows > 0 {
+			res.total = min(res.total, max(int64(rows), int64(lim)+1))
+		}
+		return nil
+	}
+	return e.countScan(ctx, t, c, p, res, 100)
+}
+
+// countScan counts matches and hit counts over pct percent of the table's
+// blocks, scaled up.
+func (e *Engine) countScan(ctx context.Context, t table, c *compiled, p *search.Plan, res *execResult, pct float64) error {
+	st := c.stmt()
+	sample := ""
+	if pct < 100 {
+		sample = fmt.Sprintf(" TABLESAMPLE SYSTEM (%s::float8) REPEATABLE (7)", st.arg(pct))
+	}
 	cols := []string{"count(*)"}
 	var types []string
 	for _, hc := range p.HitCounts {
@@ -208,22 +286,33 @@ func (e *Engine) count(ctx context.Context, t table, c *compiled, p *search.Plan
 			continue
 		}
 		types = append(types, hc.Type)
-		cols = append(cols, fmt.Sprintf("count(*) FILTER (WHERE d.flat ?| %s::text[])", q.arg(hc.Leaves)))
+		cols = append(cols, fmt.Sprintf("count(*) FILTER (WHERE %s ?| %s::text[])", st.fcol("flat"), st.arg(hc.Leaves)))
 	}
 	dest := make([]any, len(cols))
 	counts := make([]int64, len(cols))
 	for i := range counts {
 		dest[i] = &counts[i]
 	}
-	stmt := fmt.Sprintf("SELECT %s FROM %s d WHERE %s", strings.Join(cols, ", "), t.name, c.where)
-	if err := e.db.QueryRowContext(ctx, stmt, q.args...).Scan(dest...); err != nil {
+	// Sample the table the conditions read most: the flat maps when they
+	// take part (their conditions have no cheap index), else the documents.
+	from := st.from()
+	if sample != "" {
+		if (c.needFlat || st.flat) && t.flatJoin != "" {
+			from = strings.Replace(from, "search_flat f", "search_flat f"+sample, 1)
+		} else {
+			from = strings.Replace(from, t.name+" d", t.name+" d"+sample, 1)
+		}
+	}
+	stmt := fmt.Sprintf("SELECT %s FROM %s WHERE %s", strings.Join(cols, ", "), from, c.where)
+	if err := e.queryRow(ctx, stmt, st.q.args).Scan(dest...); err != nil {
 		return wrapErr(fmt.Errorf("count %s: %w", t.name, err))
 	}
-	res.total = counts[0]
+	scale := func(n int64) int64 { return int64(math.Round(float64(n) * 100 / pct)) }
+	res.total = scale(counts[0])
 	if p.WantHitCounts {
 		res.hitCounts = map[string]int64{}
 		for i, typ := range types {
-			if n := counts[i+1]; n > 0 {
+			if n := scale(counts[i+1]); n > 0 {
 				res.hitCounts[typ] = n
 			}
 		}
@@ -245,10 +334,11 @@ func (e *Engine) metrics(ctx context.Context, t table, c *compiled, p *search.Pl
 	for _, m := range p.Metrics {
 		k := key{m.Field, m.Kind}
 		if m.Type == search.MetricCardinality {
-			q := c.q.clone()
-			stmt := fmt.Sprintf("SELECT count(DISTINCT e.k) FROM %s d, LATERAL %s WHERE %s", t.name, valueSource(t, q, m.Field), c.where)
+			st := c.stmt()
+			src := st.valueSource(m.Field)
+			stmt := fmt.Sprintf("SELECT count(DISTINCT e.k) FROM %s, LATERAL %s WHERE %s", st.from(), src, c.where)
 			var n int64
-			if err := e.db.QueryRowContext(ctx, stmt, q.args...).Scan(&n); err != nil {
+			if err := e.queryRow(ctx, stmt, st.q.args).Scan(&n); err != nil {
 				return wrapErr(fmt.Errorf("aggregate %s: %w", m.Name, err))
 			}
 			f := float64(n)
@@ -257,10 +347,11 @@ func (e *Engine) metrics(ctx context.Context, t table, c *compiled, p *search.Pl
 		}
 		s, ok := done[k]
 		if !ok {
-			q := c.q.clone()
-			stmt := fmt.Sprintf("SELECT min(e.x), max(e.x), avg(e.x), sum(e.x) FROM %s d, LATERAL %s WHERE %s", t.name, numericSource(t, q, m.Field, m.Kind), c.where)
+			st := c.stmt()
+			src := st.numericSource(m.Field, m.Kind)
+			stmt := fmt.Sprintf("SELECT min(e.x), max(e.x), avg(e.x), sum(e.x) FROM %s, LATERAL %s WHERE %s", st.from(), src, c.where)
 			s = &stats{}
-			if err := e.db.QueryRowContext(ctx, stmt, q.args...).Scan(&s.min, &s.max, &s.avg, &s.sum); err != nil {
+			if err := e.queryRow(ctx, stmt, st.q.args).Scan(&s.min, &s.max, &s.avg, &s.sum); err != nil {
 				return wrapErr(fmt.Errorf("aggregate %s: %w", m.Name, err))
 			}
 			done[k] = s
@@ -293,10 +384,19 @@ func (e *Engine) termsAggs(ctx context.Context, t table, c *compiled, p *search.
 	}
 	out.Terms = map[string]search.TermsResult{}
 	for _, ta := range p.TermsAggs {
-		q := c.q.clone()
-		stmt := fmt.Sprintf(`SELECT e.k, count(*) AS n, sum(count(*)) OVER () FROM %s d, LATERAL %s WHERE %s
-GROUP BY e.k ORDER BY n DESC, e.k COLLATE "C" LIMIT %s`, t.name, valueSource(t, q, ta.Field), c.where, q.arg(ta.Size))
-		rows, err := e.db.QueryContext(ctx, stmt, q.args...)
+		st := c.stmt()
+		var stmt string
+		if col, ok := t.strCols[ta.Field]; ok {
+			size := st.arg(ta.Size)
+			stmt = fmt.Sprintf(`SELECT %[1]s AS k, count(*) AS n, sum(count(*)) OVER () FROM %[2]s WHERE %[3]s AND %[1]s <> ''
+GROUP BY %[1]s ORDER BY n DESC, %[1]s COLLATE "C" LIMIT %[4]s`, col, st.from(), c.where, size)
+		} else {
+			src := st.valueSource(ta.Field)
+			size := st.arg(ta.Size)
+			stmt = fmt.Sprintf(`SELECT e.k, count(*) AS n, sum(count(*)) OVER () FROM %s, LATERAL %s WHERE %s
+GROUP BY e.k ORDER BY n DESC, e.k COLLATE "C" LIMIT %s`, st.from(), src, c.where, size)
+		}
+		rows, err := e.query(ctx, stmt, st.q.args)
 		if err != nil {
 			return wrapErr(fmt.Errorf("aggregate %s: %w", ta.Name, err))
 		}
@@ -333,12 +433,14 @@ func (e *Engine) histograms(ctx context.Context, t table, c *compiled, p *search
 	}
 	out.Histograms = map[string]search.HistogramResult{}
 	for _, h := range p.Histograms {
-		q := c.q.clone()
-		iv := q.arg(h.Interval)
-		stmt := fmt.Sprintf(`SELECT floor(e.x / %[1]s::float8)::bigint * %[1]s::bigint AS k, count(*) FROM %[2]s d, LATERAL %[3]s
+		st := c.stmt()
+		iv := st.arg(h.Interval)
+		src := st.numericSource(h.Field, h.Kind)
+		lim := st.arg(maxHistogramRows + 1)
+		stmt := fmt.Sprintf(`SELECT floor(e.x / %[1]s::float8)::bigint * %[1]s::bigint AS k, count(*) FROM %[2]s, LATERAL %[3]s
 WHERE %[4]s AND e.x IS NOT NULL AND abs(e.x / %[1]s::float8) < 9e15
-GROUP BY 1 LIMIT %[5]s`, iv, t.name, numericSource(t, q, h.Field, h.Kind), c.where, q.arg(maxHistogramRows+1))
-		rows, err := e.db.QueryContext(ctx, stmt, q.args...)
+GROUP BY 1 LIMIT %[5]s`, iv, st.from(), src, c.where, lim)
+		rows, err := e.query(ctx, stmt, st.q.args)
 		if err != nil {
 			return wrapErr(fmt.Errorf("aggregate %s: %w", h.Name, err))
 		}
@@ -377,7 +479,7 @@ func (e *Engine) fetchDocs(ctx context.Context, t table, p *search.Plan, hits []
 	for i, h := range hits {
 		ids[i] = h.id
 	}
-	rows, err := e.db.QueryContext(ctx, fmt.Sprintf("SELECT id, doc::text FROM %s WHERE id = ANY($1::text[])", t.source), ids)
+	rows, err := e.query(ctx, fmt.Sprintf("SELECT id, doc::text FROM %s WHERE id = ANY($1::text[])", t.source), []any{ids})
 	if err != nil {
 		return wrapErr(fmt.Errorf("read results: %w", err))
 	}
@@ -437,12 +539,19 @@ func (e *Engine) highlight(ctx context.Context, t table, p *search.Plan, hits []
 	}
 	q := &query{}
 	tsq := tsQuery(q, p)
+	// A word matched only inside a compound ("mp4" in "holiday_video.mp4")
+	// is not a word of the raw text for ts_headline: such fields are
+	// highlighted in their split form ("holiday video <em>mp4</em>").
 	stmt := fmt.Sprintf(`
-SELECT u.i, u.key, ts_headline('simple', u.t, %[1]s, %[2]s)
-FROM unnest(%[3]s::int[], %[4]s::text[], %[5]s::text[]) AS u(i, key, t)
-WHERE to_tsvector('simple', search_tsv_text(u.t)) @@ %[1]s
-ORDER BY u.i, u.key`, tsq, q.arg(headlineOptions), q.arg(idx), q.arg(keys), q.arg(texts))
-	rows, err := e.db.QueryContext(ctx, stmt, q.args...)
+SELECT h.i, h.key, CASE WHEN position(%[6]s in h.raw) > 0 THEN h.raw
+                        ELSE ts_headline('simple', regexp_replace(h.t, '[^[:alnum:]]+', ' ', 'g'), %[1]s, %[2]s) END
+FROM (
+    SELECT u.i, u.key, u.t, ts_headline('simple', u.t, %[1]s, %[2]s) AS raw
+    FROM unnest(%[3]s::int[], %[4]s::text[], %[5]s::text[]) AS u(i, key, t)
+    WHERE to_tsvector('simple', search_tsv_text(u.t)) @@ %[1]s
+) h
+ORDER BY h.i, h.key`, tsq, q.arg(headlineOptions), q.arg(idx), q.arg(keys), q.arg(texts), q.arg(search.HighlightPre))
+	rows, err := e.query(ctx, stmt, q.args)
 	if err != nil {
 		return wrapErr(fmt.Errorf("highlight: %w", err))
 	}

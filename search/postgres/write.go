@@ -18,6 +18,8 @@ type docColumns struct {
 	id, doc, flat, dates, nameText, body, typ, name, size, lastModified, lg, cg []string
 	itemID                                                                      []string
 	time                                                                        []float64
+	// str: base string fields with a column of their own, by field.
+	str map[string][]string
 }
 
 func (c *docColumns) add(p *search.Prepared) error {
@@ -47,6 +49,14 @@ func (c *docColumns) add(p *search.Prepared) error {
 	c.typ = append(c.typ, typ)
 	name, _ := p.Public[search.FieldName].(string)
 	c.name = append(c.name, name)
+	if c.str == nil {
+		c.str = map[string][]string{}
+	}
+	for _, f := range []string{search.FieldExtension, search.FieldMimeType, search.FieldLocationID,
+		search.FieldLocationName, search.FieldContainerID, search.FieldContainerName} {
+		v, _ := p.Public[f].(string)
+		c.str[f] = append(c.str[f], v)
+	}
 	size := ""
 	if n, ok := p.Public[search.FieldSize].(json.Number); ok {
 		if f, err := n.Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) < 9e18 {
@@ -139,18 +149,31 @@ func (e *Engine) upsertDocuments(ctx context.Context, c *docColumns) error {
 	}
 	defer tx.Rollback()
 	_, err = tx.ExecContext(ctx, `
-INSERT INTO search_documents AS d (id, flat, dates, tsv, type, name, size, last_modified, location_groups, container_groups, indexed_at)
-SELECT u.id, u.flat::jsonb, u.dates::jsonb, `+tsvExpr+`,
-       u.type, u.name, NULLIF(u.size, '')::bigint, NULLIF(u.lm, '')::timestamptz,
-       ARRAY(SELECT jsonb_array_elements_text(u.lg::jsonb)), ARRAY(SELECT jsonb_array_elements_text(u.cg::jsonb)), now()
-FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
-     AS u(id, flat, dates, name_text, body, type, name, size, lm, lg, cg)
+INSERT INTO search_documents AS d (id, type, name, size, last_modified, location_groups, container_groups, tsv,
+    extension, mime_type, location_id, location_name, container_id, container_name, indexed_at)
+SELECT u.id, u.type, u.name, NULLIF(u.size, '')::bigint, NULLIF(u.lm, '')::timestamptz,
+       ARRAY(SELECT jsonb_array_elements_text(u.lg::jsonb)), ARRAY(SELECT jsonb_array_elements_text(u.cg::jsonb)),
+       `+tsvExpr+`, u.ext, u.mime, u.loc, u.locname, u.cont, u.contname, now()
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+            $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
+     AS u(id, type, name, size, lm, lg, cg, name_text, body, ext, mime, loc, locname, cont, contname)
 ON CONFLICT (id) DO UPDATE SET
-    flat = excluded.flat, dates = excluded.dates, tsv = excluded.tsv,
     type = excluded.type, name = excluded.name, size = excluded.size, last_modified = excluded.last_modified,
     location_groups = excluded.location_groups, container_groups = excluded.container_groups,
+    tsv = excluded.tsv, extension = excluded.extension, mime_type = excluded.mime_type,
+    location_id = excluded.location_id, location_name = excluded.location_name,
+    container_id = excluded.container_id, container_name = excluded.container_name,
     indexed_at = excluded.indexed_at`,
-		c.id, c.flat, c.dates, c.nameText, c.body, c.typ, c.name, c.size, c.lastModified, c.lg, c.cg)
+		c.id, c.typ, c.name, c.size, c.lastModified, c.lg, c.cg, c.nameText, c.body,
+		c.str[search.FieldExtension], c.str[search.FieldMimeType], c.str[search.FieldLocationID],
+		c.str[search.FieldLocationName], c.str[search.FieldContainerID], c.str[search.FieldContainerName])
+	if err != nil {
+		return wrapErr(fmt.Errorf("index documents: %w", err))
+	}
+	_, err = tx.ExecContext(ctx, `
+INSERT INTO search_flat (id, flat, dates)
+SELECT u.id, u.flat::jsonb, u.dates::jsonb FROM unnest($1::text[], $2::text[], $3::text[]) AS u(id, flat, dates)
+ON CONFLICT (id) DO UPDATE SET flat = excluded.flat, dates = excluded.dates`, c.id, c.flat, c.dates)
 	if err != nil {
 		return wrapErr(fmt.Errorf("index documents: %w", err))
 	}
@@ -182,7 +205,8 @@ func (e *Engine) Delete(ctx context.Context, ids []string) error {
 		return nil
 	}
 	_, err := e.db.ExecContext(ctx, `
-WITH gone AS (DELETE FROM search_documents WHERE id = ANY($1::text[]))
+WITH a AS (DELETE FROM search_documents WHERE id = ANY($1::text[])),
+     b AS (DELETE FROM search_flat WHERE id = ANY($1::text[]))
 DELETE FROM search_sources WHERE id = ANY($1::text[])`, ids)
 	if err != nil {
 		return wrapErr(fmt.Errorf("delete documents: %w", err))

@@ -1,0 +1,359 @@
+package meili
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/meilisearch/meilisearch-go"
+
+	"github.com/metaharvest/metaharvest/search"
+)
+
+func init() {
+	search.Register("meili", func(cfg search.Config) (search.Engine, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		return New(ctx, Config{URL: cfg.MeiliURL, APIKey: cfg.MeiliAPIKey, IndexPrefix: cfg.MeiliIndexPrefix, Logger: cfg.Logger})
+	})
+}
+
+// Config configures the Meilisearch engine.
+type Config struct {
+	// URL of the server (MEILI_URL) and its API key (MEILI_API_KEY, secret).
+	URL, APIKey string
+	// IndexPrefix prefixes the three index names (items, segments, fields);
+	// default "metaharvest_".
+	IndexPrefix string
+	// MaxValuesPerFacet bounds the values of one facet distribution; avg,
+	// sum, cardinality and histograms are exact up to that many distinct
+	// values among the matches (default 100,000).
+	MaxValuesPerFacet int64
+	// MaxTotalHits bounds total_hits and how deep pages go (default 1,000,000).
+	MaxTotalHits int64
+	// Logger receives settings updates; default slog.Default().
+	Logger *slog.Logger
+}
+
+// catalogueTTL: see the postgres backend; a request naming an unknown field
+// reloads at once.
+const catalogueTTL = 10 * time.Second
+
+// taskPoll is how often a pending task is checked.
+const taskPoll = 25 * time.Millisecond
+
+// Engine is the Meilisearch search backend.
+type Engine struct {
+	client                 meilisearch.ServiceManager
+	cfg                    Config
+	log                    *slog.Logger
+	items, segments, field string
+
+	mu      sync.Mutex
+	cats    map[search.Scope]cachedCatalogue
+	applied map[string]string // index uid -> settingsKey of what it has
+}
+
+type cachedCatalogue struct {
+	cat    *search.Catalogue
+	loaded time.Time
+}
+
+var _ search.Engine = (*Engine)(nil)
+
+// New connects, creates the indexes when missing and applies their settings.
+func New(ctx context.Context, cfg Config) (*Engine, error) {
+	if cfg.URL == "" {
+		return nil, errors.New("meili search: no URL")
+	}
+	if cfg.IndexPrefix == "" {
+		cfg.IndexPrefix = "metaharvest_"
+	}
+	if cfg.MaxValuesPerFacet <= 0 {
+		cfg.MaxValuesPerFacet = 100_000
+	}
+	if cfg.MaxTotalHits <= 0 {
+		cfg.MaxTotalHits = 1_000_000
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	var opts []meilisearch.Option
+	if cfg.APIKey != "" {
+		opts = append(opts, meilisearch.WithAPIKey(cfg.APIKey))
+	}
+	e := &Engine{
+		client:   meilisearch.New(cfg.URL, opts...),
+		cfg:      cfg,
+		log:      cfg.Logger,
+		items:    cfg.IndexPrefix + "items",
+		segments: cfg.IndexPrefix + "segments",
+		field:    cfg.IndexPrefix + "fields",
+		cats:     map[search.Scope]cachedCatalogue{},
+		applied:  map[string]string{},
+	}
+	if err := e.ensure(ctx); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Name is "meili".
+func (e *Engine) Name() string { return "meili" }
+
+// Ping asks the server for its health.
+func (e *Engine) Ping(ctx context.Context) error {
+	h, err := e.client.HealthWithContext(ctx)
+	if err != nil {
+		return wrapErr(err)
+	}
+	if h.Status != "available" {
+		return search.Unavailable(fmt.Errorf("meilisearch status %q", h.Status))
+	}
+	return nil
+}
+
+// ensure creates the indexes that are missing and brings settings up to date.
+func (e *Engine) ensure(ctx context.Context) error {
+	for _, uid := range []string{e.items, e.segments, e.field} {
+		_, err := e.client.GetIndexWithContext(ctx, uid)
+		if err == nil {
+			continue
+		}
+		if !isNotFound(err) {
+			return wrapErr(fmt.Errorf("get index %s: %w", uid, err))
+		}
+		info, err := e.client.CreateIndexWithContext(ctx, &meilisearch.IndexConfig{Uid: uid, PrimaryKey: search.FieldID})
+		if err != nil {
+			return wrapErr(fmt.Errorf("create index %s: %w", uid, err))
+		}
+		if err := e.wait(ctx, info); err != nil {
+			return fmt.Errorf("create index %s: %w", uid, err)
+		}
+	}
+	for _, scope := range []search.Scope{search.ScopeItems, search.ScopeSegments} {
+		cat, _, err := e.catalogue(ctx, scope, true)
+		if err != nil {
+			return err
+		}
+		if err := e.applySettings(ctx, scope, cat); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *Engine) index(scope search.Scope) string {
+	if scope == search.ScopeSegments {
+		return e.segments
+	}
+	return e.items
+}
+
+// applySettings updates an index's settings when the catalogue changed
+// them. New filterable attributes make Meilisearch re-index: it happens once
+// per new field, not per document.
+func (e *Engine) applySettings(ctx context.Context, scope search.Scope, cat *search.Catalogue) error {
+	uid := e.index(scope)
+	want := settings(cat, e.cfg.MaxValuesPerFacet, e.cfg.MaxTotalHits)
+	key := settingsKey(want)
+	e.mu.Lock()
+	have := e.applied[uid]
+	e.mu.Unlock()
+	if have == key {
+		return nil
+	}
+	if have == "" {
+		// First time in this process: the server may already be up to date.
+		cur, err := e.client.Index(uid).GetSettingsWithContext(ctx)
+		if err != nil {
+			return wrapErr(fmt.Errorf("get settings of %s: %w", uid, err))
+		}
+		if settingsKey(cur) == key && cur.Faceting != nil && cur.Faceting.MaxValuesPerFacet == want.Faceting.MaxValuesPerFacet {
+			e.mu.Lock()
+			e.applied[uid] = key
+			e.mu.Unlock()
+			return nil
+		}
+	}
+	info, err := e.client.Index(uid).UpdateSettingsWithContext(ctx, want)
+	if err != nil {
+		return wrapErr(fmt.Errorf("update settings of %s: %w", uid, err))
+	}
+	if err := e.wait(ctx, info); err != nil {
+		return fmt.Errorf("update settings of %s: %w", uid, err)
+	}
+	e.log.Info("search index settings updated", "index", uid, "fields", cat.Len())
+	e.mu.Lock()
+	e.applied[uid] = key
+	e.mu.Unlock()
+	return nil
+}
+
+// fieldDoc is one catalogue entry in the fields index.
+type fieldDoc struct {
+	ID    string `json:"_id"`
+	Scope string `json:"scope"`
+	Path  string `json:"path"`
+	Kinds int    `json:"kinds"`
+}
+
+func fieldID(scope search.Scope, path string) string {
+	h := sha256.Sum256([]byte(string(scope) + "\x00" + path))
+	return hex.EncodeToString(h[:16])
+}
+
+// catalogue returns the known fields of a scope, read from the fields index
+// (shared by every process using the server).
+func (e *Engine) catalogue(ctx context.Context, scope search.Scope, reload bool) (*search.Catalogue, bool, error) {
+	e.mu.Lock()
+	c, ok := e.cats[scope]
+	e.mu.Unlock()
+	if ok && !reload && time.Since(c.loaded) < catalogueTTL {
+		return c.cat, false, nil
+	}
+	cats := map[search.Scope]*search.Catalogue{
+		search.ScopeItems:    search.NewCatalogue(search.ScopeItems),
+		search.ScopeSegments: search.NewCatalogue(search.ScopeSegments),
+	}
+	const page = 1000
+	for offset := int64(0); ; offset += page {
+		var res meilisearch.DocumentsResult
+		err := e.client.Index(e.field).GetDocumentsWithContext(ctx, &meilisearch.DocumentsQuery{Offset: offset, Limit: page}, &res)
+		if err != nil {
+			return nil, false, wrapErr(fmt.Errorf("load search fields: %w", err))
+		}
+		for _, h := range res.Results {
+			var f fieldDoc
+			raw, _ := json.Marshal(h)
+			if err := json.Unmarshal(raw, &f); err != nil {
+				return nil, false, fmt.Errorf("load search fields: %w", err)
+			}
+			if cat := cats[search.Scope(f.Scope)]; cat != nil {
+				cat.Add(f.Path, search.Kind(f.Kinds))
+			}
+		}
+		if int64(len(res.Results)) < page {
+			break
+		}
+	}
+	now := time.Now()
+	e.mu.Lock()
+	for s, cat := range cats {
+		e.cats[s] = cachedCatalogue{cat: cat, loaded: now}
+	}
+	e.mu.Unlock()
+	return cats[scope], true, nil
+}
+
+// learn records the paths of prepared documents (fields index, then index
+// settings, then this process's copy).
+func (e *Engine) learn(ctx context.Context, scope search.Scope, docs []*search.Prepared) error {
+	cur, _, err := e.catalogue(ctx, scope, false)
+	if err != nil {
+		return err
+	}
+	next := cur.Clone()
+	var added []fieldDoc
+	for _, p := range docs {
+		for path, k := range next.Merge(p) {
+			added = append(added, fieldDoc{ID: fieldID(scope, path), Scope: string(scope), Path: path, Kinds: int(k)})
+		}
+	}
+	if len(added) == 0 {
+		return nil
+	}
+	pk := search.FieldID
+	info, err := e.client.Index(e.field).AddDocumentsWithContext(ctx, added, &meilisearch.DocumentOptions{PrimaryKey: &pk})
+	if err != nil {
+		return wrapErr(fmt.Errorf("record search fields: %w", err))
+	}
+	if err := e.wait(ctx, info); err != nil {
+		return fmt.Errorf("record search fields: %w", err)
+	}
+	if err := e.applySettings(ctx, scope, next); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	if c, ok := e.cats[scope]; ok && c.cat == cur {
+		e.cats[scope] = cachedCatalogue{cat: next, loaded: c.loaded}
+	} else {
+		delete(e.cats, scope)
+	}
+	e.mu.Unlock()
+	return nil
+}
+
+// Reset deletes the three indexes and creates them again.
+func (e *Engine) Reset(ctx context.Context) error {
+	if err := e.Drop(ctx); err != nil {
+		return err
+	}
+	return e.ensure(ctx)
+}
+
+// Drop deletes the engine's indexes (tests; an uninstall). The engine is
+// unusable until Reset.
+func (e *Engine) Drop(ctx context.Context) error {
+	for _, uid := range []string{e.items, e.segments, e.field} {
+		info, err := e.client.DeleteIndexWithContext(ctx, uid)
+		if err != nil {
+			if isNotFound(err) {
+				continue
+			}
+			return wrapErr(fmt.Errorf("delete index %s: %w", uid, err))
+		}
+		if err := e.wait(ctx, info); err != nil {
+			return fmt.Errorf("delete index %s: %w", uid, err)
+		}
+	}
+	e.mu.Lock()
+	e.cats = map[search.Scope]cachedCatalogue{}
+	e.applied = map[string]string{}
+	e.mu.Unlock()
+	return nil
+}
+
+// wait blocks until a task is done and reports its failure.
+func (e *Engine) wait(ctx context.Context, info *meilisearch.TaskInfo) error {
+	task, err := e.client.WaitForTaskWithContext(ctx, info.TaskUID, taskPoll)
+	if err != nil {
+		return wrapErr(fmt.Errorf("wait for task %d: %w", info.TaskUID, err))
+	}
+	if task.Status != meilisearch.TaskStatusSucceeded {
+		return fmt.Errorf("task %d (%s) %s: %s (%s)", task.UID, task.Type, task.Status, task.Error.Message, task.Error.Code)
+	}
+	return nil
+}
+
+func isNotFound(err error) bool {
+	var me *meilisearch.Error
+	return errors.As(err, &me) && me.StatusCode == http.StatusNotFound
+}
+
+// wrapErr turns an unreachable or failing server into search.Unavailable
+// (503); refused requests stay internal errors (a translation bug).
+func wrapErr(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var me *meilisearch.Error
+	if errors.As(err, &me) {
+		switch me.ErrCode {
+		case meilisearch.MeilisearchCommunicationError, meilisearch.MeilisearchTimeoutError, meilisearch.MeilisearchMaxRetriesExceeded:
+			return search.Unavailable(err)
+		}
+		if me.StatusCode >= 500 {
+			return search.Unavailable(err)
+		}
+		return err
+	}
+	return search.Unavailable(err)
+}
