@@ -181,6 +181,15 @@ func TestSearchEngineDownAnswers503(t *testing.T) {
 			t.Fatalf("engine down: %d %s", r.Code, r.Body)
 		}
 	}
+	// Meilisearch down at start: the engine opens lazily, search answers 503.
+	meili, err := search.Open(search.Config{MeiliURL: "http://127.0.0.1:9"})
+	if err != nil {
+		t.Fatalf("opening a Meilisearch engine while the server is down: %v", err)
+	}
+	e.srv.Search = meili
+	if r := e.do("POST", "/api/data/search", e.adminToken, map[string]any{"query": "x"}); r.Code != 503 {
+		t.Fatalf("meilisearch down: %d %s", r.Code, r.Body)
+	}
 	e.srv.Search = nil
 	if r := e.do("POST", "/api/data/search", e.adminToken, map[string]any{}); r.Code != 503 {
 		t.Fatalf("no engine: %d", r.Code)

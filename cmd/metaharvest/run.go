@@ -64,8 +64,12 @@ func run(ctx context.Context, role string, cfg config.Config, logger *slog.Logge
 	}
 	client := asynq.NewClient(redisOpt)
 	defer client.Close()
+	indexPrefix := "" // the backend's default
+	if cfg.RedisNamespace != "" {
+		indexPrefix = cfg.RedisNamespace + "_"
+	}
 	engine, err := search.Open(search.Config{DB: db, MeiliURL: cfg.MeiliURL, MeiliAPIKey: cfg.MeiliAPIKey,
-		MeiliIndexPrefix: cfg.RedisNamespace, Logger: logger})
+		MeiliIndexPrefix: indexPrefix, Logger: logger})
 	if err != nil {
 		return err
 	}

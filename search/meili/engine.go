@@ -19,9 +19,18 @@ import (
 
 func init() {
 	search.Register("meili", func(cfg search.Config) (search.Engine, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		return New(ctx, Config{URL: cfg.MeiliURL, APIKey: cfg.MeiliAPIKey, IndexPrefix: cfg.MeiliIndexPrefix, Logger: cfg.Logger})
+		c := Config{URL: cfg.MeiliURL, APIKey: cfg.MeiliAPIKey, IndexPrefix: cfg.MeiliIndexPrefix, Logger: cfg.Logger}
+		// Opened on first use (and retried), so a process started while
+		// Meilisearch is down still starts and answers 503 for search.
+		return search.Lazy("meili", func(ctx context.Context) (search.Engine, error) {
+			ctx, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			e, err := New(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			return e, nil
+		}), nil
 	})
 }
 
