@@ -2,7 +2,7 @@ package api
 
 import (
 	"context"
-	"embed"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -13,17 +13,10 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/gin-gonic/gin"
-	"gopkg.in/yaml.v3"
 )
 
 //go:embed openapi.yaml
 var openapiYAML []byte
-
-// openapiParts are per-area fragments (paths and components) merged into
-// openapi.yaml at load time, so areas can be documented side by side.
-//
-//go:embed openapi
-var openapiParts embed.FS
 
 var (
 	specOnce sync.Once
@@ -35,13 +28,8 @@ var (
 // Spec loads and validates the embedded OpenAPI document once.
 func Spec() (*openapi3.T, []byte, error) {
 	specOnce.Do(func() {
-		merged, err := mergedDocument()
-		if err != nil {
-			specErr = err
-			return
-		}
 		loader := openapi3.NewLoader()
-		spec, specErr = loader.LoadFromData(merged)
+		spec, specErr = loader.LoadFromData(openapiYAML)
 		if specErr != nil {
 			return
 		}
@@ -96,61 +84,5 @@ code{background:#f4f4f4;padding:0 .2em}.m{font-weight:bold;font-family:monospace
 	}
 	b.WriteString("</table></body></html>")
 	c.Data(http.StatusOK, "text/html; charset=utf-8", []byte(b.String()))
-	return nil
-}
-
-// mergedDocument is openapi.yaml with every fragment's paths and components
-// added; a path or component defined twice is an error.
-func mergedDocument() ([]byte, error) {
-	var doc map[string]any
-	if err := yaml.Unmarshal(openapiYAML, &doc); err != nil {
-		return nil, fmt.Errorf("openapi.yaml: %w", err)
-	}
-	entries, err := openapiParts.ReadDir("openapi")
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".yaml") {
-			continue
-		}
-		b, err := openapiParts.ReadFile("openapi/" + e.Name())
-		if err != nil {
-			return nil, err
-		}
-		var part map[string]any
-		if err := yaml.Unmarshal(b, &part); err != nil {
-			return nil, fmt.Errorf("openapi/%s: %w", e.Name(), err)
-		}
-		if err := mergeInto(doc, "paths", part["paths"], e.Name()); err != nil {
-			return nil, err
-		}
-		comps, _ := part["components"].(map[string]any)
-		docComps, _ := doc["components"].(map[string]any)
-		for kind, v := range comps {
-			if err := mergeInto(docComps, kind, v, e.Name()); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return json.Marshal(doc)
-}
-
-func mergeInto(dst map[string]any, key string, src any, file string) error {
-	m, _ := src.(map[string]any)
-	if len(m) == 0 {
-		return nil
-	}
-	target, _ := dst[key].(map[string]any)
-	if target == nil {
-		target = map[string]any{}
-		dst[key] = target
-	}
-	for k, v := range m {
-		if _, dup := target[k]; dup {
-			return fmt.Errorf("openapi/%s: %s %q defined twice", file, key, k)
-		}
-		target[k] = v
-	}
 	return nil
 }
