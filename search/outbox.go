@@ -181,6 +181,9 @@ RETURNING o.item_id, o.seq`, claimLease.Seconds(), token, batch).Scan(&rows).Err
 			refused = bad
 		}
 	}
+	if err := indexSegments(ctx, engine, upserts, skip); err != nil {
+		return fail(err)
+	}
 	if len(gone) > 0 {
 		if err := engine.Delete(ctx, gone); err != nil {
 			return fail(fmt.Errorf("remove %d items from the index: %w", len(gone), err))
@@ -243,4 +246,30 @@ func (a int64Array) Value() (driver.Value, error) {
 		b = fmt.Appendf(b, "%d", v)
 	}
 	return string(append(b, '}')), nil
+}
+
+// indexSegments replaces the segments of the items just indexed with the
+// ones their documents carry (see SegmentsOf).
+func indexSegments(ctx context.Context, engine Engine, docs []Document, skip map[string]bool) error {
+	var ids []string
+	var segs []Segment
+	for _, d := range docs {
+		if skip[d.ID()] {
+			continue
+		}
+		ids = append(ids, d.ID())
+		segs = append(segs, SegmentsOf(d)...)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := engine.DeleteSegmentsOfItems(ctx, ids); err != nil {
+		return fmt.Errorf("replace segments of %d items: %w", len(ids), err)
+	}
+	for i := 0; i < len(segs); i += 1000 {
+		if err := engine.UpsertSegments(ctx, segs[i:min(i+1000, len(segs))]); err != nil {
+			return fmt.Errorf("index %d segments: %w", len(segs), err)
+		}
+	}
+	return nil
 }

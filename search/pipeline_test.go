@@ -286,7 +286,13 @@ func TestOpen(t *testing.T) {
 		t.Fatal("postgres without a database opened")
 	}
 	start := time.Now()
-	_, err = search.Open(search.Config{DB: db, MeiliURL: "http://127.0.0.1:1"})
+	// An unreachable Meilisearch does not stop a process from starting: the
+	// engine opens lazily and answers 503 until the server is back.
+	m, err := search.Open(search.Config{DB: db, MeiliURL: "http://127.0.0.1:1"})
+	if err != nil || m.Name() != "meili" {
+		t.Fatalf("open with meilisearch down: %v", err)
+	}
+	err = m.Ping(context.Background())
 	if ae, ok := apperr.As(err); !ok || ae.Status != http.StatusServiceUnavailable {
 		t.Fatalf("unreachable meilisearch: %v", err)
 	}
