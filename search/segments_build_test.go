@@ -19,7 +19,7 @@ func TestSegmentsOfMergesExtractorsByTime(t *testing.T) {
 		"tesseract": map[string]any{"segments": []any{
 			map[string]any{"time": 1.5, "summary": map[string]any{"ocr": []any{map[string]any{"text": "EXIT", "source": "tesseract"}}}},
 			map[string]any{"time": 4.0, "summary": map[string]any{"ocr": []any{map[string]any{"text": "GATE 4"}}}},
-			map[string]any{"time": -1.0, "summary": map[string]any{}},    // invalid: dropped
+			map[string]any{"time": -1.0, "summary": map[string]any{}},   // invalid: dropped
 			map[string]any{"time": "soon", "summary": map[string]any{}}, // invalid: dropped
 		}},
 		"video_main_frames": map[string]any{"segments": []any{
