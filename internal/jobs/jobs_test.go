@@ -1,0 +1,177 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/hibiken/asynq"
+
+	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/queue"
+	"github.com/metaharvest/metaharvest/internal/testdb"
+	"github.com/metaharvest/metaharvest/internal/testredis"
+	"github.com/metaharvest/metaharvest/models"
+)
+
+type nop struct{}
+
+func (nop) Extract(context.Context, *extractors.Input) (*extractors.Result, error) {
+	return &extractors.Result{}, nil
+}
+
+// registry: the base extractors, an enabled one, one disabled by default,
+// one needing a tool that is not installed, and one not implemented.
+func registry(t *testing.T) *extractors.Registry {
+	reg := extractors.NewRegistry()
+	for _, n := range []string{"store", "mime_type", "hashes"} {
+		info, _ := extractors.Default.Get(n)
+		reg.MustRegister(info)
+	}
+	mk := func(name string, def bool, tools ...string) extractors.Info {
+		return extractors.Info{Name: name, DisplayName: name, Version: "1", Implemented: true, DefaultEnabled: def,
+			Tools: tools, New: func() extractors.Extractor { return nop{} }}
+	}
+	reg.MustRegister(mk("alpha", true))
+	reg.MustRegister(mk("beta", false))
+	reg.MustRegister(mk("gamma", true, "no-such-tool-installed-here"))
+	reg.MustRegister(extractors.Info{Name: "delta", DisplayName: "delta", Version: "1"})
+	return reg
+}
+
+func newStarter(t *testing.T) (*Starter, models.Container, asynq.RedisConnOpt) {
+	db := testdb.New(t)
+	opt, _ := queue.RedisOpt(testredis.URL())
+	client := asynq.NewClient(opt)
+	t.Cleanup(func() { client.Close() })
+	s := &Starter{DB: db, Queue: client, Names: queue.Names{Namespace: testredis.Namespace(t)}, Registry: registry(t)}
+	db.Create(&models.Location{ID: "l", Kind: "filesystem", Name: "l", Config: models.JSON(`{"path":"/x"}`)})
+	db.Create(&models.ExtractorProfile{ID: "p1", Name: "only-beta", Extractors: models.Strings{"beta"}})
+	ctr := models.Container{ID: "c", LocationID: "l", Name: "c", ProfileID: "p1"}
+	db.Create(&ctr)
+	db.Create(&models.Container{ID: "c2", LocationID: "l", Name: "c2"})
+	return s, ctr, opt
+}
+
+func status(err error) int {
+	if e, ok := apperr.As(err); ok {
+		return e.Status
+	}
+	return 0
+}
+
+func TestResolveRules(t *testing.T) {
+	t.Parallel()
+	s, _, _ := newStarter(t)
+	ctx := context.Background()
+	cases := []struct {
+		name      string
+		requested []string
+		profile   string
+		override  bool
+		want      string
+		status    int
+	}{
+		{"requested enabled", []string{"alpha"}, "default", false, "[store mime_type alpha]", 0},
+		{"requested disabled is dropped", []string{"alpha", "beta"}, "default", false, "[store mime_type alpha]", 0},
+		{"override runs disabled", []string{"beta"}, "default", true, "[store mime_type beta]", 0},
+		{"unknown name", []string{"alpha", "zeta"}, "default", false, "", http.StatusBadRequest},
+		{"tool missing: not configured", []string{"gamma"}, "default", false, "", http.StatusBadRequest},
+		{"not implemented: not configured", []string{"delta"}, "default", false, "", http.StatusBadRequest},
+		{"default profile: every enabled, available one", nil, "default", false, "[store mime_type alpha hashes]", 0},
+		{"profile list, disabled dropped", nil, "p1", false, "[store mime_type]", 0},
+		{"profile list with override", nil, "p1", true, "[store mime_type beta]", 0},
+		{"unknown profile", nil, "nope", false, "", http.StatusBadRequest},
+	}
+	for _, c := range cases {
+		got, err := s.Resolve(ctx, c.requested, c.profile, c.override)
+		if c.status != 0 {
+			if status(err) != c.status {
+				t.Errorf("%s: err %v, want status %d", c.name, err, c.status)
+			}
+			continue
+		}
+		if err != nil || fmt.Sprint(got) != c.want {
+			t.Errorf("%s: %v %v, want %s", c.name, got, err, c.want)
+		}
+	}
+	// A settings row wins over the registry default.
+	s.DB.Create(&models.ExtractorSetting{Name: "beta", Enabled: true})
+	s.DB.Create(&models.ExtractorSetting{Name: "alpha", Enabled: false})
+	if got, _ := s.Resolve(ctx, nil, "default", false); fmt.Sprint(got) != "[store mime_type beta hashes]" {
+		t.Fatalf("after settings: %v", got)
+	}
+}
+
+func TestStartRecordsJobAndEnqueues(t *testing.T) {
+	t.Parallel()
+	s, ctr, opt := newStarter(t)
+	ctx := context.Background()
+	// Without extractors the container's profile is used.
+	id, err := s.Start(ctx, Spec{LocationID: "l", ContainerID: ctr.ID, Priority: 0, Force: true, OverrideExtractors: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var job models.Job
+	s.DB.Where("request_id = ?", id).Take(&job)
+	var opts Options
+	json.Unmarshal(job.Options, &opts)
+	if job.ProfileID != "p1" || fmt.Sprint(job.Extractors) != "[store mime_type beta]" || job.Priority != 5 || !opts.Force || job.WalkComplete {
+		t.Fatalf("job: %+v %+v", job, opts)
+	}
+	// Priority 12 is clamped to 10; explicit extractors leave profile_id empty.
+	id2, err := s.Start(ctx, Spec{LocationID: "l", ContainerID: "c2", Priority: 12, Extractors: []string{"alpha"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var job2 models.Job
+	s.DB.Where("request_id = ?", id2).Take(&job2)
+	if job2.Priority != 10 || job2.ProfileID != "" {
+		t.Fatalf("job2: %+v", job2)
+	}
+	info, err := asynq.NewInspector(opt).GetQueueInfo(s.Names.Walk())
+	if err != nil || info.Pending != 2 {
+		t.Fatalf("walk queue: %+v %v", info, err)
+	}
+	// The same deterministic request id twice: one job, one task.
+	for i := 0; i < 2; i++ {
+		if _, err := s.Start(ctx, Spec{RequestID: "fixed", LocationID: "l", ContainerID: "c2"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info, _ = asynq.NewInspector(opt).GetQueueInfo(s.Names.Walk())
+	if info.Pending != 3 {
+		t.Fatalf("duplicate start enqueued twice: %d pending", info.Pending)
+	}
+	for _, bad := range []Spec{
+		{LocationID: "nope", ContainerID: "c"},
+		{LocationID: "l", ContainerID: "nope"},
+		{LocationID: "l", ItemID: "nope"},
+		{LocationID: "l"},
+		{LocationID: "l", ContainerID: "c", ItemID: "x"},
+	} {
+		if _, err := s.Start(ctx, bad); status(err) == 0 {
+			t.Errorf("%+v: accepted (%v)", bad, err)
+		}
+	}
+	// A single item: the job is walked already and the item task goes to
+	// its priority's queue.
+	now := time.Now()
+	s.DB.Create(&models.Item{ID: "i1", LocationID: "l", ContainerID: "c2", Path: "a", Name: "a", LastModified: &now, Metadata: models.JSON("{}")})
+	id3, err := s.Start(ctx, Spec{LocationID: "l", ItemID: "i1", Priority: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var job3 models.Job
+	s.DB.Where("request_id = ?", id3).Take(&job3)
+	if !job3.WalkComplete || job3.EnqueuedCount != 1 || job3.ContainerID != "c2" {
+		t.Fatalf("item job: %+v", job3)
+	}
+	if info, _ := asynq.NewInspector(opt).GetQueueInfo(s.Names.Stage(2)); info == nil || info.Pending != 1 {
+		t.Fatalf("stage02: %+v", info)
+	}
+}
