@@ -2,16 +2,24 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/metaharvest/metaharvest/api"
 	"github.com/metaharvest/metaharvest/internal/testproc"
 )
 
@@ -46,6 +54,7 @@ func (c *client) call(method, path string, body any, want int) map[string]any {
 	if res.StatusCode != want {
 		c.t.Fatalf("%s %s: %d, want %d: %s", method, path, res.StatusCode, want, raw)
 	}
+	validate(c.t, req, body, res, raw)
 	var out map[string]any
 	if len(raw) > 0 && raw[0] == '{' {
 		if err := json.Unmarshal(raw, &out); err != nil {
@@ -200,4 +209,56 @@ func TestHarvestThroughAPIAndWorkerProcesses(t *testing.T) {
 		t.Fatalf("uploaded item: %v", item)
 	}
 	fmt.Fprintln(io.Discard, item)
+}
+
+var (
+	oaOnce   sync.Once
+	oaRouter routers.Router
+	oaErr    error
+)
+
+// validate checks a response of the running api against the OpenAPI
+// document it serves, as the api's own tests do.
+func validate(t *testing.T, req *http.Request, body any, res *http.Response, raw []byte) {
+	t.Helper()
+	oaOnce.Do(func() {
+		doc, _, err := api.Spec()
+		if err != nil {
+			oaErr = err
+			return
+		}
+		oaRouter, oaErr = gorillamux.NewRouter(doc)
+	})
+	if oaErr != nil {
+		t.Fatal(oaErr)
+	}
+	var reqBody []byte
+	switch b := body.(type) {
+	case nil:
+	case []byte:
+		reqBody = b
+	default:
+		reqBody, _ = json.Marshal(b)
+	}
+	// The router matches {path} as one segment: escape the slashes of an
+	// upload path for the lookup only.
+	u := *req.URL
+	u.Host, u.Scheme = "", ""
+	if rest, ok := strings.CutPrefix(u.Path, "/files/uploadstore/"); ok {
+		u.Path = "/files/uploadstore/" + url.PathEscape(rest)
+		u.RawPath = u.Path
+	}
+	vreq, _ := http.NewRequest(req.Method, u.String(), bytes.NewReader(reqBody))
+	vreq.Header = req.Header.Clone()
+	route, params, err := oaRouter.FindRoute(vreq)
+	if err != nil {
+		t.Fatalf("%s %s: not in openapi.yaml: %v", req.Method, req.URL.Path, err)
+	}
+	in := &openapi3filter.RequestValidationInput{Request: vreq, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: res.StatusCode, Header: res.Header,
+		Body: io.NopCloser(bytes.NewReader(raw)), Options: &openapi3filter.Options{IncludeResponseStatus: true}}
+	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+		t.Fatalf("%s %s: response %d does not match openapi.yaml: %v", req.Method, req.URL.Path, res.StatusCode, err)
+	}
 }
