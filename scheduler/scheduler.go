@@ -51,11 +51,12 @@ func New(d Deps) *Scheduler {
 		Names: queue.Names{Namespace: d.Config.RedisNamespace}, Registry: d.Extractors}}
 }
 
-// Run plans harvests until ctx ends, checking every tenth of the refresh
-// time (at most every minute, at least every second).
+// Run plans harvests and repairs stalled ones until ctx ends, checking
+// every tenth of the refresh time or third of the stall timeout, whichever
+// is shorter (at most every minute, at least every second).
 func Run(ctx context.Context, d Deps) error {
 	s := New(d)
-	every := min(max(d.Config.HarvestRefreshTime/10, time.Second), time.Minute)
+	every := min(max(min(d.Config.HarvestRefreshTime/10, d.Config.JobStallTimeout/3), time.Second), time.Minute)
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -63,6 +64,11 @@ func Run(ctx context.Context, d Deps) error {
 		// engine that was down) is retried here.
 		if err := jobs.KickIndex(ctx, s.d.Queue, s.starter.Names); err != nil {
 			s.d.Logger.Warn("kick search index", slog.String("error", err.Error()))
+		}
+		if n, err := s.RepairStalled(ctx, time.Now()); err != nil {
+			s.d.Logger.Error("repair stalled harvests", slog.String("error", err.Error()))
+		} else if n > 0 {
+			s.d.Logger.Warn("stalled harvests repaired", slog.Int("jobs", n))
 		}
 		if n, err := s.Plan(ctx, time.Now()); err != nil {
 			s.d.Logger.Error("plan live harvests", slog.String("error", err.Error()))
@@ -77,11 +83,24 @@ func Run(ctx context.Context, d Deps) error {
 	}
 }
 
+// liveHarvestingOffKey is the settings row of the api's feature switch
+// disabled_live_harvesting: "true" means plan nothing.
+const liveHarvestingOffKey = "feature:disabled_live_harvesting"
+
 // Plan starts a live harvest of every enabled container not walked within
-// the refresh time. The request id is derived from the container and the
-// refresh slot, so any number of schedulers planning at once create one job
-// and one walk task per container and slot.
+// the refresh time, unless live harvesting is switched off. The request id
+// is derived from the container and the refresh slot, so any number of
+// schedulers planning at once create one job and one walk task per
+// container and slot.
 func (s *Scheduler) Plan(ctx context.Context, now time.Time) (int, error) {
+	var off int64
+	if err := s.d.DB.WithContext(ctx).Model(&models.Setting{}).
+		Where("key = ? AND value = 'true'", liveHarvestingOffKey).Count(&off).Error; err != nil {
+		return 0, fmt.Errorf("read live harvesting switch: %w", err)
+	}
+	if off > 0 {
+		return 0, nil
+	}
 	refresh := s.d.Config.HarvestRefreshTime
 	slot := now.UnixNano() / int64(refresh)
 	var due []models.Container
@@ -102,4 +121,41 @@ func (s *Scheduler) Plan(ctx context.Context, now time.Time) (int, error) {
 		started++
 	}
 	return started, nil
+}
+
+// RepairStalled re-enqueues the work of unfinished harvests that made no
+// progress for JobStallTimeout: tasks can be lost with a Redis that restarts
+// without persistence, or archived after their retries ran out while
+// Postgres was down. Handlers are idempotent, so a repair of a job whose
+// tasks were only slow costs work, not correctness. Each job is claimed by
+// bumping its updated time, so two schedulers repair it once.
+func (s *Scheduler) RepairStalled(ctx context.Context, now time.Time) (int, error) {
+	stall := s.d.Config.JobStallTimeout
+	var stalled []models.Job
+	err := s.d.DB.WithContext(ctx).Raw(`
+SELECT * FROM jobs j
+WHERE NOT cancelled AND created > ? AND updated < ?
+  AND (NOT walk_complete OR enqueued_count >
+       (SELECT count(*) FROM activities a WHERE a.request_id = j.request_id AND a.kind = 'harvestend'))
+ORDER BY created`, now.Add(-7*24*time.Hour), now.Add(-stall)).Scan(&stalled).Error
+	if err != nil {
+		return 0, fmt.Errorf("find stalled harvests: %w", err)
+	}
+	repaired := 0
+	for _, job := range stalled {
+		res := s.d.DB.WithContext(ctx).Model(&models.Job{}).
+			Where("request_id = ? AND updated = ?", job.RequestID, job.Updated).Update("updated", now.UTC())
+		if res.Error != nil {
+			return repaired, res.Error
+		}
+		if res.RowsAffected == 0 {
+			continue // another scheduler took it, or it progressed
+		}
+		token := "r" + strconv.FormatInt(now.UnixNano(), 36) + ":"
+		if err := jobs.Repair(ctx, s.d.Queue, s.starter.Names, job, token); err != nil {
+			return repaired, fmt.Errorf("repair harvest %s: %w", job.RequestID, err)
+		}
+		repaired++
+	}
+	return repaired, nil
 }

@@ -43,7 +43,7 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 	if t.job.Cancelled {
 		return nil
 	}
-	if p.Page == 0 && p.Cursor == "" && !t.opts.IgnoreRecentlyWalked && t.ctr.LastWalked != nil &&
+	if p.Page == 0 && p.Cursor == "" && p.Repair == "" && !t.opts.IgnoreRecentlyWalked && t.ctr.LastWalked != nil &&
 		t.ctr.LastWalked.After(t.job.Created.Add(-RecentWalkWindow)) && t.ctr.RequestID != t.job.RequestID {
 		return h.finishWalk(ctx, t, "skipped: the container was walked recently")
 	}
@@ -99,17 +99,18 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 		}
 		// The batch key is derived from its ids: a re-delivered page makes
 		// the same batches, which the queue refuses as duplicates.
-		key := ids.Derived(batch...)
+		key := p.Repair + ids.Derived(batch...)
 		if err := jobs.Enqueue(ctx, h.Queue, it, jobs.ItemTaskOptions(h.names, t.job.RequestID, key, t.job.Priority)...); err != nil {
 			return err
 		}
 	}
 	if next != "" {
-		nt, err := queue.NewTask(queue.TypeWalk, queue.WalkPayload{RequestID: t.job.RequestID, ContainerID: t.ctr.ID, Cursor: next, Page: p.Page + 1})
+		nt, err := queue.NewTask(queue.TypeWalk, queue.WalkPayload{RequestID: t.job.RequestID, ContainerID: t.ctr.ID,
+			Cursor: next, Page: p.Page + 1, Repair: p.Repair})
 		if err != nil {
 			return err
 		}
-		return jobs.Enqueue(ctx, h.Queue, nt, jobs.WalkTaskOptions(h.names, t.job.RequestID, next)...)
+		return jobs.Enqueue(ctx, h.Queue, nt, jobs.WalkTaskOptions(h.names, t.job.RequestID, p.Repair, next)...)
 	}
 	if err := h.finishWalk(ctx, t, ""); err != nil {
 		return err

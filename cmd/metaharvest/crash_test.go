@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
 	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/extractors"
@@ -208,4 +209,91 @@ func TestWorkerKilledMidHarvestS3(t *testing.T) {
 func sha256hex(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
+}
+
+// wipeQueues deletes every Redis key of the platform's namespace, as a
+// Redis restarting without persistence would lose them.
+func (p *platform) wipeQueues() int {
+	p.t.Helper()
+	opt, err := redis.ParseURL(testredis.URL())
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	c := redis.NewClient(opt)
+	defer c.Close()
+	ctx := context.Background()
+	var keys []string
+	iter := c.Scan(ctx, 0, "*"+p.ns+"*", 1000).Iterator()
+	for iter.Next(ctx) {
+		keys = append(keys, iter.Val())
+	}
+	if len(keys) > 0 {
+		c.Del(ctx, keys...)
+	}
+	return len(keys)
+}
+
+// Tasks lost with Redis (no persistence) mid-harvest: the scheduler finds
+// the stalled job and re-enqueues it; every file is harvested exactly once.
+func TestRedisLossMidHarvestRepaired(t *testing.T) {
+	t.Parallel()
+	p := newPlatform(t)
+	root := t.TempDir()
+	const n = 1200
+	sha := randomFiles(t, n, 1024, func(name string, data []byte) {
+		path := filepath.Join(root, "media", name)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	p.db.Create(&models.Location{ID: "fs", Kind: "filesystem", Name: "fs", Config: models.MustJSON(map[string]string{"path": root})})
+	ctr := models.Container{ID: models.ContainerID("fs", "media"), LocationID: "fs", Name: "media"}
+	p.db.Create(&ctr)
+	req := p.startJob("fs", ctr.ID)
+	w := testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=1"))
+	deadline := time.Now().Add(3 * time.Minute)
+	for p.harvestEnds(req) < n/10 {
+		if time.Now().After(deadline) || w.Exited() {
+			t.Fatal("worker made no progress")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	wiped := p.wipeQueues()
+	at := p.harvestEnds(req)
+	if at >= n {
+		t.Fatalf("the job finished before Redis lost its tasks (%d): make it bigger", at)
+	}
+	t.Logf("wiped %d keys with %d of %d files harvested", wiped, at, n)
+	testproc.Start(t, "scheduler", p.env("JOB_STALL_TIMEOUT=3", "HARVEST_REFRESH_TIME=3600"))
+	deadline = time.Now().Add(3 * time.Minute)
+	var job models.Job
+	for {
+		p.db.Where("request_id = ?", req).Take(&job)
+		if job.WalkComplete && p.harvestEnds(req) == n && job.IndexedCount == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job not repaired: %+v, %d harvestend", job, p.harvestEnds(req))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	var dup int64
+	p.db.Raw(`SELECT count(*) FROM (SELECT item_id FROM activities WHERE request_id = ? AND kind = 'harvestend' GROUP BY item_id HAVING count(*) > 1) d`, req).Scan(&dup)
+	if dup != 0 || job.WalkedCount != n || job.ErrorCount != 0 {
+		t.Fatalf("after repair: %d duplicated items, job %+v", dup, job)
+	}
+	var rows []models.Item
+	p.db.Find(&rows)
+	for _, it := range rows {
+		var meta struct {
+			Hashes struct {
+				SHA256 string `json:"sha256"`
+			} `json:"hashes"`
+		}
+		json.Unmarshal(it.Metadata, &meta)
+		if meta.Hashes.SHA256 != sha[it.Path] {
+			t.Fatalf("%s: sha256 %q, want %q", it.Path, meta.Hashes.SHA256, sha[it.Path])
+		}
+	}
 }

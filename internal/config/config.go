@@ -73,6 +73,10 @@ type Config struct {
 	ErrorTrackerWriteKeyFrontend string // ERROR_TRACKER_WRITE_KEY_FRONTEND
 	AnalyticsWriteKey            string // ANALYTICS_WRITE_KEY
 	LogoProviderKey              string // LOGO_PROVIDER_KEY
+	// JobStallTimeout: an unfinished harvest with no progress for this long
+	// is repaired by the scheduler (its tasks re-enqueued), which covers
+	// tasks lost with a Redis restart (JOB_STALL_TIMEOUT, seconds, default 600).
+	JobStallTimeout time.Duration
 	// LoginMaxFailures is how many failed logins an account or a client may make in
 	// LoginWindow before being answered 429 (LOGIN_MAX_FAILURES, default 5 per account,
 	// 4x that per client; LOGIN_WINDOW seconds, default 900).
@@ -152,6 +156,7 @@ func Load(get Getenv) (Config, error) {
 		ErrorTrackerWriteKeyFrontend: str("ERROR_TRACKER_WRITE_KEY_FRONTEND", ""),
 		AnalyticsWriteKey:            str("ANALYTICS_WRITE_KEY", ""),
 		LogoProviderKey:              str("LOGO_PROVIDER_KEY", ""),
+		JobStallTimeout:              time.Duration(integer("JOB_STALL_TIMEOUT", 600, 1)) * time.Second,
 		LoginMaxFailures:             int(integer("LOGIN_MAX_FAILURES", 5, 1)),
 		LoginWindow:                  time.Duration(integer("LOGIN_WINDOW", 900, 1)) * time.Second,
 	}

@@ -115,7 +115,7 @@ func (s *Starter) Start(ctx context.Context, spec Spec) (string, error) {
 		opts = ItemTaskOptions(s.Names, job.RequestID, spec.ItemID, priority)
 	} else {
 		task, err = queue.NewTask(queue.TypeWalk, queue.WalkPayload{RequestID: job.RequestID, ContainerID: ctr.ID})
-		opts = WalkTaskOptions(s.Names, job.RequestID, "")
+		opts = WalkTaskOptions(s.Names, job.RequestID, "", "")
 	}
 	if err != nil {
 		return "", err
@@ -144,9 +144,10 @@ func Enqueue(ctx context.Context, c *asynq.Client, t *asynq.Task, opts ...asynq.
 // duplicate enqueue from a re-delivered walk page.
 const Retention = 24 * time.Hour
 
-// WalkTaskOptions are the options of a walk page task.
-func WalkTaskOptions(n queue.Names, requestID, cursor string) []asynq.Option {
-	return []asynq.Option{asynq.Queue(n.Walk()), asynq.TaskID("walk:" + requestID + ":" + ids.Derived(cursor)),
+// WalkTaskOptions are the options of a walk page task (repair is the token
+// of a repair walk, empty otherwise).
+func WalkTaskOptions(n queue.Names, requestID, repair, cursor string) []asynq.Option {
+	return []asynq.Option{asynq.Queue(n.Walk()), asynq.TaskID("walk:" + requestID + ":" + repair + ids.Derived(cursor)),
 		asynq.MaxRetry(20), asynq.Timeout(15 * time.Minute), asynq.Retention(Retention)}
 }
 
@@ -259,4 +260,22 @@ func KickIndex(ctx context.Context, c *asynq.Client, n queue.Names) error {
 	}
 	return Enqueue(ctx, c, t, asynq.Queue(n.Index()), asynq.Unique(3*time.Second),
 		asynq.ProcessIn(300*time.Millisecond), asynq.MaxRetry(25), asynq.Timeout(30*time.Minute))
+}
+
+// Repair re-enqueues the work of a stalled job: its walk from the first
+// page (items already harvested by the job are skipped by the item
+// handler), or its single item. repair is a token unique to this repair.
+func Repair(ctx context.Context, c *asynq.Client, n queue.Names, job models.Job, repair string) error {
+	if job.ItemID != "" {
+		t, err := queue.NewTask(queue.TypeItem, queue.ItemPayload{RequestID: job.RequestID, ItemID: job.ItemID})
+		if err != nil {
+			return err
+		}
+		return Enqueue(ctx, c, t, ItemTaskOptions(n, job.RequestID, repair+job.ItemID, job.Priority)...)
+	}
+	t, err := queue.NewTask(queue.TypeWalk, queue.WalkPayload{RequestID: job.RequestID, ContainerID: job.ContainerID, Repair: repair})
+	if err != nil {
+		return err
+	}
+	return Enqueue(ctx, c, t, WalkTaskOptions(n, job.RequestID, repair, "")...)
 }

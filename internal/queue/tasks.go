@@ -21,6 +21,11 @@ type WalkPayload struct {
 	ContainerID string `json:"container_id"`
 	Cursor      string `json:"cursor"`
 	Page        int    `json:"page"`
+	// Repair is set on a walk re-enqueued for a stalled job (a token unique
+	// to the repair): the walk runs even if the container was walked
+	// recently, and every task it enqueues gets new task ids, since the ids
+	// of lost or archived tasks may still be taken.
+	Repair string `json:"repair,omitempty"`
 }
 
 // ItemPayload asks for the harvest of one item or a batch of items of one
