@@ -52,7 +52,7 @@ func benchSearch(ctx context.Context) error {
 	}
 	build := time.Since(start)
 	sqlDB, _ := db.DB()
-	for _, t := range []string{"search_documents", "search_sources"} {
+	for _, t := range []string{"search_documents", "search_sources", "search_fulltext", "search_flat", "search_numbers"} {
 		sqlDB.ExecContext(ctx, `VACUUM ANALYZE `+t)
 	}
 

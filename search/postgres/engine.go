@@ -48,6 +48,13 @@ type Engine struct {
 
 	mu   sync.Mutex
 	cats map[search.Scope]cachedCatalogue
+
+	// dictMu guards the caches of the two dictionaries (search_visibility
+	// and search_paths). Their rows never change nor go away, so a cached
+	// id is right for ever.
+	dictMu    sync.Mutex
+	visCache  map[string]int32
+	pathCache map[string]int32
 }
 
 type cachedCatalogue struct {
@@ -66,7 +73,8 @@ func New(db *gorm.DB) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres search: %w", err)
 	}
-	return &Engine{db: sqlDB, cats: map[search.Scope]cachedCatalogue{}, exactTotalLimit: DefaultExactTotalLimit, sampleRows: sampleRows}, nil
+	return &Engine{db: sqlDB, cats: map[search.Scope]cachedCatalogue{}, exactTotalLimit: DefaultExactTotalLimit, sampleRows: sampleRows,
+		visCache: map[string]int32{}, pathCache: map[string]int32{}}, nil
 }
 
 // SetExactTotalLimit changes how many matches are counted exactly (see
@@ -98,9 +106,10 @@ func (e *Engine) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Reset empties the index and the field catalogue.
+// Reset empties the index and the field catalogue. The dictionaries of
+// visibility classes and paths stay: other processes may hold their ids.
 func (e *Engine) Reset(ctx context.Context) error {
-	if _, err := e.db.ExecContext(ctx, `TRUNCATE search_documents, search_flat, search_sources, search_segments, search_fields`); err != nil {
+	if _, err := e.db.ExecContext(ctx, `TRUNCATE search_documents, search_fulltext, search_flat, search_numbers, search_sources, search_segments, search_fields`); err != nil {
 		return wrapErr(fmt.Errorf("reset search index: %w", err))
 	}
 	e.mu.Lock()

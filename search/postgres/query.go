@@ -16,8 +16,16 @@ import (
 // (btree-indexed, cheaper than the jsonb maps).
 type table struct {
 	name string
+	// text, when set, is the table queries with text read instead of name:
+	// the same columns plus tsv.
+	text string
 	// source holds the documents results return (column doc, key id).
 	source string
+	// visClass: visibility is an integer class (vis, see search_visibility)
+	// rather than the two group lists. keys: an int[] column holds the ids
+	// of the document's leaf paths (exists, hit counts). numbers: nested
+	// ranges read search_numbers.
+	visClass, keys, numbers bool
 	// textJoin/flatJoin join the tables holding tsv (alias tx) and
 	// flat/dates (alias fx); empty when the core table holds them (tx, fx = d).
 	textJoin, flatJoin string
@@ -39,7 +47,11 @@ type numCol struct {
 var (
 	itemsTable = table{
 		name:     "search_documents",
+		text:     "search_fulltext",
 		source:   "search_sources",
+		visClass: true,
+		keys:     true,
+		numbers:  true,
 		flatJoin: "JOIN search_flat f ON f.id = d.id",
 		tx:       "d",
 		fx:       "f",
@@ -74,9 +86,22 @@ func (q *query) arg(v any) string {
 	return "$" + strconv.Itoa(len(q.args))
 }
 
+// resolved holds what a plan needs read from the dictionaries before it
+// is compiled.
+type resolved struct {
+	// classes: the visibility classes the user may see (tables with
+	// visClass, unless the user sees everything).
+	classes []int32
+	// paths: the ids of the paths the plan names (keys, search_numbers);
+	// a path missing here is in no document.
+	paths map[string]int32
+}
+
 // compiled is a plan turned into SQL fragments.
 type compiled struct {
 	t     table
+	r     *resolved
+	base  string // the core table the statement reads (alias d)
 	q     *query
 	where string
 	tsq   string // tsquery expression, "" without a text query
@@ -84,6 +109,10 @@ type compiled struct {
 	// needText/needFlat: the WHERE clause reads tx/fx.
 	needText, needFlat bool
 }
+
+// ranksAll: the page ranks every match (a text search, read from the
+// full-text table, which has no index to walk in the order of a sort).
+func (c *compiled) ranksAll() bool { return c.t.text != "" && c.base == c.t.text }
 
 // stmt is one statement built on the compiled WHERE clause: its own
 // arguments (after the clause's) and its own needs of the joined tables.
@@ -107,7 +136,7 @@ func (s *stmt) fcol(col string) string {
 
 // from is the FROM clause: the core table and the joins the statement reads.
 func (s *stmt) from() string {
-	f := s.c.t.name + " d"
+	f := s.c.base + " d"
 	if s.c.needText && s.c.t.textJoin != "" {
 		f += " " + s.c.t.textJoin
 	}
@@ -117,11 +146,16 @@ func (s *stmt) from() string {
 	return f
 }
 
-func compile(t table, p *search.Plan, vis search.Visibility) *compiled {
-	c := &compiled{t: t, q: &query{}, score: "1::float8"}
+func compile(t table, p *search.Plan, vis search.Visibility, r *resolved) *compiled {
+	c := &compiled{t: t, r: r, base: t.name, q: &query{}, score: "1::float8"}
+	if p.Query != "" && t.text != "" {
+		c.base = t.text
+	}
 	s := &stmt{c: c, q: c.q}
 	var conds []string
-	if !vis.All {
+	if !vis.All && t.visClass {
+		conds = append(conds, fmt.Sprintf("d.vis = ANY(%s::integer[])", s.arg(r.classes)))
+	} else if !vis.All {
 		// public (no group at all) comes first: it is the common case, and
 		// the one the planner has statistics for.
 		g := s.arg(nonNil(vis.GroupIDs))
@@ -148,10 +182,10 @@ func compile(t table, p *search.Plan, vis search.Visibility) *compiled {
 		conds = append(conds, s.rangeCond(rc))
 	}
 	for _, ec := range p.Exists {
-		conds = append(conds, fmt.Sprintf("%s ?| %s::text[]", s.fcol("flat"), s.arg(ec.Leaves)))
+		conds = append(conds, s.hasAny(ec.Leaves))
 	}
 	for _, ec := range p.NotExists {
-		conds = append(conds, fmt.Sprintf("NOT (%s ?| %s::text[])", s.fcol("flat"), s.arg(ec.Leaves)))
+		conds = append(conds, "NOT "+s.hasAny(ec.Leaves))
 	}
 	c.needFlat = s.flat
 	if len(conds) == 0 {
@@ -160,6 +194,23 @@ func compile(t table, p *search.Plan, vis search.Visibility) *compiled {
 		c.where = strings.Join(conds, "\n  AND ")
 	}
 	return c
+}
+
+// hasAny: the document has a value at one of the leaves.
+func (s *stmt) hasAny(leaves []string) string {
+	if !s.c.t.keys {
+		return fmt.Sprintf("(%s ?| %s::text[])", s.fcol("flat"), s.arg(leaves))
+	}
+	ids := []int32{}
+	for _, l := range leaves {
+		if id, ok := s.c.r.paths[l]; ok {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return "false"
+	}
+	return fmt.Sprintf("(d.keys && %s::integer[])", s.arg(ids))
 }
 
 // tsQuery is the tsquery expression of the plan's text query. websearch
@@ -252,8 +303,24 @@ func (s *stmt) rangeCond(rc search.RangeCond) string {
 		}
 		return "(" + strings.Join(parts, " AND ") + ")"
 	}
-	// Any element within both bounds. CASE guards the cast: a string where a
-	// number is expected is skipped, never an error.
+	// Any value within both bounds.
+	if s.c.t.numbers {
+		id, ok := s.c.r.paths[rc.Field]
+		if !ok {
+			return "false"
+		}
+		x := "n.x"
+		if rc.From != nil {
+			cmp(x, ">=", "float8", rc.From.Seconds())
+		}
+		if rc.To != nil {
+			cmp(x, "<=", "float8", rc.To.Seconds())
+		}
+		return fmt.Sprintf("EXISTS (SELECT 1 FROM search_numbers n WHERE n.id = d.id AND n.path = %s::integer AND n.date = %s AND %s)",
+			s.arg(id), s.arg(rc.Kind == search.KindDate), strings.Join(parts, " AND "))
+	}
+	// CASE guards the cast: a string where a number is expected is skipped,
+	// never an error.
 	src := s.fcol("flat")
 	if rc.Kind == search.KindDate {
 		src = s.fcol("dates")

@@ -127,12 +127,18 @@ type execResult struct {
 	hits      []hit
 	aggs      *search.AggregationResults
 	hitCounts map[string]int64
+	// counted: the page statement counted the matches (and hit counts).
+	counted bool
 }
 
 // execute runs a plan: the page, the total (with hit counts), each
 // aggregation, and the highlights of the page.
 func (e *Engine) execute(ctx context.Context, t table, p *search.Plan, vis search.Visibility, defaultOrder string) (*execResult, error) {
-	c := compile(t, p, vis)
+	r, err := e.resolve(ctx, t, p, vis)
+	if err != nil {
+		return nil, err
+	}
+	c := compile(t, p, vis, r)
 	res := &execResult{}
 
 	// The page, the count and the aggregations are independent statements:
@@ -159,18 +165,28 @@ func (e *Engine) execute(ctx context.Context, t table, p *search.Plan, vis searc
 		}()
 	}
 	var counted execResult
+	// A page of a text search ranks every match: it counts them as well.
+	// Hit counts stay with count: testing each match for every type costs
+	// more than estimating them from a sample.
+	pageCounts := p.Limit > 0 && c.ranksAll() && !p.WantHitCounts
 	if p.Limit > 0 {
 		run(func() error { return e.page(ctx, t, c, p, defaultOrder, res) })
 	}
-	if p.Limit > 0 || p.WantHitCounts {
+	if (p.Limit > 0 || p.WantHitCounts) && !pageCounts {
 		run(func() error { return e.count(ctx, t, c, p, &counted) })
 	}
 	aggs := len(p.Metrics)+len(p.TermsAggs)+len(p.Histograms) > 0
-	var metrics, terms, histograms search.AggregationResults
+	var metrics, terms, histograms, based search.AggregationResults
 	if aggs {
-		run(func() error { return e.metrics(ctx, t, c, p, &metrics) })
-		run(func() error { return e.termsAggs(ctx, t, c, p, &terms) })
-		run(func() error { return e.histograms(ctx, t, c, p, &histograms) })
+		// Aggregations over base columns share one scan; the others run
+		// as statements of their own.
+		base, rest := splitBaseAggs(t, p)
+		if base != nil {
+			run(func() error { return e.baseAggs(ctx, c, base, &based) })
+		}
+		run(func() error { return e.metrics(ctx, t, c, rest, &metrics) })
+		run(func() error { return e.termsAggs(ctx, t, c, rest, &terms) })
+		run(func() error { return e.histograms(ctx, t, c, rest, &histograms) })
 	}
 	wg.Wait()
 	if firstErr != nil {
@@ -178,8 +194,28 @@ func (e *Engine) execute(ctx context.Context, t table, p *search.Plan, vis searc
 	}
 	if aggs {
 		res.aggs = &search.AggregationResults{Metrics: metrics.Metrics, Terms: terms.Terms, Histograms: histograms.Histograms}
+		if len(p.Metrics) > 0 && res.aggs.Metrics == nil {
+			res.aggs.Metrics = map[string]*float64{}
+		}
+		for k, v := range based.Metrics {
+			res.aggs.Metrics[k] = v
+		}
+		if len(p.TermsAggs) > 0 && res.aggs.Terms == nil {
+			res.aggs.Terms = map[string]search.TermsResult{}
+		}
+		for k, v := range based.Terms {
+			res.aggs.Terms[k] = v
+		}
 	}
-	res.total, res.hitCounts = counted.total, counted.hitCounts
+	if pageCounts && !res.counted {
+		// A page past the end has no row to carry the count.
+		if err := e.count(ctx, t, c, p, &counted); err != nil {
+			return nil, err
+		}
+	}
+	if !res.counted {
+		res.total, res.hitCounts = counted.total, counted.hitCounts
+	}
 	if p.Page == 0 && p.Limit > 0 && len(res.hits) < p.Limit {
 		// The whole result is on the first page: exact whatever the count.
 		res.total = int64(len(res.hits))
@@ -187,13 +223,78 @@ func (e *Engine) execute(ctx context.Context, t table, p *search.Plan, vis searc
 	return res, nil
 }
 
+// resolve reads what the plan needs from the dictionaries: the visibility
+// classes the user may see and the ids of the paths it names.
+func (e *Engine) resolve(ctx context.Context, t table, p *search.Plan, vis search.Visibility) (*resolved, error) {
+	r := &resolved{}
+	if t.visClass && !vis.All {
+		classes, err := e.visibleClasses(ctx, vis)
+		if err != nil {
+			return nil, err
+		}
+		r.classes = classes
+	}
+	var paths []string
+	if t.keys {
+		for _, ec := range p.Exists {
+			paths = append(paths, ec.Leaves...)
+		}
+		for _, ec := range p.NotExists {
+			paths = append(paths, ec.Leaves...)
+		}
+		for _, hc := range p.HitCounts {
+			paths = append(paths, hc.Leaves...)
+		}
+	}
+	if t.numbers {
+		for _, rc := range p.Ranges {
+			paths = append(paths, rc.Field)
+		}
+	}
+	if len(paths) > 0 {
+		ids, err := e.pathIDs(ctx, paths, false)
+		if err != nil {
+			return nil, err
+		}
+		r.paths = ids
+	}
+	return r, nil
+}
+
 // page reads the hits of the requested page, their documents and highlights.
 func (e *Engine) page(ctx context.Context, t table, c *compiled, p *search.Plan, defaultOrder string, res *execResult) error {
 	st := c.stmt()
-	order := st.orderBy(p, defaultOrder)
-	limit, offset := st.arg(p.Limit), st.arg(p.Offset())
-	stmt := fmt.Sprintf("SELECT d.id, %s AS score FROM %s WHERE %s ORDER BY %s LIMIT %s OFFSET %s",
-		c.score, st.from(), c.where, order, limit, offset)
+	var stmt string
+	counting := c.ranksAll() && !p.WantHitCounts
+	if counting {
+		// Every match is ranked to find the page: keep them (id, score and
+		// sort keys only) and count them in the same pass. The total is
+		// then exact, for the cost of one small tuplestore.
+		cols := []string{"d.id", c.score + " AS score"}
+		var order []string
+		for i, k := range p.Sort {
+			dir := "DESC"
+			if k.Asc {
+				dir = "ASC"
+			}
+			coll := ""
+			if k.Kind != search.KindNumber && k.Kind != search.KindDate {
+				coll = ` COLLATE "C"`
+			}
+			cols = append(cols, fmt.Sprintf("%s AS k%d", st.sortExpr(k), i))
+			order = append(order, fmt.Sprintf("m.k%d%s %s NULLS LAST", i, coll, dir))
+		}
+		order = append(order, "m.score DESC", "m.id")
+		limit, offset := st.arg(p.Limit), st.arg(p.Offset())
+		stmt = fmt.Sprintf(`WITH m AS MATERIALIZED (SELECT %s FROM %s WHERE %s)
+SELECT m.id, m.score, (SELECT count(*) FROM m) FROM m ORDER BY %s LIMIT %s OFFSET %s`,
+			strings.Join(cols, ", "), st.from(), c.where, strings.Join(order, ", "), limit, offset)
+	} else {
+		order := st.orderBy(p, defaultOrder)
+		limit, offset := st.arg(p.Limit), st.arg(p.Offset())
+		stmt = fmt.Sprintf("SELECT d.id, %s AS score, NULL::bigint FROM %s WHERE %s ORDER BY %s LIMIT %s OFFSET %s",
+			c.score, st.from(), c.where, order, limit, offset)
+	}
 	rows, err := e.query(ctx, stmt, st.q.args)
 	if err != nil {
 		return wrapErr(fmt.Errorf("search %s: %w", t.name, err))
@@ -201,9 +302,13 @@ func (e *Engine) page(ctx context.Context, t table, c *compiled, p *search.Plan,
 	var hits []hit
 	for rows.Next() {
 		h := hit{highlights: []search.Highlight{}}
-		if err := rows.Scan(&h.id, &h.score); err != nil {
+		var total sql.NullInt64
+		if err := rows.Scan(&h.id, &h.score, &total); err != nil {
 			rows.Close()
 			return wrapErr(fmt.Errorf("search %s: %w", t.name, err))
+		}
+		if total.Valid {
+			res.total, res.counted = total.Int64, true
 		}
 		hits = append(hits, h)
 	}
@@ -238,6 +343,22 @@ func decodeDoc(s string) (map[string]any, error) {
 // sample every time, so that pages agree).
 func (e *Engine) count(ctx context.Context, t table, c *compiled, p *search.Plan, res *execResult) error {
 	if lim := e.exactTotalLimit; lim > 0 {
+		// The estimate is started beside the exact count rather than after
+		// it: the broad queries that need it get it in the time of the
+		// slower of the two. When the count turns out exact the estimate
+		// is left to finish on its own (cancelling it would cost the
+		// server more than letting it end) and dropped.
+		type estimate struct {
+			res execResult
+			err error
+		}
+		est := make(chan estimate, 1)
+		sampleRows := e.sampleRows // read here: the goroutine may outlive the search
+		go func() {
+			var r execResult
+			err := e.estimate(context.WithoutCancel(ctx), t, c, p, lim, sampleRows, &r)
+			est <- estimate{r, err}
+		}()
 		st := c.stmt()
 		stmt := fmt.Sprintf("SELECT count(*) FROM (SELECT 1 FROM %s WHERE %s LIMIT %s) s", st.from(), c.where, st.arg(lim+1))
 		var n int64
@@ -251,24 +372,41 @@ func (e *Engine) count(ctx context.Context, t table, c *compiled, p *search.Plan
 			}
 			return e.countScan(ctx, t, c, p, res, 100)
 		}
-		var rows float64
-		if err := e.queryRow(ctx, "SELECT reltuples FROM pg_class WHERE oid = $1::regclass", []any{t.name}).Scan(&rows); err != nil {
-			return wrapErr(fmt.Errorf("count %s: %w", t.name, err))
+		var r estimate
+		select {
+		case r = <-est:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-		pct := 100.0
-		if rows > 0 {
-			pct = min(100, max(0.1, 100*e.sampleRows/rows))
+		if r.err != nil {
+			return r.err
 		}
-		if err := e.countScan(ctx, t, c, p, res, pct); err != nil {
-			return err
-		}
-		res.total = max(res.total, int64(lim)+1)
-		if rows > 0 {
-			res.total = min(res.total, max(int64(rows), int64(lim)+1))
-		}
+		res.total, res.hitCounts = r.res.total, r.res.hitCounts
 		return nil
 	}
 	return e.countScan(ctx, t, c, p, res, 100)
+}
+
+// estimate counts matches and hit counts from a block sample of about
+// sampleRows rows (the whole table when smaller), the total kept above the
+// exact limit and at most the table's size.
+func (e *Engine) estimate(ctx context.Context, t table, c *compiled, p *search.Plan, lim int, sampleRows float64, res *execResult) error {
+	var rows float64
+	if err := e.queryRow(ctx, "SELECT reltuples FROM pg_class WHERE oid = $1::regclass", []any{c.base}).Scan(&rows); err != nil {
+		return wrapErr(fmt.Errorf("count %s: %w", t.name, err))
+	}
+	pct := 100.0
+	if rows > 0 {
+		pct = min(100, max(0.1, 100*sampleRows/rows))
+	}
+	if err := e.countScan(ctx, t, c, p, res, pct); err != nil {
+		return err
+	}
+	res.total = max(res.total, int64(lim)+1)
+	if rows > 0 {
+		res.total = min(res.total, max(int64(rows), int64(lim)+1))
+	}
+	return nil
 }
 
 // countScan counts matches and hit counts over pct percent of the table's
@@ -286,7 +424,7 @@ func (e *Engine) countScan(ctx context.Context, t table, c *compiled, p *search.
 			continue
 		}
 		types = append(types, hc.Type)
-		cols = append(cols, fmt.Sprintf("count(*) FILTER (WHERE %s ?| %s::text[])", st.fcol("flat"), st.arg(hc.Leaves)))
+		cols = append(cols, fmt.Sprintf("count(*) FILTER (WHERE %s)", st.hasAny(hc.Leaves)))
 	}
 	dest := make([]any, len(cols))
 	counts := make([]int64, len(cols))
@@ -300,7 +438,7 @@ func (e *Engine) countScan(ctx context.Context, t table, c *compiled, p *search.
 		if (c.needFlat || st.flat) && t.flatJoin != "" {
 			from = strings.Replace(from, "search_flat f", "search_flat f"+sample, 1)
 		} else {
-			from = strings.Replace(from, t.name+" d", t.name+" d"+sample, 1)
+			from = strings.Replace(from, c.base+" d", c.base+" d"+sample, 1)
 		}
 	}
 	stmt := fmt.Sprintf("SELECT %s FROM %s WHERE %s", strings.Join(cols, ", "), from, c.where)

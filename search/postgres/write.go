@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/metaharvest/metaharvest/search"
@@ -20,6 +23,58 @@ type docColumns struct {
 	time                                                                        []float64
 	// str: base string fields with a column of their own, by field.
 	str map[string][]string
+	// vis: the visibility class, keys: the ids of the document's leaf paths
+	// (an int[] literal), of item documents.
+	vis  []int32
+	keys []string
+	// The rows of search_numbers.
+	numID   []string
+	numPath []int32
+	numDate []bool
+	numX    []float64
+}
+
+// addItem adds an item document with its visibility class and the path ids
+// of its leaves (keys and search_numbers).
+func (c *docColumns) addItem(p *search.Prepared, vis int32, paths map[string]int32) error {
+	if err := c.add(p); err != nil {
+		return err
+	}
+	c.vis = append(c.vis, vis)
+	ids := make([]int, 0, len(p.Flat))
+	for path, vals := range p.Flat {
+		pid, ok := paths[path]
+		if !ok {
+			return fmt.Errorf("index document %s: path %q has no id", p.ID, path)
+		}
+		ids = append(ids, int(pid))
+		for _, v := range vals {
+			if x, ok := v.(float64); ok {
+				c.numID, c.numPath, c.numDate, c.numX = append(c.numID, p.ID), append(c.numPath, pid), append(c.numDate, false), append(c.numX, x)
+			}
+		}
+	}
+	for path, secs := range p.Dates {
+		pid, ok := paths[path]
+		if !ok {
+			return fmt.Errorf("index document %s: path %q has no id", p.ID, path)
+		}
+		for _, x := range secs {
+			c.numID, c.numPath, c.numDate, c.numX = append(c.numID, p.ID), append(c.numPath, pid), append(c.numDate, true), append(c.numX, x)
+		}
+	}
+	sort.Ints(ids)
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(id))
+	}
+	b.WriteByte('}')
+	c.keys = append(c.keys, b.String())
+	return nil
 }
 
 func (c *docColumns) add(p *search.Prepared) error {
@@ -127,11 +182,29 @@ func (e *Engine) Upsert(ctx context.Context, docs []search.Document) error {
 	if err := e.learn(ctx, search.ScopeItems, prepared); err != nil {
 		return err
 	}
+	classes, err := e.visClasses(ctx, prepared)
+	if err != nil {
+		return err
+	}
+	var paths []string
+	seen := map[string]bool{}
+	for _, p := range prepared {
+		for path := range p.Flat {
+			if !seen[path] {
+				seen[path] = true
+				paths = append(paths, path)
+			}
+		}
+	}
+	ids, err := e.pathIDs(ctx, paths, true)
+	if err != nil {
+		return err
+	}
 	for start := 0; start < len(prepared); start += writeBatch {
 		batch := prepared[start:min(start+writeBatch, len(prepared))]
 		var c docColumns
 		for _, p := range batch {
-			if err := c.add(p); err != nil {
+			if err := c.addItem(p, classes[visKey(p.LocationGroups, p.ContainerGroups)], ids); err != nil {
 				return err
 			}
 		}
@@ -148,23 +221,28 @@ func (e *Engine) upsertDocuments(ctx context.Context, c *docColumns) error {
 		return wrapErr(fmt.Errorf("index documents: %w", err))
 	}
 	defer tx.Rollback()
+	// The core and the full-text table hold the same base columns: one
+	// statement writes both from one set of parameters.
+	const baseCols = `vis, size, last_modified, id, type, name, extension, mime_type, location_id, location_name, container_id, container_name, keys`
+	const baseSet = `vis = excluded.vis, size = excluded.size, last_modified = excluded.last_modified, type = excluded.type, name = excluded.name,
+    extension = excluded.extension, mime_type = excluded.mime_type, location_id = excluded.location_id,
+    location_name = excluded.location_name, container_id = excluded.container_id, container_name = excluded.container_name, keys = excluded.keys`
 	_, err = tx.ExecContext(ctx, `
-INSERT INTO search_documents AS d (id, type, name, size, last_modified, location_groups, container_groups, tsv,
-    extension, mime_type, location_id, location_name, container_id, container_name, indexed_at)
-SELECT u.id, u.type, u.name, NULLIF(u.size, '')::bigint, NULLIF(u.lm, '')::timestamptz,
-       ARRAY(SELECT jsonb_array_elements_text(u.lg::jsonb)), ARRAY(SELECT jsonb_array_elements_text(u.cg::jsonb)),
-       `+tsvExpr+`, u.ext, u.mime, u.loc, u.locname, u.cont, u.contname, now()
-FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-            $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
-     AS u(id, type, name, size, lm, lg, cg, name_text, body, ext, mime, loc, locname, cont, contname)
-ON CONFLICT (id) DO UPDATE SET
-    type = excluded.type, name = excluded.name, size = excluded.size, last_modified = excluded.last_modified,
-    location_groups = excluded.location_groups, container_groups = excluded.container_groups,
-    tsv = excluded.tsv, extension = excluded.extension, mime_type = excluded.mime_type,
-    location_id = excluded.location_id, location_name = excluded.location_name,
-    container_id = excluded.container_id, container_name = excluded.container_name,
-    indexed_at = excluded.indexed_at`,
-		c.id, c.typ, c.name, c.size, c.lastModified, c.lg, c.cg, c.nameText, c.body,
+WITH u AS (
+    SELECT u.vis, NULLIF(u.size, '')::bigint AS size, NULLIF(u.lm, '')::timestamptz AS last_modified, u.id, u.type, u.name,
+           u.ext, u.mime, u.loc, u.locname, u.cont, u.contname, u.keys::integer[] AS keys, u.name_text, u.body
+    FROM unnest($1::text[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+                $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
+         AS u(id, vis, type, name, size, lm, keys, name_text, body, ext, mime, loc, locname, cont, contname)
+), core AS (
+    INSERT INTO search_documents AS d (`+baseCols+`, indexed_at)
+    SELECT vis, size, last_modified, id, type, name, ext, mime, loc, locname, cont, contname, keys, now() FROM u
+    ON CONFLICT (id) DO UPDATE SET `+baseSet+`, indexed_at = excluded.indexed_at
+)
+INSERT INTO search_fulltext AS d (`+baseCols+`, tsv)
+SELECT vis, size, last_modified, id, type, name, ext, mime, loc, locname, cont, contname, keys, `+tsvExpr+` FROM u
+ON CONFLICT (id) DO UPDATE SET `+baseSet+`, tsv = excluded.tsv`,
+		c.id, c.vis, c.typ, c.name, c.size, c.lastModified, c.keys, c.nameText, c.body,
 		c.str[search.FieldExtension], c.str[search.FieldMimeType], c.str[search.FieldLocationID],
 		c.str[search.FieldLocationName], c.str[search.FieldContainerID], c.str[search.FieldContainerName])
 	if err != nil {
@@ -178,6 +256,13 @@ ON CONFLICT (id) DO UPDATE SET flat = excluded.flat, dates = excluded.dates`, c.
 		return wrapErr(fmt.Errorf("index documents: %w", err))
 	}
 	_, err = tx.ExecContext(ctx, `
+WITH old AS (DELETE FROM search_numbers WHERE id = ANY($1::text[]))
+INSERT INTO search_numbers (id, path, date, x)
+SELECT * FROM unnest($2::text[], $3::integer[], $4::boolean[], $5::float8[])`, c.id, c.numID, c.numPath, c.numDate, c.numX)
+	if err != nil {
+		return wrapErr(fmt.Errorf("index documents: %w", err))
+	}
+	_, err = tx.ExecContext(ctx, `
 INSERT INTO search_sources (id, doc)
 SELECT u.id, u.doc::jsonb FROM unnest($1::text[], $2::text[]) AS u(id, doc)
 ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`, c.id, c.doc)
@@ -186,10 +271,10 @@ ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`, c.id, c.doc)
 	}
 	_, err = tx.ExecContext(ctx, `
 UPDATE search_segments s
-SET location_groups = d.location_groups, container_groups = d.container_groups
-FROM search_documents d
+SET location_groups = v.location_groups, container_groups = v.container_groups
+FROM search_documents d JOIN search_visibility v ON v.id = d.vis
 WHERE d.id = s.item_id AND s.item_id = ANY($1::text[])
-  AND (s.location_groups <> d.location_groups OR s.container_groups <> d.container_groups)`, c.id)
+  AND (s.location_groups <> v.location_groups OR s.container_groups <> v.container_groups)`, c.id)
 	if err != nil {
 		return wrapErr(fmt.Errorf("refresh segment visibility: %w", err))
 	}
@@ -206,7 +291,9 @@ func (e *Engine) Delete(ctx context.Context, ids []string) error {
 	}
 	_, err := e.db.ExecContext(ctx, `
 WITH a AS (DELETE FROM search_documents WHERE id = ANY($1::text[])),
-     b AS (DELETE FROM search_flat WHERE id = ANY($1::text[]))
+     b AS (DELETE FROM search_fulltext WHERE id = ANY($1::text[])),
+     c AS (DELETE FROM search_flat WHERE id = ANY($1::text[])),
+     n AS (DELETE FROM search_numbers WHERE id = ANY($1::text[]))
 DELETE FROM search_sources WHERE id = ANY($1::text[])`, ids)
 	if err != nil {
 		return wrapErr(fmt.Errorf("delete documents: %w", err))
@@ -247,11 +334,12 @@ func (e *Engine) UpsertSegments(ctx context.Context, segs []search.Segment) erro
 		_, err := e.db.ExecContext(ctx, `
 INSERT INTO search_segments AS s (id, item_id, time, doc, flat, dates, tsv, location_groups, container_groups, indexed_at)
 SELECT u.id, u.item_id, u.time, u.doc::jsonb, u.flat::jsonb, u.dates::jsonb, `+tsvExpr+`,
-       coalesce(d.location_groups, ARRAY(SELECT jsonb_array_elements_text(u.lg::jsonb))),
-       coalesce(d.container_groups, ARRAY(SELECT jsonb_array_elements_text(u.cg::jsonb))), now()
+       coalesce(v.location_groups, ARRAY(SELECT jsonb_array_elements_text(u.lg::jsonb))),
+       coalesce(v.container_groups, ARRAY(SELECT jsonb_array_elements_text(u.cg::jsonb))), now()
 FROM unnest($1::text[], $2::text[], $3::float8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
      AS u(id, item_id, time, doc, flat, dates, name_text, body, lg, cg)
 LEFT JOIN search_documents d ON d.id = u.item_id
+LEFT JOIN search_visibility v ON v.id = d.vis
 ON CONFLICT (id) DO UPDATE SET
     item_id = excluded.item_id, time = excluded.time, doc = excluded.doc, flat = excluded.flat,
     dates = excluded.dates, tsv = excluded.tsv, location_groups = excluded.location_groups,

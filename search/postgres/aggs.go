@@ -1,0 +1,208 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/metaharvest/metaharvest/search"
+)
+
+// baseAggPlan lists the aggregations computed over base columns in one scan:
+// terms aggregations over string columns and min/max/avg/sum metrics over
+// number and date columns.
+type baseAggPlan struct {
+	terms   []search.TermsPlan
+	metrics []search.MetricPlan
+}
+
+// splitBaseAggs separates the aggregations one grouping-sets scan can
+// compute from the rest (nested fields, cardinality, histograms), which
+// keep their own statements. base is nil when there are none.
+func splitBaseAggs(t table, p *search.Plan) (*baseAggPlan, *search.Plan) {
+	rest := *p
+	rest.TermsAggs, rest.Metrics = nil, nil
+	base := &baseAggPlan{}
+	for _, ta := range p.TermsAggs {
+		if _, ok := t.strCols[ta.Field]; ok {
+			base.terms = append(base.terms, ta)
+		} else {
+			rest.TermsAggs = append(rest.TermsAggs, ta)
+		}
+	}
+	for _, m := range p.Metrics {
+		if m.Type != search.MetricCardinality && metricColumn(t, m) != "" {
+			base.metrics = append(base.metrics, m)
+		} else {
+			rest.Metrics = append(rest.Metrics, m)
+		}
+	}
+	if len(base.terms)+len(base.metrics) == 0 {
+		return nil, p
+	}
+	return base, &rest
+}
+
+// metricColumn is the float8 expression of a metric over a base column, ""
+// when the field has none for the metric's kind (as numericSource).
+func metricColumn(t table, m search.MetricPlan) string {
+	if m.Kind == search.KindNumber {
+		if nc, ok := t.numCols[m.Field]; ok {
+			return nc.expr + "::float8"
+		}
+	}
+	if m.Kind == search.KindDate {
+		if col, ok := t.dateCols[m.Field]; ok {
+			return "extract(epoch FROM " + col + ")::float8"
+		}
+	}
+	return ""
+}
+
+// baseAggs computes base-column aggregations in one statement: GROUPING
+// SETS group by each terms column (and () for the metrics), then a window
+// keeps the top buckets of each set (count descending, then key in byte
+// order) and the total of its non-empty keys, as termsAggs does.
+func (e *Engine) baseAggs(ctx context.Context, c *compiled, b *baseAggPlan, out *search.AggregationResults) error {
+	st := c.stmt()
+	var cols []string
+	colIdx := map[string]int{}
+	colSize := map[string]int{}
+	for _, ta := range b.terms {
+		col := c.t.strCols[ta.Field]
+		if _, ok := colIdx[col]; !ok {
+			colIdx[col] = len(cols)
+			cols = append(cols, col)
+		}
+		colSize[col] = max(colSize[col], ta.Size)
+	}
+	var exprs []string
+	exprIdx := map[string]int{}
+	for _, m := range b.metrics {
+		x := metricColumn(c.t, m)
+		if _, ok := exprIdx[x]; !ok {
+			exprIdx[x] = len(exprs)
+			exprs = append(exprs, x)
+		}
+	}
+	n := len(cols)
+	all := 1<<n - 1 // GROUPING() of the () set
+	mask := func(i int) int { return all &^ (1 << (n - 1 - i)) }
+	sel := []string{"0 AS g", "NULL::text AS k", "count(*) AS n"}
+	group := ""
+	if n > 0 {
+		grouping := "GROUPING(" + strings.Join(cols, ", ") + ")"
+		var whens, sets []string
+		for i, col := range cols {
+			whens = append(whens, fmt.Sprintf("WHEN %d THEN %s", mask(i), col))
+			sets = append(sets, "("+col+")")
+		}
+		if len(exprs) > 0 {
+			sets = append(sets, "()")
+		}
+		sel[0] = grouping + " AS g"
+		sel[1] = "CASE " + grouping + " " + strings.Join(whens, " ") + " END AS k"
+		group = "\nGROUP BY GROUPING SETS (" + strings.Join(sets, ", ") + ")"
+	} else {
+		all = 0
+	}
+	for i, x := range exprs {
+		sel = append(sel, fmt.Sprintf("min(%[1]s) AS min%[2]d, max(%[1]s) AS max%[2]d, avg(%[1]s) AS avg%[2]d, sum(%[1]s) AS sum%[2]d", x, i))
+	}
+	var limits []string
+	for i, col := range cols {
+		limits = append(limits, fmt.Sprintf("WHEN %d THEN %s::bigint", mask(i), st.arg(colSize[col])))
+	}
+	limit := "1"
+	if len(limits) > 0 {
+		limit = "CASE s.g " + strings.Join(limits, " ") + " ELSE 1 END"
+	}
+	stmt := fmt.Sprintf(`SELECT s.* FROM (
+    SELECT a.*, row_number() OVER (PARTITION BY a.g ORDER BY a.n DESC, a.k COLLATE "C") AS rn,
+           sum(a.n) OVER (PARTITION BY a.g) AS tot
+    FROM (SELECT %s FROM %s WHERE %s%s) a
+    WHERE a.g = %d OR a.k <> ''
+) s
+WHERE s.rn <= %s
+ORDER BY s.g, s.rn`, strings.Join(sel, ", "), st.from(), c.where, group, all, limit)
+	rows, err := e.query(ctx, stmt, st.q.args)
+	if err != nil {
+		return wrapErr(fmt.Errorf("aggregate: %w", err))
+	}
+	defer rows.Close()
+	type stats struct{ min, max, avg, sum sql.NullFloat64 }
+	buckets := make([][]search.Bucket, n)
+	totals := make([]int64, n)
+	var metrics []stats
+	for rows.Next() {
+		var g int
+		var k sql.NullString
+		var cnt, rn int64
+		var tot float64
+		row := make([]stats, len(exprs))
+		dest := []any{&g, &k, &cnt}
+		for i := range row {
+			dest = append(dest, &row[i].min, &row[i].max, &row[i].avg, &row[i].sum)
+		}
+		dest = append(dest, &rn, &tot)
+		if err := rows.Scan(dest...); err != nil {
+			return wrapErr(fmt.Errorf("aggregate: %w", err))
+		}
+		if g == all {
+			metrics = row
+			continue
+		}
+		for i := range cols {
+			if mask(i) == g {
+				buckets[i] = append(buckets[i], search.Bucket{Key: k.String, Count: cnt})
+				totals[i] = int64(tot)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return wrapErr(fmt.Errorf("aggregate: %w", err))
+	}
+	if len(b.terms) > 0 {
+		out.Terms = map[string]search.TermsResult{}
+	}
+	for _, ta := range b.terms {
+		i := colIdx[c.t.strCols[ta.Field]]
+		r := search.TermsResult{Buckets: []search.Bucket{}}
+		var in int64
+		for _, bk := range buckets[i][:min(ta.Size, len(buckets[i]))] {
+			r.Buckets = append(r.Buckets, bk)
+			in += bk.Count
+		}
+		r.OthersCount = totals[i] - in
+		out.Terms[ta.Name] = r
+	}
+	if len(b.metrics) > 0 {
+		out.Metrics = map[string]*float64{}
+	}
+	for _, m := range b.metrics {
+		var s stats
+		if metrics != nil {
+			s = metrics[exprIdx[metricColumn(c.t, m)]]
+		}
+		var v sql.NullFloat64
+		switch m.Type {
+		case search.MetricMin:
+			v = s.min
+		case search.MetricMax:
+			v = s.max
+		case search.MetricAvg:
+			v = s.avg
+		case search.MetricSum:
+			v = s.sum
+			v.Valid = true // 0 when nothing was summed
+		}
+		if v.Valid {
+			f := v.Float64
+			out.Metrics[m.Name] = &f
+		} else {
+			out.Metrics[m.Name] = nil
+		}
+	}
+	return nil
+}
