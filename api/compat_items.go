@@ -252,11 +252,11 @@ func (s *Server) insights(c *gin.Context) error {
 		if last.Valid {
 			harvest.LastHarvest = last.Time.UTC()
 		}
-		return tx.Raw(`SELECT r.extractor AS name, count(*) AS num_errors
-			FROM item_results r JOIN items i ON i.id = r.item_id
-			WHERE r.error <> '' AND i.deleted_at IS NULL AND `+visItem+`
-			GROUP BY r.extractor
-			ORDER BY count(*) DESC, r.extractor
+		return tx.Raw(`SELECT r.key AS name, count(*) AS num_errors
+			FROM items i, jsonb_each(i.results) r
+			WHERE r.value->>'error' <> '' AND i.deleted_at IS NULL AND `+visItem+`
+			GROUP BY r.key
+			ORDER BY count(*) DESC, r.key
 			LIMIT ?`, append(append([]any{}, itemArgs...), topExtractorErrorsMax)...).Scan(&topErrs).Error
 	}, snapshot)
 	if err != nil {

@@ -332,12 +332,13 @@ func TestInsights(t *testing.T) {
 	add := func(locID, ctrID, name, mime string, size int64, harvested, deleted *time.Time, failed ...string) {
 		t.Helper()
 		id := models.ItemID(ctrID, name)
-		w.create(&models.Item{ID: id, LocationID: locID, ContainerID: ctrID, Path: name, Name: name, Size: size,
-			MimeType: mime, Metadata: models.MustJSON(map[string]any{}), LastHarvested: harvested, DeletedAt: deleted})
-		w.create(&models.ItemResult{ItemID: id, Extractor: "store", Data: models.JSON("{}"), RanAt: now})
+		runs := map[string]models.ExtractorRun{"store": {RanAt: now}}
 		for _, ex := range failed {
-			w.create(&models.ItemResult{ItemID: id, Extractor: ex, Data: models.JSON("{}"), Error: ex + " failed", RanAt: now})
+			runs[ex] = models.ExtractorRun{Error: ex + " failed", RanAt: now}
 		}
+		w.create(&models.Item{ID: id, LocationID: locID, ContainerID: ctrID, Path: name, Name: name, Size: size,
+			MimeType: mime, Metadata: models.MustJSON(map[string]any{}), Results: models.MustJSON(runs),
+			LastHarvested: harvested, DeletedAt: deleted})
 	}
 	add(loc, ctr, "a.mp4", "video/mp4", 100, &t1, nil, "exiv2", "mediainfo")
 	add(loc, ctr, "b.jpg", "image/jpeg", 20, &t1, nil, "exiv2")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 	"time"
 
@@ -89,10 +90,6 @@ func (s *Server) getItem(c *gin.Context) error {
 		return err
 	}
 	db := s.DB.WithContext(c.Request.Context())
-	var results []models.ItemResult
-	if err := db.Where("item_id = ?", it.ID).Order("extractor").Find(&results).Error; err != nil {
-		return err
-	}
 	var arts []models.Artifact
 	if err := db.Where("item_id = ?", it.ID).Order("path").Find(&arts).Error; err != nil {
 		return err
@@ -100,12 +97,19 @@ func (s *Server) getItem(c *gin.Context) error {
 	out := itemJSON{ID: it.ID, Name: it.Name, Path: it.Path, LocationID: it.LocationID, ContainerID: it.ContainerID,
 		Size: it.Size, ETag: it.ETag, MimeType: it.MimeType, LastModified: utcPtr(it.LastModified),
 		LastHarvested: utcPtr(it.LastHarvested), HarvestFailed: it.HarvestFailed, Metadata: it.Metadata,
-		Results: make([]itemResultJSON, len(results)), Artifacts: make([]artifactJSON, len(arts))}
+		Results: []itemResultJSON{}, Artifacts: make([]artifactJSON, len(arts))}
 	if len(out.Metadata) == 0 || string(out.Metadata) == "null" {
 		out.Metadata = models.JSON("{}")
 	}
-	for i, r := range results {
-		out.Results[i] = itemResultJSON{Extractor: r.Extractor, Version: r.Version, Error: r.Error, RanAt: r.RanAt.UTC()}
+	runs := it.Runs()
+	names := make([]string, 0, len(runs))
+	for n := range runs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		r := runs[n]
+		out.Results = append(out.Results, itemResultJSON{Extractor: n, Version: r.Version, Error: r.Error, RanAt: r.RanAt.UTC()})
 	}
 	for i, a := range arts {
 		out.Artifacts[i] = artifactJSON{Path: a.Path, Kind: a.Kind, Extractor: a.Extractor, Width: a.Width,
@@ -136,14 +140,11 @@ func (s *Server) deleteItem(c *gin.Context) error {
 func (s *Server) softDeleteItem(c *gin.Context, itemID string) error {
 	var files []string
 	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Exec(`UPDATE items SET deleted_at = now(), metadata = '{}', harvested_etag = '', updated_at = now()
+		if err := tx.Exec(`UPDATE items SET deleted_at = now(), metadata = '{}', results = '{}', harvested_etag = '', updated_at = now()
 			WHERE id = ? AND deleted_at IS NULL`, itemID).Error; err != nil {
 			return err
 		}
 		if err := tx.Raw(`DELETE FROM artifacts WHERE item_id = ? RETURNING path`, itemID).Scan(&files).Error; err != nil {
-			return err
-		}
-		if err := tx.Exec(`DELETE FROM item_results WHERE item_id = ?`, itemID).Error; err != nil {
 			return err
 		}
 		if err := search.MarkDirty(tx, itemID); err != nil {

@@ -62,7 +62,7 @@ func TestItemGetAndDelete(t *testing.T) {
 	if e.auditCount("item", "delete", itemID) != 1 {
 		t.Fatal("no delete audit event")
 	}
-	if n := e.count(`SELECT count(*) FROM item_results WHERE item_id = ?`, itemID) + e.count(`SELECT count(*) FROM artifacts WHERE item_id = ?`, itemID); n != 0 {
+	if n := e.count(`SELECT count(*) FROM items WHERE id = ? AND results <> '{}'`, itemID) + e.count(`SELECT count(*) FROM artifacts WHERE item_id = ?`, itemID); n != 0 {
 		t.Fatal("results or artifacts left")
 	}
 	if n := e.count(`SELECT count(*) FROM search_outbox WHERE item_id = ?`, itemID); n != 1 {

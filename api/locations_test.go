@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/metaharvest/metaharvest/internal/tests3"
 	"github.com/metaharvest/metaharvest/models"
@@ -402,8 +403,9 @@ func (e *env) insertArtifact(itemID, path string) {
 
 func (e *env) insertResult(itemID, extractor, errText string) {
 	e.t.Helper()
-	if err := e.db.Exec(`INSERT INTO item_results (item_id, extractor, version, data, error) VALUES (?, ?, '1.0', '{}', ?)`,
-		itemID, extractor, errText).Error; err != nil {
+	run := models.MustJSON(models.ExtractorRun{Version: "1.0", Error: errText, RanAt: time.Now().UTC()})
+	if err := e.db.Exec(`UPDATE items SET results = results || jsonb_build_object(?::text, ?::jsonb) WHERE id = ?`,
+		extractor, run, itemID).Error; err != nil {
 		e.t.Fatal(err)
 	}
 }

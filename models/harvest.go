@@ -1,6 +1,9 @@
 package models
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Location is a storage connection; Config holds kind-specific keys
 // (secrets included: the api redacts them).
@@ -46,7 +49,7 @@ type ContainerGroup struct {
 }
 
 // Item is one file of a container. Metadata holds every extractor's data by
-// extractor name; item_results keeps the per-run detail.
+// extractor name, Results the latest run of each (version, error, time).
 type Item struct {
 	ID            string `gorm:"primaryKey"`
 	LocationID    string
@@ -63,20 +66,28 @@ type Item struct {
 	// LastSeenAt is when a walk last saw the file in storage.
 	LastSeenAt time.Time
 	Metadata   JSON `gorm:"type:jsonb"`
+	Results    JSON `gorm:"type:jsonb"`
 	DeletedAt  *time.Time
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
 }
 
-// ItemResult is the outcome of one extractor on one item.
-type ItemResult struct {
-	ItemID    string `gorm:"primaryKey"`
-	Extractor string `gorm:"primaryKey"`
-	Version   string
-	Data      JSON `gorm:"type:jsonb"`
-	Error     string
-	RequestID string
-	RanAt     time.Time
+// ExtractorRun is the latest run of one extractor on an item, kept in
+// Item.Results by extractor name (its data is in Item.Metadata).
+type ExtractorRun struct {
+	Version   string    `json:"version"`
+	Error     string    `json:"error"`
+	RanAt     time.Time `json:"ran_at"`
+	RequestID string    `json:"request_id"`
+}
+
+// Runs decodes Results; a malformed value reads as no runs.
+func (it Item) Runs() map[string]ExtractorRun {
+	out := map[string]ExtractorRun{}
+	if len(it.Results) > 0 {
+		_ = json.Unmarshal(it.Results, &out)
+	}
+	return out
 }
 
 // Artifact is a file an extractor produced for an item (thumbnail, frame),

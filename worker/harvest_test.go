@@ -128,12 +128,14 @@ func (f *fixture) waitJob(requestID string, timeout time.Duration) models.Job {
 	f.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
+		// Count first, then read the job: a batch committing in between
+		// then shows in the job row too (it commits rows and counters at once).
+		var ends int64
+		f.db.Model(&models.Activity{}).Where("request_id = ? AND kind = 'harvestend'", requestID).Count(&ends)
 		var job models.Job
 		if err := f.db.Where("request_id = ?", requestID).Take(&job).Error; err != nil {
 			f.t.Fatal(err)
 		}
-		var ends int64
-		f.db.Model(&models.Activity{}).Where("request_id = ? AND kind = 'harvestend'", requestID).Count(&ends)
 		if job.WalkComplete && ends >= job.EnqueuedCount {
 			return job
 		}
@@ -380,8 +382,10 @@ func TestItemTaskIdempotent(t *testing.T) {
 	if n := f.count(&models.Activity{}, "request_id = ?", req); n != 4 { // 3 extractors + harvestend
 		t.Fatalf("activity rows: %d", n)
 	}
-	if n := f.count(&models.ItemResult{}, "item_id = ?", it.ID); n != 3 {
-		t.Fatalf("results: %d", n)
+	var stored models.Item
+	f.db.Where("id = ?", it.ID).Take(&stored)
+	if runs := stored.Runs(); len(runs) != 3 || runs["hashes"].RequestID != req || runs["hashes"].Error != "" {
+		t.Fatalf("results: %+v", runs)
 	}
 	var job models.Job
 	f.db.Where("request_id = ?", req).Take(&job)

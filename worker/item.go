@@ -195,9 +195,10 @@ func (h *Handler) extractorsFor(ctx context.Context, t *target, item models.Item
 		return names, nil
 	}
 	var ran []string
-	if err := h.DB.WithContext(ctx).Model(&models.ItemResult{}).Where("item_id = ? AND error = ''", item.ID).
-		Pluck("extractor", &ran).Error; err != nil {
-		return nil, err
+	for name, run := range item.Runs() {
+		if run.Error == "" {
+			ran = append(ran, name)
+		}
 	}
 	var since []string
 	if err := h.DB.WithContext(ctx).Model(&models.ExtractorSetting{}).
@@ -267,7 +268,6 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 		return nil
 	}
 	now := time.Now().UTC()
-	var results []models.ItemResult
 	var artifacts []models.Artifact
 	var acts []models.Activity
 	var dirty, gone, ran []string
@@ -275,6 +275,7 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 	type itemState struct {
 		ID       string      `json:"id"`
 		Metadata models.JSON `json:"metadata"`
+		Results  models.JSON `json:"results"`
 		MimeType string      `json:"mime_type"`
 		Size     int64       `json:"size"`
 		ETag     string      `json:"etag"`
@@ -306,18 +307,19 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 				_ = json.Unmarshal(it.Metadata, &meta)
 			}
 			mime := it.MimeType
+			runs := it.Runs()
 			var failed []string
 			for _, o := range hv.outcomes {
 				version := ""
 				if info, ok := h.Extractors.Get(o.Name); ok {
 					version = info.Version
 				}
-				res := models.ItemResult{ItemID: it.ID, Extractor: o.Name, Version: version, RequestID: t.job.RequestID, RanAt: now, Data: models.JSON("{}")}
+				run := models.ExtractorRun{Version: version, RequestID: t.job.RequestID, RanAt: now}
 				a := activity(t, models.ActivityExtractor, it.ID+":"+o.Name)
 				a.ItemID, a.Name, a.Source, a.Count = it.ID, o.Name, it.Name, 1
 				a.Duration, a.Bytes = o.Duration.Milliseconds(), hv.entry.Size
 				if o.Err != nil {
-					res.Error, a.Error = o.Err.Error(), o.Err.Error()
+					run.Error, a.Error = o.Err.Error(), o.Err.Error()
 					a.ErrorHash = errorHash(a.Error)
 					failed = append(failed, o.Name)
 					delete(meta, o.Name)
@@ -333,7 +335,7 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 							Extractor: o.Name, Kind: art.Kind, Width: art.Width, Height: art.Height})
 					}
 				}
-				results = append(results, res)
+				runs[o.Name] = run
 				acts = append(acts, a)
 			}
 			end.Count = int64(len(hv.outcomes))
@@ -344,7 +346,8 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 			ran = append(ran, it.ID)
 			dirty = append(dirty, it.ID)
 			states = append(states, itemState{ID: it.ID, MimeType: mime, ETag: hv.entry.ETag, Size: hv.entry.Size,
-				LastMod: hv.entry.LastModified.UTC(), Metadata: models.MustJSON(meta), Failed: len(failed) > 0})
+				LastMod: hv.entry.LastModified.UTC(), Metadata: models.MustJSON(meta), Results: models.MustJSON(runs),
+				Failed: len(failed) > 0})
 		}
 		if end.Error != "" {
 			end.ErrorHash = errorHash(end.Error)
@@ -369,22 +372,11 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 				return err
 			}
 		}
-		if len(results) > 0 {
-			if err := tx.Exec(`INSERT INTO item_results (item_id, extractor, version, data, error, request_id, ran_at)
-				SELECT x.item_id, x.extractor, x.version, x.data, x.error, x.request_id, x.ran_at
-				FROM jsonb_to_recordset(?::jsonb) AS x(item_id text, extractor text, version text, data jsonb,
-					error text, request_id text, ran_at timestamptz)
-				ON CONFLICT (item_id, extractor) DO UPDATE SET version = excluded.version, data = excluded.data,
-					error = excluded.error, request_id = excluded.request_id, ran_at = excluded.ran_at`,
-				models.MustJSON(resultRows(results))).Error; err != nil {
-				return err
-			}
-		}
 		if len(states) > 0 {
-			if err := tx.Exec(`UPDATE items i SET metadata = x.metadata, mime_type = x.mime_type, size = x.size,
+			if err := tx.Exec(`UPDATE items i SET metadata = x.metadata, results = x.results, mime_type = x.mime_type, size = x.size,
 				etag = x.etag, last_modified = x.last_modified, harvested_etag = x.etag, last_harvested = ?,
 				harvest_failed = x.failed, updated_at = ?
-				FROM jsonb_to_recordset(?::jsonb) AS x(id text, metadata jsonb, mime_type text, size bigint,
+				FROM jsonb_to_recordset(?::jsonb) AS x(id text, metadata jsonb, results jsonb, mime_type text, size bigint,
 					etag text, last_modified timestamptz, failed boolean)
 				WHERE i.id = x.id`, now, now, models.MustJSON(states)).Error; err != nil {
 				return err
@@ -473,25 +465,6 @@ func activityRows(acts []models.Activity) []activityRow {
 	for i, a := range acts {
 		out[i] = activityRow{a.DedupeKey, a.TS, a.Kind, a.RequestID, a.LocationID, a.ContainerID, a.HarvestID,
 			a.ProfileID, a.Name, a.Source, a.ItemID, a.Count, a.Bytes, a.Error, a.ErrorHash, a.Duration}
-	}
-	return out
-}
-
-// resultRow is the JSON shape of an item_results row.
-type resultRow struct {
-	ItemID    string      `json:"item_id"`
-	Extractor string      `json:"extractor"`
-	Version   string      `json:"version"`
-	Data      models.JSON `json:"data"`
-	Error     string      `json:"error"`
-	RequestID string      `json:"request_id"`
-	RanAt     time.Time   `json:"ran_at"`
-}
-
-func resultRows(rs []models.ItemResult) []resultRow {
-	out := make([]resultRow, len(rs))
-	for i, r := range rs {
-		out[i] = resultRow{r.ItemID, r.Extractor, r.Version, r.Data, r.Error, r.RequestID, r.RanAt}
 	}
 	return out
 }

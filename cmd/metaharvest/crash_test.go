@@ -149,7 +149,7 @@ func (p *platform) killMidHarvest(requestID string, want int64, sha map[string]s
 		t.Fatalf("items harvested more than once: %v", perItem)
 	}
 	var results, items int64
-	p.db.Model(&models.ItemResult{}).Where("request_id = ?", requestID).Count(&results)
+	p.db.Raw(`SELECT count(*) FROM items i, jsonb_each(i.results) r WHERE r.value->>'request_id' = ?`, requestID).Scan(&results)
 	p.db.Model(&models.Item{}).Where("deleted_at IS NULL").Count(&items)
 	if items != want || results != 3*want {
 		t.Fatalf("%d items, %d results; want %d and %d", items, results, want, 3*want)

@@ -83,27 +83,18 @@ CREATE TABLE items (
     -- seen since it started as deleted (safe with concurrent walks).
     last_seen_at   timestamptz NOT NULL DEFAULT now(),
     metadata       jsonb NOT NULL DEFAULT '{}',
+    -- the latest run of each extractor: {name: {version, error, ran_at,
+    -- request_id}}; kept on the item row so a harvest writes one row per file
+    results        jsonb NOT NULL DEFAULT '{}',
     deleted_at     timestamptz,
     created_at     timestamptz NOT NULL DEFAULT now(),
     updated_at     timestamptz NOT NULL DEFAULT now(),
     UNIQUE (container_id, path)
-);
+) WITH (fillfactor = 70);
+-- fillfactor 70: a walk inserts an item and its harvest updates it right
+-- after; room on the page lets that update be HOT (no index writes).
 CREATE INDEX items_location_id ON items (location_id);
 CREATE INDEX items_live ON items (container_id) WHERE deleted_at IS NULL;
-
--- One row per extractor that ran on an item: version, error and time of the
--- run (its data is stored once, in items.metadata; data stays for extractors
--- whose output is too large for the item document, such as transcripts).
-CREATE TABLE item_results (
-    item_id    text NOT NULL REFERENCES items (id) ON DELETE CASCADE,
-    extractor  text NOT NULL,
-    version    text NOT NULL DEFAULT '',
-    data       jsonb NOT NULL DEFAULT '{}',
-    error      text NOT NULL DEFAULT '',
-    request_id text NOT NULL DEFAULT '',
-    ran_at     timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (item_id, extractor)
-);
 
 CREATE TABLE artifacts (
     item_id   text NOT NULL REFERENCES items (id) ON DELETE CASCADE,
@@ -167,7 +158,6 @@ CREATE INDEX activities_item ON activities (item_id, request_id, id);
 DROP TABLE activities;
 DROP TABLE jobs;
 DROP TABLE artifacts;
-DROP TABLE item_results;
 DROP TABLE items;
 DROP TABLE container_groups;
 DROP TABLE containers;

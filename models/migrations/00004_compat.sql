@@ -8,18 +8,15 @@
 CREATE INDEX items_sha256 ON items ((metadata->'hashes'->>'sha256'))
     WHERE deleted_at IS NULL;
 
--- Insights: errors recorded in the last day, jobs started in the last day,
--- extractors failing on items.
+-- Insights: errors recorded in the last day, jobs started in the last day.
 CREATE INDEX activities_errors_ts ON activities (ts) WHERE error <> '';
 CREATE INDEX jobs_created ON jobs (created);
-CREATE INDEX item_results_errors ON item_results (extractor) WHERE error <> '';
 
 -- System stats: jobs updated in the last day that are not cancelled.
 CREATE INDEX jobs_updated_live ON jobs (updated) WHERE NOT cancelled;
 
 -- +goose Down
 DROP INDEX jobs_updated_live;
-DROP INDEX item_results_errors;
 DROP INDEX jobs_created;
 DROP INDEX activities_errors_ts;
 DROP INDEX items_sha256;
