@@ -154,19 +154,7 @@ func (p *platform) killMidHarvest(requestID string, want int64, sha map[string]s
 	if items != want || results != 3*want {
 		t.Fatalf("%d items, %d results; want %d and %d", items, results, want, 3*want)
 	}
-	var rows []models.Item
-	p.db.Find(&rows)
-	for _, it := range rows {
-		var meta struct {
-			Hashes struct {
-				SHA256 string `json:"sha256"`
-			} `json:"hashes"`
-		}
-		json.Unmarshal(it.Metadata, &meta)
-		if meta.Hashes.SHA256 != sha[it.Path] {
-			t.Fatalf("%s: sha256 %q, want %q", it.Path, meta.Hashes.SHA256, sha[it.Path])
-		}
-	}
+	p.checkHashes(sha)
 }
 
 func randomFiles(t *testing.T, n, size int, put func(name string, data []byte)) map[string]string {
@@ -300,8 +288,18 @@ func TestRedisLossMidHarvestRepaired(t *testing.T) {
 	if dup != 0 || job.WalkedCount != n || job.ErrorCount != 0 {
 		t.Fatalf("after repair: %d duplicated items, job %+v", dup, job)
 	}
+	p.checkHashes(sha)
+}
+
+// checkHashes compares every item's sha256 with the one computed when the
+// file was written.
+func (p *platform) checkHashes(sha map[string]string) {
+	p.t.Helper()
 	var rows []models.Item
 	p.db.Find(&rows)
+	if len(rows) != len(sha) {
+		p.t.Fatalf("%d items, %d files", len(rows), len(sha))
+	}
 	for _, it := range rows {
 		var meta struct {
 			Hashes struct {
@@ -310,7 +308,7 @@ func TestRedisLossMidHarvestRepaired(t *testing.T) {
 		}
 		json.Unmarshal(it.Metadata, &meta)
 		if meta.Hashes.SHA256 != sha[it.Path] {
-			t.Fatalf("%s: sha256 %q, want %q", it.Path, meta.Hashes.SHA256, sha[it.Path])
+			p.t.Fatalf("%s: sha256 %q, want %q", it.Path, meta.Hashes.SHA256, sha[it.Path])
 		}
 	}
 }
