@@ -123,10 +123,17 @@ func (h *Handler) openStorage(loc models.Location) (storage.Location, error) {
 	return st, nil
 }
 
+// dedupeKey identifies one report row: the MD5 (hex) of its kind, request
+// and key, so the unique index stays small whatever the names.
+func dedupeKey(kind, requestID, key string) string {
+	h := md5.Sum([]byte(kind + "\x00" + requestID + "\x00" + key))
+	return hex.EncodeToString(h[:])
+}
+
 // activity is one report row; its dedupe key makes the write idempotent.
 func activity(t *target, kind, key string) models.Activity {
 	return models.Activity{
-		DedupeKey: kind + ":" + t.job.RequestID + ":" + key, TS: time.Now().UTC(), Kind: kind,
+		DedupeKey: dedupeKey(kind, t.job.RequestID, key), TS: time.Now().UTC(), Kind: kind,
 		RequestID: t.job.RequestID, LocationID: t.loc.ID, ContainerID: t.ctr.ID, HarvestID: t.job.RequestID,
 		ProfileID: t.job.ProfileID, Extractors: t.job.Extractors,
 	}

@@ -114,7 +114,7 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 func (h *Handler) pending(ctx context.Context, t *target, items []models.Item) ([]models.Item, error) {
 	keys := make([]string, 0, len(items))
 	for _, it := range items {
-		keys = append(keys, models.ActivityHarvestEnd+":"+t.job.RequestID+":"+it.ID)
+		keys = append(keys, dedupeKey(models.ActivityHarvestEnd, t.job.RequestID, it.ID))
 	}
 	var finished []string
 	if err := h.DB.WithContext(ctx).Model(&models.Activity{}).Where("dedupe_key IN ?", keys).
