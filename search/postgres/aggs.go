@@ -131,7 +131,6 @@ ORDER BY s.g, s.rn`, strings.Join(sel, ", "), st.from(), c.where, group, all, li
 		return wrapErr(fmt.Errorf("aggregate: %w", err))
 	}
 	defer rows.Close()
-	type stats struct{ min, max, avg, sum sql.NullFloat64 }
 	buckets := make([][]search.Bucket, n)
 	totals := make([]int64, n)
 	var metrics []stats
@@ -185,24 +184,32 @@ ORDER BY s.g, s.rn`, strings.Join(sel, ", "), st.from(), c.where, group, all, li
 		if metrics != nil {
 			s = metrics[exprIdx[metricColumn(c.t, m)]]
 		}
-		var v sql.NullFloat64
-		switch m.Type {
-		case search.MetricMin:
-			v = s.min
-		case search.MetricMax:
-			v = s.max
-		case search.MetricAvg:
-			v = s.avg
-		case search.MetricSum:
-			v = s.sum
-			v.Valid = true // 0 when nothing was summed
-		}
-		if v.Valid {
-			f := v.Float64
-			out.Metrics[m.Name] = &f
-		} else {
-			out.Metrics[m.Name] = nil
-		}
+		out.Metrics[m.Name] = s.value(m.Type)
 	}
 	return nil
+}
+
+// stats are the numeric aggregates of one field over the matching documents.
+type stats struct{ min, max, avg, sum sql.NullFloat64 }
+
+// value is the metric of the given type: nil when no value was found, except
+// sum, which is 0 when nothing was summed.
+func (s stats) value(metric string) *float64 {
+	var v sql.NullFloat64
+	switch metric {
+	case search.MetricMin:
+		v = s.min
+	case search.MetricMax:
+		v = s.max
+	case search.MetricAvg:
+		v = s.avg
+	case search.MetricSum:
+		v = s.sum
+		v.Valid = true
+	}
+	if !v.Valid {
+		return nil
+	}
+	f := v.Float64
+	return &f
 }

@@ -467,7 +467,6 @@ func (e *Engine) metrics(ctx context.Context, t table, c *compiled, p *search.Pl
 		field string
 		kind  search.Kind
 	}
-	type stats struct{ min, max, avg, sum sql.NullFloat64 }
 	done := map[key]*stats{}
 	for _, m := range p.Metrics {
 		k := key{m.Field, m.Kind}
@@ -494,24 +493,7 @@ func (e *Engine) metrics(ctx context.Context, t table, c *compiled, p *search.Pl
 			}
 			done[k] = s
 		}
-		var v sql.NullFloat64
-		switch m.Type {
-		case search.MetricMin:
-			v = s.min
-		case search.MetricMax:
-			v = s.max
-		case search.MetricAvg:
-			v = s.avg
-		case search.MetricSum:
-			v = s.sum
-			v.Valid = true // 0 when nothing was summed
-		}
-		if v.Valid {
-			f := v.Float64
-			out.Metrics[m.Name] = &f
-		} else {
-			out.Metrics[m.Name] = nil
-		}
+		out.Metrics[m.Name] = s.value(m.Type)
 	}
 	return nil
 }
