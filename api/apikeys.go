@@ -57,11 +57,8 @@ func (s *Server) createAPIKey(c *gin.Context) error {
 		return err
 	}
 	k.TokenHash = auth.HashToken(jwt)
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Create(&k).Error; err != nil {
-			return err
-		}
-		return record(tx, p, "apikey", "create", k.ID, "")
+	err = s.audited(c, "apikey", "create", k.ID, "", func(tx *gorm.DB) error {
+		return tx.Create(&k).Error
 	})
 	if err != nil {
 		return err
@@ -113,11 +110,8 @@ func (s *Server) patchAPIKey(c *gin.Context) error {
 		k.Active = *req.Active
 		action = map[bool]string{true: "enable", false: "disable"}[k.Active]
 	}
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Select("name", "active", "updated_at").Save(&k).Error; err != nil {
-			return err
-		}
-		return record(tx, principalOf(c), "apikey", action, k.ID, "")
+	err = s.audited(c, "apikey", action, k.ID, "", func(tx *gorm.DB) error {
+		return tx.Select("name", "active", "updated_at").Save(&k).Error
 	})
 	if err != nil {
 		return err
@@ -149,11 +143,8 @@ func (s *Server) deleteAPIKey(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Delete(&models.APIKey{}, "id = ?", k.ID).Error; err != nil {
-			return err
-		}
-		return record(tx, principalOf(c), "apikey", "delete", k.ID, "")
+	err = s.audited(c, "apikey", "delete", k.ID, "", func(tx *gorm.DB) error {
+		return tx.Delete(&models.APIKey{}, "id = ?", k.ID).Error
 	})
 	if err != nil {
 		return err

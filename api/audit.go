@@ -157,3 +157,14 @@ func (s *Server) auditFilters(c *gin.Context) error {
 	c.JSON(http.StatusOK, gin.H{"target_kinds": out})
 	return nil
 }
+
+// audited runs change and the audit record of the action in one
+// transaction: the action and its record commit together or not at all.
+func (s *Server) audited(c *gin.Context, kind, action, targetID, additionalID string, change func(tx *gorm.DB) error) error {
+	return s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+		if err := change(tx); err != nil {
+			return err
+		}
+		return record(tx, principalOf(c), kind, action, targetID, additionalID)
+	})
+}

@@ -104,12 +104,12 @@ func (s *Server) putFeature(c *gin.Context) error {
 	if on {
 		action = "enable"
 	}
-	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err := s.audited(c, "feature", action, name, "", func(tx *gorm.DB) error {
 		if err := tx.Exec(`INSERT INTO settings (key, value) VALUES (?, ?)
 			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, featureKey(name), strconv.FormatBool(on)).Error; err != nil {
 			return err
 		}
-		return record(tx, principalOf(c), "feature", action, name, "")
+		return nil
 	})
 	if err != nil {
 		return err

@@ -80,7 +80,7 @@ func (s *Server) putExtractor(c *gin.Context) error {
 	if on {
 		action = "enable"
 	}
-	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err := s.audited(c, "extractor", action, info.Name, "", func(tx *gorm.DB) error {
 		// One statement, so two concurrent switches cannot both miss the
 		// previous state.
 		err := tx.Exec(`INSERT INTO extractor_settings (name, enabled, enabled_at, updated_at)
@@ -92,7 +92,7 @@ func (s *Server) putExtractor(c *gin.Context) error {
 		if err != nil {
 			return err
 		}
-		return record(tx, principalOf(c), "extractor", action, info.Name, "")
+		return nil
 	})
 	if err != nil {
 		return err
@@ -201,11 +201,11 @@ func (s *Server) createProfile(c *gin.Context) error {
 		return err
 	}
 	p := models.ExtractorProfile{ID: ids.New(), Name: req.Name, Extractors: req.Extractors}
-	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err := s.audited(c, "extractorprofile", "create", p.ID, "", func(tx *gorm.DB) error {
 		if err := tx.Create(&p).Error; err != nil {
 			return profileNameTaken(err, p.Name)
 		}
-		return record(tx, principalOf(c), "extractorprofile", "create", p.ID, "")
+		return nil
 	})
 	if err != nil {
 		return err
@@ -224,6 +224,7 @@ func (s *Server) putProfile(c *gin.Context) error {
 		return err
 	}
 	var p models.ExtractorProfile
+	// Not s.audited: the profile is loaded (locked) inside the transaction.
 	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
 		var err error
 		if p, err = loadProfile(tx, c.Param("id"), true); err != nil {
@@ -254,6 +255,7 @@ func (s *Server) putProfile(c *gin.Context) error {
 // and for a profile a container uses.
 func (s *Server) deleteProfile(c *gin.Context) error {
 	var p models.ExtractorProfile
+	// Not s.audited: the profile is loaded (locked) inside the transaction.
 	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
 		var err error
 		if p, err = loadProfile(tx, c.Param("id"), true); err != nil {

@@ -62,6 +62,7 @@ func (s *Server) createGroup(c *gin.Context) error {
 		return err
 	}
 	g := models.Group{ID: groupID(req.Name), Name: req.Name, Description: req.Description}
+	// Not s.audited: the id may change inside the transaction.
 	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
 		// A renamed group keeps its id, so a new group may derive an id in
 		// use: fall back to a random one then.
@@ -97,11 +98,11 @@ func (s *Server) putGroup(c *gin.Context) error {
 		return err
 	}
 	g.Name, g.Description = req.Name, req.Description
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err = s.audited(c, "group", "update", g.ID, "", func(tx *gorm.DB) error {
 		if err := tx.Select("name", "description", "updated_at").Save(&g).Error; err != nil {
 			return groupNameTaken(err, g.Name)
 		}
-		return record(tx, principalOf(c), "group", "update", g.ID, "")
+		return nil
 	})
 	if err != nil {
 		return err
@@ -137,11 +138,8 @@ func (s *Server) deleteGroup(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Delete(&models.Group{}, "id = ?", g.ID).Error; err != nil {
-			return err
-		}
-		return record(tx, principalOf(c), "group", "delete", g.ID, "")
+	err = s.audited(c, "group", "delete", g.ID, "", func(tx *gorm.DB) error {
+		return tx.Delete(&models.Group{}, "id = ?", g.ID).Error
 	})
 	if err != nil {
 		return err
@@ -159,6 +157,7 @@ func (s *Server) addUserGroup(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
+	// Not s.audited: adding an existing member changes nothing and records nothing.
 	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
 		res := tx.Exec(`INSERT INTO user_groups (user_id, group_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, u.ID, g.ID)
 		if res.Error != nil || res.RowsAffected == 0 {
@@ -182,7 +181,7 @@ func (s *Server) removeUserGroup(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err = s.audited(c, "user", "remove-group", u.ID, g.ID, func(tx *gorm.DB) error {
 		res := tx.Delete(&models.UserGroup{}, "user_id = ? AND group_id = ?", u.ID, g.ID)
 		if res.Error != nil {
 			return res.Error
@@ -190,7 +189,7 @@ func (s *Server) removeUserGroup(c *gin.Context) error {
 		if res.RowsAffected == 0 {
 			return apperr.NotFound("membership of group", g.ID)
 		}
-		return record(tx, principalOf(c), "user", "remove-group", u.ID, g.ID)
+		return nil
 	})
 	if err != nil {
 		return err

@@ -97,12 +97,9 @@ func (s *Server) cancelHarvest(c *gin.Context) error {
 	if err := s.checkVisible(c, job.LocationID, job.ContainerID); err != nil {
 		return err
 	}
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Model(&models.Job{}).Where("request_id = ?", id).
-			Updates(map[string]any{"cancelled": true, "updated": time.Now().UTC()}).Error; err != nil {
-			return err
-		}
-		return record(tx, principalOf(c), "harvest", "cancel", id, "")
+	err = s.audited(c, "harvest", "cancel", id, "", func(tx *gorm.DB) error {
+		return tx.Model(&models.Job{}).Where("request_id = ?", id).
+			Updates(map[string]any{"cancelled": true, "updated": time.Now().UTC()}).Error
 	})
 	if err != nil {
 		return err

@@ -139,7 +139,7 @@ func (s *Server) deleteItem(c *gin.Context) error {
 // left alone: only the upload endpoint owns files it may remove.
 func (s *Server) softDeleteItem(c *gin.Context, itemID string) error {
 	var files []string
-	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err := s.audited(c, "item", "delete", itemID, "", func(tx *gorm.DB) error {
 		if err := tx.Exec(`UPDATE items SET deleted_at = now(), metadata = '{}', results = '{}', harvested_etag = '', updated_at = now()
 			WHERE id = ? AND deleted_at IS NULL`, itemID).Error; err != nil {
 			return err
@@ -147,10 +147,7 @@ func (s *Server) softDeleteItem(c *gin.Context, itemID string) error {
 		if err := tx.Raw(`DELETE FROM artifacts WHERE item_id = ? RETURNING path`, itemID).Scan(&files).Error; err != nil {
 			return err
 		}
-		if err := search.MarkDirty(tx, itemID); err != nil {
-			return err
-		}
-		return record(tx, principalOf(c), "item", "delete", itemID, "")
+		return search.MarkDirty(tx, itemID)
 	})
 	if err != nil {
 		return err

@@ -476,9 +476,8 @@ func (s *Server) deleteLocation(c *gin.Context) error {
 	if l.Builtin {
 		return apperr.Conflict("builtin_location", "the built-in location %q cannot be deleted", l.ID)
 	}
-	ctx := c.Request.Context()
 	var files []string
-	err = s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = s.audited(c, "location", "delete", l.ID, "", func(tx *gorm.DB) error {
 		var itemIDs []string
 		if err := tx.Model(&models.Item{}).Where("location_id = ?", l.ID).Pluck("id", &itemIDs).Error; err != nil {
 			return err
@@ -490,10 +489,7 @@ func (s *Server) deleteLocation(c *gin.Context) error {
 		if err := tx.Delete(&models.Location{}, "id = ?", l.ID).Error; err != nil {
 			return err
 		}
-		if err := search.MarkDirty(tx, itemIDs...); err != nil {
-			return err
-		}
-		return record(tx, principalOf(c), "location", "delete", l.ID, "")
+		return search.MarkDirty(tx, itemIDs...)
 	})
 	if err != nil {
 		return err

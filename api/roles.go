@@ -109,14 +109,14 @@ func (s *Server) createRole(c *gin.Context) error {
 		return err
 	}
 	r := models.Role{ID: ids.New(), Name: req.Name, Description: req.Description, Scopes: dedupe(req.Scopes)}
-	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err := s.audited(c, "role", "create", r.ID, "", func(tx *gorm.DB) error {
 		if err := tx.Create(&r).Error; err != nil {
 			if errors.Is(err, gorm.ErrDuplicatedKey) {
 				return apperr.Conflict("name_taken", "a role named %q exists", r.Name)
 			}
 			return err
 		}
-		return record(tx, principalOf(c), "role", "create", r.ID, "")
+		return nil
 	})
 	if err != nil {
 		return err
@@ -133,7 +133,7 @@ func (s *Server) deleteRole(c *gin.Context) error {
 	if r.Builtin {
 		return apperr.Conflict("builtin_role", "the built-in role %q cannot be deleted", r.Name)
 	}
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err = s.audited(c, "role", "delete", r.ID, "", func(tx *gorm.DB) error {
 		var n int64
 		// Lock the role row so a concurrent user creation cannot slip in.
 		if err := tx.Exec(`SELECT 1 FROM roles WHERE id = ? FOR UPDATE`, r.ID).Error; err != nil {
@@ -145,10 +145,7 @@ func (s *Server) deleteRole(c *gin.Context) error {
 		if n > 0 {
 			return apperr.Conflict("role_assigned", "the role is assigned to %d user(s)", n)
 		}
-		if err := tx.Delete(&models.Role{}, "id = ?", r.ID).Error; err != nil {
-			return err
-		}
-		return record(tx, principalOf(c), "role", "delete", r.ID, "")
+		return tx.Delete(&models.Role{}, "id = ?", r.ID).Error
 	})
 	if err != nil {
 		return err

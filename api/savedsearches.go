@@ -74,11 +74,11 @@ func (s *Server) createSavedSearch(c *gin.Context) error {
 	}
 	p := principalOf(c)
 	row := models.SavedSearch{ID: ids.New(), UserID: p.User.ID, Name: req.Name, Params: req.Params}
-	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err := s.audited(c, "savedsearch", "create", row.ID, "", func(tx *gorm.DB) error {
 		if err := tx.Create(&row).Error; err != nil {
 			return savedSearchNameTaken(err, row.Name)
 		}
-		return record(tx, p, "savedsearch", "create", row.ID, "")
+		return nil
 	})
 	if err != nil {
 		return err
@@ -121,11 +121,11 @@ func (s *Server) patchSavedSearch(c *gin.Context) error {
 		}
 		row.Params = *req.Params
 	}
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err = s.audited(c, "savedsearch", "update", row.ID, "", func(tx *gorm.DB) error {
 		if err := tx.Select("name", "params", "updated_at").Save(&row).Error; err != nil {
 			return savedSearchNameTaken(err, row.Name)
 		}
-		return record(tx, principalOf(c), "savedsearch", "update", row.ID, "")
+		return nil
 	})
 	if err != nil {
 		return err
@@ -139,11 +139,8 @@ func (s *Server) deleteSavedSearch(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Delete(&models.SavedSearch{}, "id = ?", row.ID).Error; err != nil {
-			return err
-		}
-		return record(tx, principalOf(c), "savedsearch", "delete", row.ID, "")
+	err = s.audited(c, "savedsearch", "delete", row.ID, "", func(tx *gorm.DB) error {
+		return tx.Delete(&models.SavedSearch{}, "id = ?", row.ID).Error
 	})
 	if err != nil {
 		return err

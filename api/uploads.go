@@ -177,7 +177,7 @@ func (s *Server) uploadFile(c *gin.Context) error {
 		return storageError(err, rel)
 	}
 	p := principalOf(c)
-	err = s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = s.audited(c, "item", "upload", itemID, ctrID, func(tx *gorm.DB) error {
 		// A new container is enabled (its files arrive by upload); an
 		// existing one keeps the state an administrator gave it.
 		if err := tx.Exec(`INSERT INTO containers (id, location_id, name, enabled) VALUES (?, ?, ?, true)
@@ -195,10 +195,7 @@ func (s *Server) uploadFile(c *gin.Context) error {
 			itemID, uploadStoreID, ctrID, itemPath, path.Base(itemPath), entry.Size, entry.ETag, modified).Error; err != nil {
 			return err
 		}
-		if err := search.MarkDirty(tx, itemID); err != nil {
-			return err
-		}
-		return record(tx, p, "item", "upload", itemID, ctrID)
+		return search.MarkDirty(tx, itemID)
 	})
 	if err != nil {
 		return err

@@ -119,11 +119,11 @@ func (s *Server) createUser(c *gin.Context) error {
 	u := models.User{ID: ids.New(), Email: req.Email, FirstName: req.FirstName, LastName: req.LastName,
 		Enabled: req.Enabled == nil || *req.Enabled, RoleID: req.RoleID, Admin: req.Admin != nil && *req.Admin,
 		Avatar: req.Avatar, CompanyUID: req.CompanyUID, PasswordHash: hash}
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err = s.audited(c, "user", "create", u.ID, "", func(tx *gorm.DB) error {
 		if err := tx.Create(&u).Error; err != nil {
 			return emailTaken(err)
 		}
-		return record(tx, p, "user", "create", u.ID, "")
+		return nil
 	})
 	if err != nil {
 		return err
@@ -286,11 +286,8 @@ func (s *Server) deleteUser(c *gin.Context) error {
 	if !p.IsAdmin() && (u.Admin || u.RoleID == rootRoleID) {
 		return apperr.Forbidden("only administrators can delete an administrator")
 	}
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Delete(&models.User{}, "id = ?", u.ID).Error; err != nil {
-			return err
-		}
-		return record(tx, p, "user", "delete", u.ID, "")
+	err = s.audited(c, "user", "delete", u.ID, "", func(tx *gorm.DB) error {
+		return tx.Delete(&models.User{}, "id = ?", u.ID).Error
 	})
 	if err != nil {
 		return err
@@ -319,12 +316,12 @@ func (s *Server) changePassword(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err = s.audited(c, "authenticate", "update-password", p.User.ID, "", func(tx *gorm.DB) error {
 		if err := tx.Model(&models.User{}).Where("id = ?", p.User.ID).
 			Updates(map[string]any{"password_hash": hash, "updated_at": time.Now().UTC()}).Error; err != nil {
 			return err
 		}
-		return record(tx, p, "authenticate", "update-password", p.User.ID, "")
+		return nil
 	})
 	if err != nil {
 		return err
