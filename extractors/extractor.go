@@ -88,8 +88,12 @@ type Outcome struct {
 	// Data and Artifacts are the extractor's Result; nil when Err is set.
 	Data      map[string]any
 	Artifacts []Artifact
+	// JSON is Data encoded (compact), once, for storing; nil when Err is set.
+	JSON json.RawMessage
 	// Err is nil on success. See IsTransient and ErrUnsupported for how to treat it.
 	Err error
-	// Duration is the wall time the extractor took (or until it was given up).
+	// Started is when the extractor began; Duration is the wall time it
+	// took (or until it was given up).
+	Started  time.Time
 	Duration time.Duration
 }

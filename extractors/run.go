@@ -75,7 +75,7 @@ func runOrder(names []string) []string {
 
 func runOne(ctx context.Context, reg *Registry, name string, in *Input, prior map[string]json.RawMessage, timeout time.Duration) Outcome {
 	start := time.Now()
-	o := Outcome{Name: name}
+	o := Outcome{Name: name, Started: start}
 
 	if err := ctx.Err(); err != nil {
 		o.Err = Transient(fmt.Errorf("extractor %s not run: %w", name, err))
@@ -126,13 +126,13 @@ func runOne(ctx context.Context, reg *Registry, name string, in *Input, prior ma
 	}
 	o.Err = classify(ctx, runCtx, name, timeout, r.err)
 	if o.Err == nil && r.res != nil {
-		o.Err = checkResult(name, r.res)
+		o.JSON, o.Err = checkResult(name, r.res)
 		if o.Err == nil {
 			o.Data, o.Artifacts = r.res.Data, r.res.Artifacts
 		}
 	}
 	if o.Err == nil && o.Data == nil {
-		o.Data = map[string]any{}
+		o.Data, o.JSON = map[string]any{}, json.RawMessage(`{}`)
 	}
 	o.Duration = time.Since(start)
 	return o
@@ -157,15 +157,17 @@ func classify(parent, run context.Context, name string, timeout time.Duration, e
 	return fmt.Errorf("extractor %s: %w", name, err)
 }
 
-// checkResult refuses results the worker could not store.
-func checkResult(name string, res *Result) error {
-	if _, err := json.Marshal(res.Data); err != nil {
-		return fmt.Errorf("extractor %s: result does not encode as JSON: %w", name, err)
+// checkResult refuses results the worker could not store and returns the
+// data encoded.
+func checkResult(name string, res *Result) (json.RawMessage, error) {
+	raw, err := json.Marshal(res.Data)
+	if err != nil {
+		return nil, fmt.Errorf("extractor %s: result does not encode as JSON: %w", name, err)
 	}
 	for _, a := range res.Artifacts {
 		if !filepath.IsLocal(filepath.FromSlash(a.Path)) {
-			return fmt.Errorf("extractor %s: artifact path %q is not inside the artifact directory", name, a.Path)
+			return nil, fmt.Errorf("extractor %s: artifact path %q is not inside the artifact directory", name, a.Path)
 		}
 	}
-	return nil
+	return raw, nil
 }

@@ -130,13 +130,20 @@ func dedupeKey(kind, requestID, key string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// activity is one report row; its dedupe key makes the write idempotent.
+// activity is one report row. A row with a key (walk pages, harvestend) is
+// written once whatever the number of deliveries; key "" makes a row without
+// one (extractor and download rows, which are written only with their new
+// harvestend row).
 func activity(t *target, kind, key string) models.Activity {
-	return models.Activity{
-		DedupeKey: dedupeKey(kind, t.job.RequestID, key), TS: time.Now().UTC(), Kind: kind,
+	a := models.Activity{
+		TS: time.Now().UTC(), Kind: kind,
 		RequestID: t.job.RequestID, LocationID: t.loc.ID, ContainerID: t.ctr.ID, HarvestID: t.job.RequestID,
 		ProfileID: t.job.ProfileID, Extractors: t.job.Extractors,
 	}
+	if key != "" {
+		a.DedupeKey = dedupeKey(kind, t.job.RequestID, key)
+	}
+	return a
 }
 
 // insertActivity writes the row unless its key exists and reports whether it
@@ -148,7 +155,9 @@ func insertActivity(tx *gorm.DB, a models.Activity) (bool, error) {
 	if a.Extractors == nil {
 		a.Extractors = models.Strings{}
 	}
-	res := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "dedupe_key"}}, DoNothing: true}).Create(&a)
+	res := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "dedupe_key"}},
+		TargetWhere: clause.Where{Exprs: []clause.Expression{clause.Expr{SQL: "dedupe_key <> ''"}}},
+		DoNothing:   true}).Create(&a)
 	return res.RowsAffected == 1, res.Error
 }
 

@@ -1,0 +1,291 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/metaharvest/metaharvest/models"
+)
+
+// recordBatch stores a batch's outcomes in one transaction: item rows,
+// artifacts, search outbox marks, activity rows and counters. Counters move
+// only for harvestend rows this call inserted, so recording an item twice
+// counts it once; the item's extractor and download rows are written only
+// with a new harvestend row, so they are not doubled either.
+//
+// The hot statements pass their rows column by column, as Postgres arrays
+// (unnest): pgx sends Go slices in binary, which Postgres reads for much
+// less than the JSON it would otherwise parse, and the item's extractor data
+// is merged into its row by Postgres (jsonb ||), not decoded and re-encoded
+// here.
+func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	now := time.Now().UTC()
+	var (
+		artifacts     []models.Artifact
+		ends, details activityColumns
+		states        itemColumns
+		dirty, gone   []string
+		rerun         []string // harvested before: stale artifacts to drop
+		failedItem    = map[string]bool{}
+	)
+	for _, hv := range batch {
+		it := hv.item
+		end := activity(t, models.ActivityHarvestEnd, it.ID)
+		end.TS = now
+		end.ItemID, end.Name, end.Source = it.ID, it.Name, it.Path
+		end.Bytes, end.Duration = hv.entry.Size, hv.took.Milliseconds()
+		switch {
+		case hv.gone:
+			gone = append(gone, it.ID)
+			end.Error = "the file no longer exists in storage"
+			failedItem[it.ID] = true
+		case hv.fail != "":
+			end.Error = hv.fail
+			failedItem[it.ID] = true
+		case hv.outcomes == nil:
+			end.Source = hv.note
+		default:
+			if hv.download != nil {
+				details.add(*hv.download)
+			}
+			mime := it.MimeType
+			runs := make(map[string]models.ExtractorRun, len(hv.outcomes))
+			var data strings.Builder
+			var failed []string
+			data.WriteByte('{')
+			for _, o := range hv.outcomes {
+				version := ""
+				if info, ok := h.Extractors.Get(o.Name); ok {
+					version = info.Version
+				}
+				run := models.ExtractorRun{Version: version, RequestID: t.job.RequestID, RanAt: now}
+				a := activity(t, models.ActivityExtractor, "")
+				a.TS = o.Started.Add(o.Duration).UTC()
+				a.ItemID, a.Name, a.Source, a.Count = it.ID, o.Name, it.Name, 1
+				a.Duration, a.Bytes = o.Duration.Milliseconds(), hv.entry.Size
+				if o.Err != nil {
+					run.Error, a.Error = o.Err.Error(), o.Err.Error()
+					failed = append(failed, o.Name)
+				} else {
+					if data.Len() > 1 {
+						data.WriteByte(',')
+					}
+					key, _ := json.Marshal(o.Name)
+					data.Write(key)
+					data.WriteByte(':')
+					data.Write(o.JSON)
+					if m, ok := o.Data["mime_type"].(string); ok && o.Name == "mime_type" {
+						mime = m
+					}
+					for _, art := range o.Artifacts {
+						artifacts = append(artifacts, models.Artifact{ItemID: it.ID, Path: hv.artDir + "/" + art.Path,
+							Extractor: o.Name, Kind: art.Kind, Width: art.Width, Height: art.Height})
+					}
+				}
+				runs[o.Name] = run
+				details.add(a)
+			}
+			data.WriteByte('}')
+			end.Count = int64(len(hv.outcomes))
+			if len(failed) > 0 {
+				end.Error = fmt.Sprintf("%d extractor(s) failed: %s", len(failed), strings.Join(failed, ", "))
+				failedItem[it.ID] = true
+			}
+			if it.LastHarvested != nil {
+				rerun = append(rerun, it.ID)
+			}
+			dirty = append(dirty, it.ID)
+			states.add(it.ID, data.String(), failed, models.MustJSON(runs), mime, hv)
+		}
+		ends.add(end)
+	}
+	dirty = append(dirty, gone...)
+
+	return h.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		conn := tx.Statement.ConnPool // the transaction's database/sql handle
+		if len(gone) > 0 {
+			if err := tx.Model(&models.Item{}).Where("id IN ?", gone).Update("deleted_at", now).Error; err != nil {
+				return err
+			}
+		}
+		if len(rerun) > 0 {
+			if err := tx.Where("item_id IN ?", rerun).Delete(&models.Artifact{}).Error; err != nil {
+				return err
+			}
+		}
+		if len(artifacts) > 0 {
+			if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).CreateInBatches(artifacts, 500).Error; err != nil {
+				return err
+			}
+		}
+		if len(states.id) > 0 {
+			if _, err := conn.ExecContext(ctx, updateItemsSQL, append([]any{now}, states.args()...)...); err != nil {
+				return fmt.Errorf("update items: %w", err)
+			}
+		}
+		if err := markDirty(tx, dirty...); err != nil {
+			return err
+		}
+		extractorNames := []string(t.job.Extractors)
+		if extractorNames == nil {
+			extractorNames = []string{}
+		}
+		args := append([]any{t.job.RequestID, t.loc.ID, t.ctr.ID, t.job.ProfileID, extractorNames}, ends.args()...)
+		rows, err := conn.QueryContext(ctx, insertActivitiesSQL, append(args, details.args()...)...)
+		if err != nil {
+			return fmt.Errorf("insert activities: %w", err)
+		}
+		var indexed, failures, successes int64
+		for rows.Next() {
+			var itemID string
+			var count int64
+			if err := rows.Scan(&itemID, &count); err != nil {
+				rows.Close()
+				return err
+			}
+			if count > 0 {
+				indexed++
+			}
+			switch {
+			case failedItem[itemID]:
+				failures++
+			case count > 0:
+				successes++
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("insert activities: %w", err)
+		}
+		if indexed+failures+successes == 0 {
+			return nil
+		}
+		if err := tx.Model(&models.Job{}).Where("request_id = ?", t.job.RequestID).Updates(map[string]any{
+			"indexed_count": gorm.Expr("indexed_count + ?", indexed),
+			"error_count":   gorm.Expr("error_count + ?", failures), "updated": now,
+		}).Error; err != nil {
+			return err
+		}
+		upd := map[string]any{
+			"harvest_success_count": gorm.Expr("harvest_success_count + ?", successes),
+			"harvest_failure_count": gorm.Expr("harvest_failure_count + ?", failures), "updated_at": now,
+		}
+		if failures > 0 {
+			upd["last_harvested_failure"] = now
+		}
+		return tx.Model(&models.Container{}).Where("id = ?", t.ctr.ID).Updates(upd).Error
+	})
+}
+
+// updateItemsSQL stores harvested items: $1 is the time, then the columns
+// of itemColumns. A failed extractor's earlier data leaves the item; the
+// runs of this harvest replace the earlier ones by name.
+const updateItemsSQL = `
+UPDATE items i SET metadata = (i.metadata - string_to_array(x.failed_names, ',')) || x.data::jsonb,
+	results = i.results || x.runs::jsonb, mime_type = x.mime_type, size = x.size, etag = x.etag,
+	last_modified = x.last_modified, harvested_etag = x.etag, last_harvested = $1,
+	harvest_failed = x.failed_names <> '', updated_at = $1
+FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int8[], $8::text[], $9::timestamptz[])
+	AS x(id, data, failed_names, runs, mime_type, size, etag, last_modified)
+WHERE i.id = x.id`
+
+// itemColumns are the harvested items of a batch, column by column.
+type itemColumns struct {
+	id, data, failedNames, runs, mime, etag []string
+	size                                    []int64
+	lastModified                            []time.Time
+}
+
+func (c *itemColumns) add(id, data string, failed []string, runs []byte, mime string, hv *harvested) {
+	c.id = append(c.id, id)
+	c.data = append(c.data, data)
+	c.failedNames = append(c.failedNames, strings.Join(failed, ","))
+	c.runs = append(c.runs, string(runs))
+	c.mime = append(c.mime, mime)
+	c.size = append(c.size, hv.entry.Size)
+	c.etag = append(c.etag, hv.entry.ETag)
+	c.lastModified = append(c.lastModified, hv.entry.LastModified.UTC())
+}
+
+func (c *itemColumns) args() []any {
+	return []any{c.id, c.data, c.failedNames, c.runs, c.mime, c.size, c.etag, c.lastModified}
+}
+
+// insertActivitiesSQL writes a batch's activity rows. $1..$5 are the
+// columns shared by the job's rows (request, location, container, profile,
+// extractors); $6..$16 the harvestend rows and $17..$27 the extractor and
+// download rows, as activityColumns. A harvestend row whose key exists is
+// skipped and so are the other rows of its item; the statement returns the
+// harvestend rows it inserted.
+const insertActivitiesSQL = `
+WITH ends AS (
+	INSERT INTO activities (dedupe_key, ts, kind, name, source, item_id, count, bytes, error, error_hash, duration,
+		request_id, harvest_id, location_id, container_id, profile_id, extractors)
+	SELECT x.*, $1, $1, $2, $3, $4, $5
+	FROM unnest($6::text[], $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int8[],
+		$13::int8[], $14::text[], $15::text[], $16::int8[])
+		AS x(dedupe_key, ts, kind, name, source, item_id, count, bytes, error, error_hash, duration)
+	ON CONFLICT (dedupe_key) WHERE dedupe_key <> '' DO NOTHING
+	RETURNING item_id, count
+), details AS (
+	INSERT INTO activities (dedupe_key, ts, kind, name, source, item_id, count, bytes, error, error_hash, duration,
+		request_id, harvest_id, location_id, container_id, profile_id, extractors)
+	SELECT y.*, $1, $1, $2, $3, $4, $5
+	FROM unnest($17::text[], $18::timestamptz[], $19::text[], $20::text[], $21::text[], $22::text[], $23::int8[],
+		$24::int8[], $25::text[], $26::text[], $27::int8[])
+		AS y(dedupe_key, ts, kind, name, source, item_id, count, bytes, error, error_hash, duration)
+	WHERE y.item_id IN (SELECT item_id FROM ends)
+)
+SELECT item_id, count FROM ends`
+
+// activityColumns are activity rows of one job, column by column.
+type activityColumns struct {
+	key, kind, name, source, item, err, errHash []string
+	ts                                          []time.Time
+	count, bytes, duration                      []int64
+}
+
+func (c *activityColumns) add(a models.Activity) {
+	if a.Error != "" && a.ErrorHash == "" {
+		a.ErrorHash = errorHash(a.Error)
+	}
+	c.key = append(c.key, a.DedupeKey)
+	c.ts = append(c.ts, a.TS)
+	c.kind = append(c.kind, a.Kind)
+	c.name = append(c.name, a.Name)
+	c.source = append(c.source, a.Source)
+	c.item = append(c.item, a.ItemID)
+	c.count = append(c.count, a.Count)
+	c.bytes = append(c.bytes, a.Bytes)
+	c.err = append(c.err, a.Error)
+	c.errHash = append(c.errHash, a.ErrorHash)
+	c.duration = append(c.duration, a.Duration)
+}
+
+// args are the columns in the order of insertActivitiesSQL's unnest; empty
+// columns are sent as empty arrays, not NULL.
+func (c *activityColumns) args() []any {
+	nonNil := func(s []string) []string {
+		if s == nil {
+			return []string{}
+		}
+		return s
+	}
+	ts, count, bytes, duration := c.ts, c.count, c.bytes, c.duration
+	if ts == nil {
+		ts, count, bytes, duration = []time.Time{}, []int64{}, []int64{}, []int64{}
+	}
+	return []any{nonNil(c.key), ts, nonNil(c.kind), nonNil(c.name), nonNil(c.source), nonNil(c.item),
+		count, bytes, nonNil(c.err), nonNil(c.errHash), duration}
+}
