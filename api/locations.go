@@ -479,10 +479,12 @@ func (s *Server) deleteLocation(c *gin.Context) error {
 	var files []string
 	err = s.audited(c, "location", "delete", l.ID, "", func(tx *gorm.DB) error {
 		var itemIDs []string
-		if err := tx.Model(&models.Item{}).Where("location_id = ?", l.ID).Pluck("id", &itemIDs).Error; err != nil {
+		// Items are reached through their containers (the index they have).
+		const ofLocation = "container_id IN (SELECT id FROM containers WHERE location_id = ?)"
+		if err := tx.Model(&models.Item{}).Where(ofLocation, l.ID).Pluck("id", &itemIDs).Error; err != nil {
 			return err
 		}
-		if err := tx.Raw(`SELECT a.path FROM artifacts a JOIN items i ON i.id = a.item_id WHERE i.location_id = ?`,
+		if err := tx.Raw(`SELECT a.path FROM artifacts a JOIN items i ON i.id = a.item_id WHERE i.`+ofLocation,
 			l.ID).Scan(&files).Error; err != nil {
 			return err
 		}

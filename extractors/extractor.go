@@ -53,6 +53,10 @@ type Input struct {
 	Path string
 	// Size of the item in bytes as the storage reports it; negative if unknown.
 	Size int64
+	// Content is the whole file when the worker has read it already (small
+	// files: one read serves every extractor); nil otherwise. Extractors that
+	// read the bytes themselves use it when set; Path is set either way.
+	Content []byte
 	// ArtifactDir is where the extractor may write artifacts (thumbnails, frames).
 	// It may not exist yet: an extractor that writes artifacts creates it with
 	// os.MkdirAll first (most items produce none, and a directory per item is a

@@ -34,9 +34,12 @@ var _ Extractor = hashes{}
 type hashes struct{}
 
 func (hashes) Extract(ctx context.Context, in *Input) (*Result, error) {
-	sums, err := HashFile(ctx, in.Path)
-	if err != nil {
-		return nil, err
+	sums := HashBytes(in.Content)
+	if in.Content == nil {
+		var err error
+		if sums, err = HashFile(ctx, in.Path); err != nil {
+			return nil, err
+		}
 	}
 	return &Result{Data: map[string]any{
 		"md5":    sums.MD5,
@@ -98,11 +101,9 @@ func HashReader(ctx context.Context, r io.Reader) (Sums, error) {
 	if n < len(c.buf) {
 		// The whole content fits in one chunk: goroutines would cost more than
 		// they save.
-		for _, h := range hs {
-			h.Write(c.buf[:n])
-		}
+		sums := HashBytes(c.buf[:n])
 		chunkPool.Put(c)
-		return sumsOf(hs), nil
+		return sums, nil
 	}
 	c.n = n
 
@@ -165,6 +166,13 @@ func HashReader(ctx context.Context, r io.Reader) (Sums, error) {
 			return finish(nil)
 		}
 	}
+}
+
+// HashBytes returns the digests of b, which is small enough to hash in one
+// go.
+func HashBytes(b []byte) Sums {
+	m, s1, s256 := md5.Sum(b), sha1.Sum(b), sha256.Sum256(b)
+	return Sums{MD5: hex.EncodeToString(m[:]), SHA1: hex.EncodeToString(s1[:]), SHA256: hex.EncodeToString(s256[:])}
 }
 
 // readErr turns io.ReadFull's end-of-content errors into nil.

@@ -33,18 +33,8 @@ var hashGolden = []struct {
 func TestHashesGolden(t *testing.T) {
 	t.Parallel()
 	for _, tc := range hashGolden {
-		res, err := hashes{}.Extract(context.Background(), &Input{Name: tc.file, Path: "testdata/" + tc.file})
-		if err != nil {
-			t.Fatalf("%s: %v", tc.file, err)
-		}
-		want := map[string]any{"md5": tc.sums.MD5, "sha1": tc.sums.SHA1, "sha256": tc.sums.SHA256}
-		for k, v := range want {
-			if res.Data[k] != v {
-				t.Errorf("%s: %s = %v, want %v", tc.file, k, res.Data[k], v)
-			}
-		}
-		if len(res.Data) != 3 {
-			t.Errorf("%s: data %v, want exactly md5, sha1, sha256", tc.file, res.Data)
+		for _, in := range withAndWithoutContent(t, &Input{Name: tc.file, Path: "testdata/" + tc.file}) {
+			testHashesGolden(t, tc.file, tc.sums, in)
 		}
 	}
 	// Empty file, digests from the same tools on /dev/null.
@@ -56,6 +46,40 @@ func TestHashesGolden(t *testing.T) {
 	want := Sums{"d41d8cd98f00b204e9800998ecf8427e", "da39a3ee5e6b4b0d3255bfef95601890afd80709", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}
 	if err != nil || got != want {
 		t.Errorf("empty: %+v, %v", got, err)
+	}
+	if got := HashBytes([]byte{}); got != want {
+		t.Errorf("empty content: %+v", got)
+	}
+}
+
+// withAndWithoutContent returns in as given (the extractor reads Path) and
+// a copy carrying the file's bytes in Content, as the worker passes small
+// files, with a Path that does not exist: the extractor must not read it.
+func withAndWithoutContent(t *testing.T, in *Input) []*Input {
+	t.Helper()
+	data, err := os.ReadFile(in.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := *in
+	read.Content, read.Path = data, filepath.Join(t.TempDir(), "not-read")
+	return []*Input{in, &read}
+}
+
+func testHashesGolden(t *testing.T, file string, sums Sums, in *Input) {
+	t.Helper()
+	res, err := hashes{}.Extract(context.Background(), in)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	want := map[string]any{"md5": sums.MD5, "sha1": sums.SHA1, "sha256": sums.SHA256}
+	for k, v := range want {
+		if res.Data[k] != v {
+			t.Errorf("%s (content given: %v): %s = %v, want %v", file, in.Content != nil, k, res.Data[k], v)
+		}
+	}
+	if len(res.Data) != 3 {
+		t.Errorf("%s: data %v, want exactly md5, sha1, sha256", file, res.Data)
 	}
 }
 

@@ -36,17 +36,23 @@ const emptyMIME = "inode/x-empty"
 type mimeType struct{}
 
 func (mimeType) Extract(ctx context.Context, in *Input) (*Result, error) {
-	f, err := os.Open(in.Path)
-	if err != nil {
-		return nil, Transient(fmt.Errorf("open %s: %w", in.Name, err))
+	var mt *mimetype.MIME
+	empty := len(in.Content) == 0
+	if in.Content != nil {
+		mt = mimetype.Detect(in.Content)
+	} else {
+		f, err := os.Open(in.Path)
+		if err != nil {
+			return nil, Transient(fmt.Errorf("open %s: %w", in.Name, err))
+		}
+		defer f.Close()
+		lr := &io.LimitedReader{R: f, N: sniffLimit}
+		if mt, err = mimetype.DetectReader(lr); err != nil {
+			return nil, Transient(fmt.Errorf("read %s: %w", in.Name, err))
+		}
+		empty = lr.N == sniffLimit
 	}
-	defer f.Close()
-	lr := &io.LimitedReader{R: f, N: sniffLimit}
-	mt, err := mimetype.DetectReader(lr)
-	if err != nil {
-		return nil, Transient(fmt.Errorf("read %s: %w", in.Name, err))
-	}
-	if lr.N == sniffLimit {
+	if empty {
 		// Nothing was read: mimetype calls no bytes valid text/plain, file(1)
 		// calls them empty, and so do we, so that text searches skip them.
 		return &Result{Data: map[string]any{"mime_type": emptyMIME, "extension": ""}}, nil

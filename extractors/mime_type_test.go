@@ -28,13 +28,15 @@ func TestMimeTypeGolden(t *testing.T) {
 		// lists file(1)'s audio/x-wav as an alias.
 		{"pluck-pcm16.wav", "audio/x-wav", "audio/wav", "wav"},
 	} {
-		res, err := mimeType{}.Extract(context.Background(), &Input{Name: "renamed.bin", Path: "testdata/" + tc.file, Size: -1})
-		if err != nil {
-			t.Fatalf("%s: %v", tc.file, err)
-		}
-		want := map[string]any{"mime_type": tc.want, "extension": tc.ext}
-		if !maps.Equal(res.Data, want) {
-			t.Errorf("%s: %v, want %v (file(1): %s)", tc.file, res.Data, want, tc.file1)
+		for _, in := range withAndWithoutContent(t, &Input{Name: "renamed.bin", Path: "testdata/" + tc.file, Size: -1}) {
+			res, err := mimeType{}.Extract(context.Background(), in)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.file, err)
+			}
+			want := map[string]any{"mime_type": tc.want, "extension": tc.ext}
+			if !maps.Equal(res.Data, want) {
+				t.Errorf("%s (content given: %v): %v, want %v (file(1): %s)", tc.file, in.Content != nil, res.Data, want, tc.file1)
+			}
 		}
 	}
 }
@@ -53,12 +55,14 @@ func TestMimeTypeEdgeCases(t *testing.T) {
 		if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		res, err := mimeType{}.Extract(context.Background(), &Input{Name: tc.name, Path: path})
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		if want := map[string]any{"mime_type": tc.mime, "extension": tc.ext}; !maps.Equal(res.Data, want) {
-			t.Errorf("%s: %v, want %v", tc.name, res.Data, want)
+		for _, in := range withAndWithoutContent(t, &Input{Name: tc.name, Path: path}) {
+			res, err := mimeType{}.Extract(context.Background(), in)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if want := map[string]any{"mime_type": tc.mime, "extension": tc.ext}; !maps.Equal(res.Data, want) {
+				t.Errorf("%s (content given: %v): %v, want %v", tc.name, in.Content != nil, res.Data, want)
+			}
 		}
 	}
 	if _, err := (mimeType{}).Extract(context.Background(), &Input{Name: "gone", Path: filepath.Join(dir, "nosuch")}); !IsTransient(err) {

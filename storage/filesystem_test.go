@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -241,10 +242,22 @@ func TestFilesystemStatOpenETag(t *testing.T) {
 		}
 	}
 
+	// Files (a batch's reads) opens the file Stat describes.
+	files := openFiles(t, loc, "c")
+	f, e4, err := files.Open("dir/f.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, f); got != "hallo" || e4 != e3 {
+		t.Fatalf("Files.Open: %q %+v, want %+v", got, e4, e3)
+	}
+
 	for _, p := range []string{"dir/missing", "missing/f.txt", "dir", "dir/f.txt/x"} {
 		_, err := loc.Stat(ctx, "c", p)
 		wantErr(t, err, storage.ErrNotFound)
 		_, err = loc.Open(ctx, "c", p)
+		wantErr(t, err, storage.ErrNotFound)
+		_, _, err = files.Open(p)
 		wantErr(t, err, storage.ErrNotFound)
 	}
 	for _, p := range []string{"../c/dir/f.txt", "dir/../dir/f.txt", "./dir/f.txt", "dir//f.txt", "/dir/f.txt", "", "dir/.f", "a\x00b"} {
@@ -252,7 +265,29 @@ func TestFilesystemStatOpenETag(t *testing.T) {
 		wantErr(t, err, storage.ErrBadPath)
 		_, err = loc.Open(ctx, "c", p)
 		wantErr(t, err, storage.ErrBadPath)
+		_, _, err = files.Open(p)
+		wantErr(t, err, storage.ErrBadPath)
 	}
+	for _, c := range []string{"missing", "..", "c/dir"} {
+		if _, err := loc.(storage.FilesOpener).Files(c); err == nil {
+			t.Fatalf("Files(%q) opened", c)
+		}
+	}
+}
+
+// openFiles opens a container of a local location for a batch of reads.
+func openFiles(t *testing.T, loc storage.Location, container string) *storage.Files {
+	t.Helper()
+	fo, ok := loc.(storage.FilesOpener)
+	if !ok {
+		t.Fatalf("%T does not open Files", loc)
+	}
+	files, err := fo.Files(container)
+	if err != nil {
+		t.Fatalf("Files(%s): %v", container, err)
+	}
+	t.Cleanup(func() { files.Close() })
+	return files
 }
 
 func mustOpen(t *testing.T, loc storage.Location, container, p string) interface {
@@ -301,6 +336,9 @@ func TestFilesystemSymlinkEscape(t *testing.T) {
 		if rc, err := loc.Open(ctx, "c", p); err == nil {
 			t.Fatalf("Open(%s) succeeded: %q", p, readAll(t, rc))
 		}
+		if f, _, err := openFiles(t, loc, "c").Open(p); err == nil {
+			t.Fatalf("Files.Open(%s) succeeded: %q", p, readAll(t, f))
+		}
 	}
 }
 
@@ -325,5 +363,35 @@ func TestFilesystemManyFiles(t *testing.T) {
 	got := paths(listAll(t, openFS(t, base), "c", "", 1000))
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %d files, want %d", len(got), len(want))
+	}
+}
+
+// TestFilesSkipsSpecialFiles: a FIFO planted where a file was listed is
+// neither opened (which would block) nor read; a directory neither.
+func TestFilesSkipsSpecialFiles(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	writeFile(t, filepath.Join(base, "c", "ok.txt"), "ok")
+	if err := syscall.Mkfifo(filepath.Join(base, "c", "fifo"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	files := openFiles(t, openFS(t, base), "c")
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := files.Open("fifo")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		wantErr(t, err, storage.ErrNotFound)
+	case <-time.After(5 * time.Second):
+		t.Fatal("Files.Open blocked on a FIFO")
+	}
+	if _, _, err := files.Open("."); err == nil {
+		t.Fatal("Files.Open opened the container directory")
+	}
+	f, e, err := files.Open("ok.txt")
+	if err != nil || e.Size != 2 || readAll(t, f) != "ok" {
+		t.Fatalf("ok.txt: %+v %v", e, err)
 	}
 }

@@ -266,16 +266,23 @@ func (t tree) Open(ctx context.Context, container, p string) (io.ReadCloser, err
 	}
 	// The open file stays valid after its Root is closed.
 	defer r.Close()
+	f, _, err := openRegular(r, container, p)
+	return f, err
+}
+
+// openRegular opens a regular file below r and returns it with its
+// FileInfo; ErrNotFound for anything else (absent, directory, symlink...).
+func openRegular(r *os.Root, container, p string) (*os.File, fs.FileInfo, error) {
 	lfi, err := lstatRegular(r, container, p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f, err := r.Open(p)
 	if err != nil {
 		if isMissing(err) {
-			return nil, fmt.Errorf("open %s/%s: %w", container, p, ErrNotFound)
+			return nil, nil, fmt.Errorf("open %s/%s: %w", container, p, ErrNotFound)
 		}
-		return nil, fmt.Errorf("open %s/%s: %w", container, p, err)
+		return nil, nil, fmt.Errorf("open %s/%s: %w", container, p, err)
 	}
 	// Root.Open follows a symlink that stays inside the container. If one
 	// was swapped in after the Lstat, the opened file is not the one we
@@ -283,9 +290,69 @@ func (t tree) Open(ctx context.Context, container, p string) (io.ReadCloser, err
 	ffi, err := f.Stat()
 	if err != nil || !os.SameFile(lfi, ffi) {
 		f.Close()
-		return nil, fmt.Errorf("open %s/%s: changed while opening: %w", container, p, ErrNotFound)
+		return nil, nil, fmt.Errorf("open %s/%s: changed while opening: %w", container, p, ErrNotFound)
 	}
-	return f, nil
+	return f, ffi, nil
+}
+
+// Files reads many files of one container: the container is reached once
+// (one os.Root), not once per file. Close releases it.
+type Files struct {
+	container string
+	root      *os.Root
+	dir       *os.File // the container directory, for openBeneath
+}
+
+// Files opens a container of a filesystem or upload store location for
+// reading many of its files (the worker harvesting a batch).
+func (t tree) Files(container string) (*Files, error) {
+	r, err := t.openContainer(container)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := r.Open(".")
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("open container %q: %w", container, err)
+	}
+	return &Files{container: container, root: r, dir: dir}, nil
+}
+
+// Open opens one regular file and describes it, with the same checks as
+// Location.Open: ErrBadPath for an unacceptable path, ErrNotFound for
+// anything but a regular file.
+func (f *Files) Open(p string) (*os.File, Entry, error) {
+	if err := checkItemPath(p, false); err != nil {
+		return nil, Entry{}, err
+	}
+	if file, ok, err := openBeneath(f.dir, p); ok {
+		if err != nil {
+			return nil, Entry{}, fmt.Errorf("%s: %w", f.container, err)
+		}
+		fi, err := file.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			file.Close()
+			return nil, Entry{}, fmt.Errorf("open %s/%s: not a regular file: %w", f.container, p, ErrNotFound)
+		}
+		return file, entryOf(p, fi), nil
+	}
+	file, fi, err := openRegular(f.root, f.container, p)
+	if err != nil {
+		return nil, Entry{}, err
+	}
+	return file, entryOf(p, fi), nil
+}
+
+// Close releases the container.
+func (f *Files) Close() error {
+	f.dir.Close()
+	return f.root.Close()
+}
+
+// A FilesOpener is a location kind whose files are local (filesystem,
+// uploadstore): the worker reads a batch through Files.
+type FilesOpener interface {
+	Files(container string) (*Files, error)
 }
 
 // LocalPath returns the file's path on disk. Tools given it read the file

@@ -355,10 +355,31 @@ func TestExtractorErrorsRecordedNotRetried(t *testing.T) {
 	if meta["hashes"] == nil || meta["boom"] != nil {
 		t.Fatalf("metadata keeps successes only: %v", meta)
 	}
+	runs := it.Runs()
+	if runs["boom"].Error != acts[0].Error || runs["boom"].RequestID != req || runs["hashes"].Error != "" ||
+		runs["hashes"].Version != "1.0.0" || runs["panicky"].Error == "" || runs["hashes"].RanAt.IsZero() {
+		t.Fatalf("results: %+v", runs)
+	}
 	var ctr models.Container
 	f.db.Where("id = ?", f.ctr.ID).Take(&ctr)
 	if ctr.HarvestFailureCount != 2 || ctr.LastHarvestedFailure == nil {
 		t.Fatalf("container failure counters: %+v", ctr)
+	}
+
+	// A later harvest merges into the item: data of extractors it did not
+	// run stays, data of one that now fails goes, results keep every run.
+	f.db.Model(&models.Item{}).Where("id = ?", it.ID).Update("metadata", gorm.Expr(`metadata || '{"boom": {"old": 1}}'`))
+	req2 := f.harvest(jobs.Spec{ItemID: it.ID, Force: true, Extractors: []string{"boom"}})
+	f.waitJob(req2, time.Minute)
+	var again models.Item
+	f.db.Where("id = ?", it.ID).Take(&again)
+	meta = nil
+	json.Unmarshal(again.Metadata, &meta)
+	if meta["hashes"] == nil || meta["store"] == nil || meta["boom"] != nil {
+		t.Fatalf("metadata after a second harvest: %v", meta)
+	}
+	if r := again.Runs(); r["boom"].RequestID != req2 || r["hashes"].RequestID != req || r["boom"].Error == "" {
+		t.Fatalf("results after a second harvest: %+v", r)
 	}
 }
 
@@ -421,5 +442,57 @@ func TestCancelledJobDoesNothing(t *testing.T) {
 	}
 	if n := f.count(&models.Activity{}, "request_id = ?", req); n != 0 {
 		t.Fatalf("cancelled job recorded %d activities", n)
+	}
+}
+
+// slow takes its time, so that two deliveries of one task overlap.
+type slow struct{}
+
+func (slow) Extract(ctx context.Context, _ *extractors.Input) (*extractors.Result, error) {
+	select {
+	case <-time.After(300 * time.Millisecond):
+	case <-ctx.Done():
+	}
+	return &extractors.Result{Data: map[string]any{"slept": true}}, nil
+}
+
+// Two deliveries of one task at once (a lease expired while the first
+// still ran) leave one set of rows, counted once.
+func TestItemTaskConcurrentDeliveries(t *testing.T) {
+	t.Parallel()
+	reg := testRegistry(t)
+	reg.MustRegister(extractors.Info{Name: "slow", DisplayName: "Slow", Version: "1", Implemented: true, DefaultEnabled: true,
+		New: func() extractors.Extractor { return slow{} }})
+	f := newFixture(t, reg)
+	f.write("x.txt", "x")
+	f.write("y.txt", "y")
+	h := NewHandler(f.deps)
+	var ids []string
+	for _, p := range []string{"x.txt", "y.txt"} {
+		it := models.Item{ID: models.ItemID(f.ctr.ID, p), LocationID: f.loc.ID, ContainerID: f.ctr.ID, Path: p, Name: p, Metadata: models.JSON("{}")}
+		if err := f.db.Create(&it).Error; err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, it.ID)
+	}
+	req := f.harvest(jobs.Spec{ItemID: ids[0], Force: true, Extractors: []string{"slow", "hashes"}})
+	task, _ := queue.NewTask(queue.TypeItem, queue.ItemPayload{RequestID: req, ItemIDs: ids})
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { errs <- h.Item(context.Background(), task) }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatalf("delivery: %v", err)
+		}
+	}
+	// store, mime_type, slow, hashes and harvestend for each item.
+	if n := f.count(&models.Activity{}, "request_id = ?", req); n != 10 {
+		t.Fatalf("activity rows: %d, want 10", n)
+	}
+	var job models.Job
+	f.db.Where("request_id = ?", req).Take(&job)
+	if job.IndexedCount != 2 {
+		t.Fatalf("indexed_count: %d", job.IndexedCount)
 	}
 }

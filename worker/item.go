@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -47,7 +46,9 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 		return permanent("item task without items")
 	}
 	var items []models.Item
-	if err := h.DB.WithContext(ctx).Where("id IN ?", ids).Order("path").Find(&items).Error; err != nil {
+	// Not metadata: it can be large (text, EXIF) and is merged by Postgres.
+	if err := h.DB.WithContext(ctx).Select("id, container_id, path, name, mime_type, harvested_etag, last_harvested, results, deleted_at").
+		Where("id IN ?", ids).Order("path").Find(&items).Error; err != nil {
 		return fmt.Errorf("load items: %w", err)
 	}
 	if len(items) == 0 {
@@ -60,11 +61,11 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 	if t.job.Cancelled {
 		return nil
 	}
-	todo, err := h.pending(ctx, t, items)
+	todo, err := h.pending(ctx, t, items, p.Repair)
 	if err != nil || len(todo) == 0 {
 		return err
 	}
-	st, err := h.openStorage(t.loc)
+	src, err := h.openSource(t)
 	if err != nil {
 		if !errors.Is(err, asynq.SkipRetry) {
 			return err
@@ -75,6 +76,7 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 		}
 		return h.recordBatch(ctx, t, out)
 	}
+	defer src.close()
 	out := make([]*harvested, len(todo))
 	errs := make([]error, len(todo))
 	var wg sync.WaitGroup
@@ -84,7 +86,7 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			out[i], errs[i] = h.harvestOne(ctx, st, t, todo[i])
+			out[i], errs[i] = h.harvestOne(ctx, src, t, todo[i])
 		}()
 	}
 	wg.Wait()
@@ -106,24 +108,33 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 	return retry
 }
 
-// pending drops deleted items and items this request already finished.
-func (h *Handler) pending(ctx context.Context, t *target, items []models.Item) ([]models.Item, error) {
-	keys := make([]string, 0, len(items))
-	for _, it := range items {
-		keys = append(keys, dedupeKey(models.ActivityHarvestEnd, t.job.RequestID, it.ID))
-	}
-	var finished []string
-	if err := h.DB.WithContext(ctx).Model(&models.Activity{}).Where("dedupe_key IN ? AND dedupe_key <> ''", keys).
-		Pluck("dedupe_key", &finished).Error; err != nil {
-		return nil, err
-	}
+// pending drops deleted items and, when the task may have run before (a
+// retry, a delivery after a lost lease, a repair walk's batch), items this
+// request already finished. A first delivery skips the lookup: recording
+// is keyed anyway, so an item finished meanwhile is only harvested twice,
+// never recorded twice.
+func (h *Handler) pending(ctx context.Context, t *target, items []models.Item, repair bool) ([]models.Item, error) {
 	skip := map[string]bool{}
-	for _, k := range finished {
-		skip[k] = true
+	if retried, _ := asynq.GetRetryCount(ctx); retried > 0 || repair {
+		keys := make([]string, 0, len(items))
+		byKey := make(map[string]string, len(items))
+		for _, it := range items {
+			k := dedupeKey(models.ActivityHarvestEnd, t.job.RequestID, it.ID)
+			keys = append(keys, k)
+			byKey[k] = it.ID
+		}
+		var finished []string
+		if err := h.DB.WithContext(ctx).Model(&models.Activity{}).Where("dedupe_key IN ? AND dedupe_key <> ''", keys).
+			Pluck("dedupe_key", &finished).Error; err != nil {
+			return nil, err
+		}
+		for _, k := range finished {
+			skip[byKey[k]] = true
+		}
 	}
 	var out []models.Item
-	for i, it := range items {
-		if it.DeletedAt == nil && it.ContainerID == t.ctr.ID && !skip[keys[i]] {
+	for _, it := range items {
+		if it.DeletedAt == nil && it.ContainerID == t.ctr.ID && !skip[it.ID] {
 			out = append(out, it)
 		}
 	}
@@ -132,18 +143,19 @@ func (h *Handler) pending(ctx context.Context, t *target, items []models.Item) (
 
 // harvestOne runs the extractors on one item. A returned error is transient
 // (the task is retried); everything else is an outcome to record.
-func (h *Handler) harvestOne(ctx context.Context, st storage.Location, t *target, item models.Item) (*harvested, error) {
+func (h *Handler) harvestOne(ctx context.Context, src *source, t *target, item models.Item) (*harvested, error) {
 	start := time.Now()
 	hv := &harvested{item: item}
-	entry, err := st.Stat(ctx, t.ctr.Name, item.Path)
+	f, err := src.fetch(ctx, t, item)
 	if errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrBadPath) {
 		hv.gone = true
 		return hv, nil
 	} else if err != nil {
-		return nil, fmt.Errorf("stat %s: %w", item.Path, err)
+		return nil, err
 	}
-	hv.entry = entry
-	if !t.opts.Force && t.job.ItemID != "" && item.LastHarvested != nil && entry.ETag == item.HarvestedETag {
+	defer func() { f.cleanup() }() // a download sets it later
+	hv.entry = f.entry
+	if !t.opts.Force && t.job.ItemID != "" && item.LastHarvested != nil && f.entry.ETag == item.HarvestedETag {
 		hv.note, hv.took = "unchanged since the last harvest", time.Since(start)
 		return hv, nil
 	}
@@ -151,23 +163,24 @@ func (h *Handler) harvestOne(ctx context.Context, st storage.Location, t *target
 	if err != nil {
 		return nil, err
 	}
-	local, cleanup, download, err := h.localCopy(ctx, st, t, item)
-	if errors.Is(err, asynq.SkipRetry) {
+	if err := f.local(ctx); errors.Is(err, storage.ErrNotFound) {
 		hv.gone = true
 		return hv, nil
 	} else if err != nil {
 		return nil, err
 	}
-	defer cleanup()
-	hv.download = download
+	hv.download = f.download
 	hv.artDir = filepath.ToSlash(filepath.Join(item.ID[:2], item.ID))
 	artifactDir := filepath.Join(h.Config.DataDir, "artifacts", hv.artDir)
 	// A re-delivered task starts from a clean artifact directory; extractors
-	// that write artifacts create it.
-	if err := os.RemoveAll(artifactDir); err != nil {
-		return nil, fmt.Errorf("clean artifacts: %w", err)
+	// that write artifacts create it (most items have none: one stat).
+	if _, err := os.Lstat(artifactDir); err == nil {
+		if err := os.RemoveAll(artifactDir); err != nil {
+			return nil, fmt.Errorf("clean artifacts: %w", err)
+		}
 	}
-	in := &extractors.Input{ItemID: item.ID, Name: item.Name, Path: local, Size: entry.Size, ArtifactDir: artifactDir}
+	in := &extractors.Input{ItemID: item.ID, Name: item.Name, Path: f.path, Size: f.entry.Size,
+		Content: f.content, ArtifactDir: artifactDir}
 	hv.outcomes = extractors.Run(ctx, h.Extractors, names, in, h.Config.ExtractorTimeout)
 	if ctx.Err() != nil {
 		return nil, ctx.Err() // the task was cancelled or timed out as a whole
@@ -216,42 +229,4 @@ func (h *Handler) extractorsFor(ctx context.Context, t *target, item models.Item
 		}
 	}
 	return out, nil
-}
-
-// localCopy gives the extractors a local path: the storage's own, or a
-// temporary download (recorded as harvestdownload activity).
-func (h *Handler) localCopy(ctx context.Context, st storage.Location, t *target, item models.Item) (string, func(), *models.Activity, error) {
-	if p, ok := st.LocalPath(t.ctr.Name, item.Path); ok {
-		return p, func() {}, nil, nil
-	}
-	start := time.Now()
-	dir := filepath.Join(h.Config.DataDir, "tmp")
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return "", nil, nil, err
-	}
-	f, err := os.CreateTemp(dir, "download-*")
-	if err != nil {
-		return "", nil, nil, err
-	}
-	cleanup := func() { f.Close(); os.Remove(f.Name()) }
-	rc, err := st.Open(ctx, t.ctr.Name, item.Path)
-	if err != nil {
-		cleanup()
-		if errors.Is(err, storage.ErrNotFound) {
-			return "", nil, nil, permanent("open %s: %v", item.Path, err)
-		}
-		return "", nil, nil, fmt.Errorf("open %s: %w", item.Path, err)
-	}
-	n, err := io.Copy(f, rc)
-	rc.Close()
-	if err == nil {
-		err = f.Close()
-	}
-	if err != nil {
-		cleanup()
-		return "", nil, nil, fmt.Errorf("download %s: %w", item.Path, err)
-	}
-	a := activity(t, models.ActivityHarvestDownload, "")
-	a.ItemID, a.Name, a.Bytes, a.Duration = item.ID, item.Name, n, time.Since(start).Milliseconds()
-	return f.Name(), cleanup, &a, nil
 }

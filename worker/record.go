@@ -4,20 +4,22 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/storage"
 )
 
-// recordBatch stores a batch's outcomes in one transaction: item rows,
-// artifacts, search outbox marks, activity rows and counters. Counters move
-// only for harvestend rows this call inserted, so recording an item twice
-// counts it once; the item's extractor and download rows are written only
-// with a new harvestend row, so they are not doubled either.
+// recordBatch stores a batch's outcomes in one transaction: activity rows,
+// item rows, artifacts, search outbox marks and counters. Only items whose
+// harvestend row this call inserted are written, so recording an item twice
+// (a task delivered twice, even at the same time) writes and counts it once.
 //
 // The hot statements pass their rows column by column, as Postgres arrays
 // (unnest): pgx sends Go slices in binary, which Postgres reads for much
@@ -29,10 +31,11 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 		return nil
 	}
 	now := time.Now().UTC()
+	runs := newRunsEncoder(h.Extractors, t.job.RequestID, now)
 	var (
 		artifacts     []models.Artifact
 		ends, details activityColumns
-		states        itemColumns
+		states        itemStates
 		dirty, gone   []string
 		rerun         []string // harvested before: stale artifacts to drop
 		failedItem    = map[string]bool{}
@@ -58,22 +61,16 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 				details.add(*hv.download)
 			}
 			mime := it.MimeType
-			runs := make(map[string]models.ExtractorRun, len(hv.outcomes))
 			var data strings.Builder
 			var failed []string
 			data.WriteByte('{')
 			for _, o := range hv.outcomes {
-				version := ""
-				if info, ok := h.Extractors.Get(o.Name); ok {
-					version = info.Version
-				}
-				run := models.ExtractorRun{Version: version, RequestID: t.job.RequestID, RanAt: now}
 				a := activity(t, models.ActivityExtractor, "")
 				a.TS = o.Started.Add(o.Duration).UTC()
 				a.ItemID, a.Name, a.Source, a.Count = it.ID, o.Name, it.Name, 1
 				a.Duration, a.Bytes = o.Duration.Milliseconds(), hv.entry.Size
 				if o.Err != nil {
-					run.Error, a.Error = o.Err.Error(), o.Err.Error()
+					a.Error = o.Err.Error()
 					failed = append(failed, o.Name)
 				} else {
 					if data.Len() > 1 {
@@ -91,7 +88,6 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 							Extractor: o.Name, Kind: art.Kind, Width: art.Width, Height: art.Height})
 					}
 				}
-				runs[o.Name] = run
 				details.add(a)
 			}
 			data.WriteByte('}')
@@ -104,7 +100,7 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 				rerun = append(rerun, it.ID)
 			}
 			dirty = append(dirty, it.ID)
-			states.add(it.ID, data.String(), failed, models.MustJSON(runs), mime, hv)
+			states.add(it.ID, data.String(), failed, runs.encode(hv.outcomes), mime, hv)
 		}
 		ends.add(end)
 	}
@@ -112,29 +108,9 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 
 	return h.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		conn := tx.Statement.ConnPool // the transaction's database/sql handle
-		if len(gone) > 0 {
-			if err := tx.Model(&models.Item{}).Where("id IN ?", gone).Update("deleted_at", now).Error; err != nil {
-				return err
-			}
-		}
-		if len(rerun) > 0 {
-			if err := tx.Where("item_id IN ?", rerun).Delete(&models.Artifact{}).Error; err != nil {
-				return err
-			}
-		}
-		if len(artifacts) > 0 {
-			if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).CreateInBatches(artifacts, 500).Error; err != nil {
-				return err
-			}
-		}
-		if len(states.id) > 0 {
-			if _, err := conn.ExecContext(ctx, updateItemsSQL, append([]any{now}, states.args()...)...); err != nil {
-				return fmt.Errorf("update items: %w", err)
-			}
-		}
-		if err := markDirty(tx, dirty...); err != nil {
-			return err
-		}
+		// The activity rows go first: the harvestend rows this call inserts
+		// name the items it finishes, and everything else is written for
+		// those only, so a second delivery of a finished item changes nothing.
 		extractorNames := []string(t.job.Extractors)
 		if extractorNames == nil {
 			extractorNames = []string{}
@@ -144,6 +120,7 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 		if err != nil {
 			return fmt.Errorf("insert activities: %w", err)
 		}
+		fresh := map[string]bool{}
 		var indexed, failures, successes int64
 		for rows.Next() {
 			var itemID string
@@ -152,6 +129,7 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 				rows.Close()
 				return err
 			}
+			fresh[itemID] = true
 			if count > 0 {
 				indexed++
 			}
@@ -167,6 +145,35 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 		}
 		if err := rows.Err(); err != nil {
 			return fmt.Errorf("insert activities: %w", err)
+		}
+		if len(fresh) == 0 {
+			return nil
+		}
+		stale := func(id string) bool { return !fresh[id] }
+		gone, rerun, dirty = slices.DeleteFunc(gone, stale), slices.DeleteFunc(rerun, stale), slices.DeleteFunc(dirty, stale)
+		artifacts = slices.DeleteFunc(artifacts, func(a models.Artifact) bool { return !fresh[a.ItemID] })
+		if len(gone) > 0 {
+			if err := tx.Model(&models.Item{}).Where("id IN ?", gone).Update("deleted_at", now).Error; err != nil {
+				return err
+			}
+		}
+		if len(rerun) > 0 {
+			if err := tx.Where("item_id IN ?", rerun).Delete(&models.Artifact{}).Error; err != nil {
+				return err
+			}
+		}
+		if len(artifacts) > 0 {
+			if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).CreateInBatches(artifacts, 500).Error; err != nil {
+				return err
+			}
+		}
+		if cols := states.columns(fresh); len(cols.id) > 0 {
+			if _, err := conn.ExecContext(ctx, updateItemsSQL, append([]any{now}, cols.args()...)...); err != nil {
+				return fmt.Errorf("update items: %w", err)
+			}
+		}
+		if err := markDirty(tx, dirty...); err != nil {
+			return err
 		}
 		if indexed+failures+successes == 0 {
 			return nil
@@ -188,6 +195,49 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 	})
 }
 
+// runsEncoder writes the Item.Results entries of a harvest's outcomes,
+// {name: ExtractorRun}, by hand: the run time and request, the same for the
+// whole batch, are encoded once, not once per extractor and file.
+type runsEncoder struct {
+	reg  *extractors.Registry
+	tail []byte // `,"ran_at":...,"request_id":...}`
+}
+
+func newRunsEncoder(reg *extractors.Registry, requestID string, ranAt time.Time) runsEncoder {
+	at, _ := json.Marshal(ranAt)
+	req, _ := json.Marshal(requestID)
+	tail := append(append(append(append([]byte(`,"ran_at":`), at...), `,"request_id":`...), req...), '}')
+	return runsEncoder{reg: reg, tail: tail}
+}
+
+func (r runsEncoder) encode(outcomes []extractors.Outcome) []byte {
+	b := []byte{'{'}
+	for i, o := range outcomes {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		version, errText := "", ""
+		if info, ok := r.reg.Get(o.Name); ok {
+			version = info.Version
+		}
+		if o.Err != nil {
+			errText = o.Err.Error()
+		}
+		b = appendJSONString(b, o.Name)
+		b = append(b, `:{"version":`...)
+		b = appendJSONString(b, version)
+		b = append(b, `,"error":`...)
+		b = appendJSONString(b, errText)
+		b = append(b, r.tail...)
+	}
+	return append(b, '}')
+}
+
+func appendJSONString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}
+
 // updateItemsSQL stores harvested items: $1 is the time, then the columns
 // of itemColumns. A failed extractor's earlier data leaves the item; the
 // runs of this harvest replace the earlier ones by name.
@@ -200,22 +250,44 @@ FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int8
 	AS x(id, data, failed_names, runs, mime_type, size, etag, last_modified)
 WHERE i.id = x.id`
 
-// itemColumns are the harvested items of a batch, column by column.
+// itemStates are the harvested items of a batch.
+type itemStates []itemState
+
+type itemState struct {
+	id, data, failedNames, runs, mime string
+	entry                             storage.Entry
+}
+
+func (s *itemStates) add(id, data string, failed []string, runs []byte, mime string, hv *harvested) {
+	*s = append(*s, itemState{id: id, data: data, failedNames: strings.Join(failed, ","), runs: string(runs),
+		mime: mime, entry: hv.entry})
+}
+
+// columns are the states of the items in keep, column by column.
+func (s itemStates) columns(keep map[string]bool) itemColumns {
+	var c itemColumns
+	for _, st := range s {
+		if !keep[st.id] {
+			continue
+		}
+		c.id = append(c.id, st.id)
+		c.data = append(c.data, st.data)
+		c.failedNames = append(c.failedNames, st.failedNames)
+		c.runs = append(c.runs, st.runs)
+		c.mime = append(c.mime, st.mime)
+		c.size = append(c.size, st.entry.Size)
+		c.etag = append(c.etag, st.entry.ETag)
+		c.lastModified = append(c.lastModified, st.entry.LastModified.UTC())
+	}
+	return c
+}
+
+// itemColumns are item states column by column, as updateItemsSQL takes
+// them.
 type itemColumns struct {
 	id, data, failedNames, runs, mime, etag []string
 	size                                    []int64
 	lastModified                            []time.Time
-}
-
-func (c *itemColumns) add(id, data string, failed []string, runs []byte, mime string, hv *harvested) {
-	c.id = append(c.id, id)
-	c.data = append(c.data, data)
-	c.failedNames = append(c.failedNames, strings.Join(failed, ","))
-	c.runs = append(c.runs, string(runs))
-	c.mime = append(c.mime, mime)
-	c.size = append(c.size, hv.entry.Size)
-	c.etag = append(c.etag, hv.entry.ETag)
-	c.lastModified = append(c.lastModified, hv.entry.LastModified.UTC())
 }
 
 func (c *itemColumns) args() []any {

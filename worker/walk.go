@@ -61,18 +61,10 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 	}
 	var toHarvest []string
 	err = h.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		ids, err := upsertItems(tx, t, entries)
+		var err error
+		toHarvest, err = upsertItems(tx, t, entries, t.opts.Force || t.opts.NewExtractorsOnly)
 		if err != nil {
 			return err
-		}
-		q := tx.Model(&models.Item{}).Where("id IN ?", ids)
-		if !t.opts.Force && !t.opts.NewExtractorsOnly {
-			q = q.Where("last_harvested IS NULL OR etag <> harvested_etag")
-		}
-		if len(ids) > 0 {
-			if err := q.Order("path").Pluck("id", &toHarvest).Error; err != nil {
-				return err
-			}
 		}
 		a := activity(t, models.ActivityWalk, t.ctr.ID+":"+p.Cursor)
 		a.Name, a.Source, a.Count = t.ctr.Name, p.Cursor, int64(len(entries))
@@ -93,7 +85,7 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 	for len(toHarvest) > 0 {
 		batch := toHarvest[:min(ItemBatchSize, len(toHarvest))]
 		toHarvest = toHarvest[len(batch):]
-		it, err := queue.NewTask(queue.TypeItem, queue.ItemPayload{RequestID: t.job.RequestID, ItemIDs: batch})
+		it, err := queue.NewTask(queue.TypeItem, queue.ItemPayload{RequestID: t.job.RequestID, ItemIDs: batch, Repair: p.Repair != ""})
 		if err != nil {
 			return err
 		}
@@ -120,35 +112,53 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 }
 
 // upsertItems records the listed files (restoring any that were deleted)
-// in one statement and returns their ids.
-func upsertItems(tx *gorm.DB, t *target, entries []storage.Entry) ([]string, error) {
+// in one statement and returns, in path order, the ids of those to
+// harvest: all of them with all, else the new and changed ones.
+func upsertItems(tx *gorm.DB, t *target, entries []storage.Entry, all bool) ([]string, error) {
 	if len(entries) == 0 {
 		return nil, nil
 	}
-	type row struct {
-		ID           string    `json:"id"`
-		Path         string    `json:"path"`
-		Name         string    `json:"name"`
-		Size         int64     `json:"size"`
-		ETag         string    `json:"etag"`
-		LastModified time.Time `json:"last_modified"`
-	}
-	rows := make([]row, len(entries))
-	ids := make([]string, len(entries))
+	n := len(entries)
+	ids, paths, names, etags := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	sizes, modified := make([]int64, n), make([]time.Time, n)
 	for i, e := range entries {
-		ids[i] = models.ItemID(t.ctr.ID, e.Path)
-		rows[i] = row{ids[i], e.Path, path.Base(e.Path), e.Size, e.ETag, e.LastModified.UTC()}
+		ids[i], paths[i], names[i], etags[i] = models.ItemID(t.ctr.ID, e.Path), e.Path, path.Base(e.Path), e.ETag
+		sizes[i], modified[i] = e.Size, e.LastModified.UTC()
 	}
-	err := tx.Exec(`INSERT INTO items (id, location_id, container_id, path, name, size, etag, last_modified,
+	rows, err := tx.Statement.ConnPool.QueryContext(tx.Statement.Context, `
+		INSERT INTO items (id, location_id, container_id, path, name, size, etag, last_modified,
 			last_seen_at, created_at, updated_at)
-		SELECT x.id, ?, ?, x.path, x.name, x.size, x.etag, x.last_modified, now(), now(), now()
-		FROM jsonb_to_recordset(?::jsonb) AS x(id text, path text, name text, size bigint, etag text,
-			last_modified timestamptz)
+		SELECT x.id, $1, $2, x.path, x.name, x.size, x.etag, x.last_modified, now(), now(), now()
+		FROM unnest($3::text[], $4::text[], $5::text[], $6::int8[], $7::text[], $8::timestamptz[])
+			AS x(id, path, name, size, etag, last_modified)
 		ON CONFLICT (id) DO UPDATE SET size = excluded.size, etag = excluded.etag,
 			last_modified = excluded.last_modified, last_seen_at = excluded.last_seen_at,
-			deleted_at = NULL, updated_at = excluded.updated_at`,
-		t.loc.ID, t.ctr.ID, models.MustJSON(rows)).Error
-	return ids, err
+			deleted_at = NULL, updated_at = excluded.updated_at
+		RETURNING id, last_harvested IS NULL OR etag <> harvested_etag`,
+		t.loc.ID, t.ctr.ID, ids, paths, names, sizes, etags, modified)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	changed := make(map[string]bool, n)
+	for rows.Next() {
+		var id string
+		var isChanged bool
+		if err := rows.Scan(&id, &isChanged); err != nil {
+			return nil, err
+		}
+		changed[id] = isChanged
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, id := range ids { // entries come in path order
+		if c, ok := changed[id]; ok && (all || c) {
+			out = append(out, id)
+		}
+	}
+	return out, nil
 }
 
 // finishWalk completes the walk once: items not seen since the walk began

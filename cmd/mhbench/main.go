@@ -247,15 +247,20 @@ func benchSmall(ctx context.Context, e *env, n int) error {
 		if err != nil {
 			return err
 		}
+		cpu0 := readCPU()
 		ours, err := e.harvest(ctx, root, nil, int64(n))
 		if err != nil {
 			return err
 		}
+		cpu := readCPU().sub(cpu0)
 		bfs := float64(n) / base.Seconds()
 		ofs := float64(n) / ours.Seconds()
 		ratios = append(ratios, ofs/bfs)
 		fmt.Printf("  round %d: find | xargs -P2 sha256sum %8.0f files/s; metaharvest %6.0f files/s (%s); ratio %.3fx\n",
 			round, bfs, ofs, ours.Round(time.Millisecond), ofs/bfs)
+		fmt.Printf("           CPU per file: metaharvest %3.0f µs, postgres %3.0f µs, redis %2.0f µs; CPUs busy %.0f%%\n",
+			cpu.self/float64(n)*1e6, cpu.postgres/float64(n)*1e6, cpu.redis/float64(n)*1e6,
+			100*(cpu.self+cpu.postgres+cpu.redis)/ours.Seconds()/float64(runtime.NumCPU()))
 	}
 	sort.Float64s(ratios)
 	fmt.Printf("  median ratio                          %10.3fx  (target >= 0.10x)\n\n", ratios[1])

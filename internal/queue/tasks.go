@@ -34,6 +34,9 @@ type ItemPayload struct {
 	RequestID string   `json:"request_id"`
 	ItemID    string   `json:"item_id,omitempty"`
 	ItemIDs   []string `json:"item_ids,omitempty"`
+	// Repair marks batches of a repair walk: their items may have finished
+	// under the lost tasks, so the handler looks before harvesting.
+	Repair bool `json:"repair,omitempty"`
 }
 
 // IDs lists the payload's items.

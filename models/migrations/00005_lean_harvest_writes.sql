@@ -16,7 +16,25 @@ CREATE UNIQUE INDEX activities_dedupe ON activities (dedupe_key) WHERE dedupe_ke
 -- a second index on container_id cost every item insert and update.
 DROP INDEX items_live;
 
+-- Items go with their container (ON DELETE CASCADE); a second foreign key
+-- to the location, and its index, cost every item insert a lookup and an
+-- index entry. Deleting a location (rare) scans items instead.
+ALTER TABLE items DROP CONSTRAINT items_location_id_fkey;
+DROP INDEX items_location_id;
+
+-- Items not harvested yet have no hash: they need no entry in the
+-- duplicates index (a walk inserts thousands of them at a time).
+DROP INDEX items_sha256;
+CREATE INDEX items_sha256 ON items ((metadata->'hashes'->>'sha256'))
+    WHERE deleted_at IS NULL AND (metadata->'hashes'->>'sha256') IS NOT NULL;
+
 -- +goose Down
+DROP INDEX items_sha256;
+CREATE INDEX items_sha256 ON items ((metadata->'hashes'->>'sha256'))
+    WHERE deleted_at IS NULL;
+CREATE INDEX items_location_id ON items (location_id);
+ALTER TABLE items ADD CONSTRAINT items_location_id_fkey
+    FOREIGN KEY (location_id) REFERENCES locations (id) ON DELETE CASCADE;
 CREATE INDEX items_live ON items (container_id) WHERE deleted_at IS NULL;
 DROP INDEX activities_dedupe;
 -- Rows written without a key get one, so the constraint can come back.

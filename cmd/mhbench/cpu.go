@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// cpuTimes are CPU seconds (user + system) used so far by this process
+// (api and worker run in it) and by the local Postgres and Redis servers,
+// read from /proc: where a harvest's time goes.
+type cpuTimes struct{ self, postgres, redis float64 }
+
+func (a cpuTimes) sub(b cpuTimes) cpuTimes {
+	return cpuTimes{a.self - b.self, a.postgres - b.postgres, a.redis - b.redis}
+}
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat times (100 on Linux).
+const clockTicks = 100
+
+func readCPU() cpuTimes {
+	var t cpuTimes
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		t.self = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+	}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ... utime(14) stime(15): fields after ")".
+		s := string(b)
+		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || end < open {
+			continue
+		}
+		comm, fields := s[open+1:end], strings.Fields(s[end+1:])
+		if len(fields) < 13 {
+			continue
+		}
+		ut, _ := strconv.ParseFloat(fields[11], 64)
+		st, _ := strconv.ParseFloat(fields[12], 64)
+		sec := (ut + st) / clockTicks
+		switch {
+		case comm == "postgres":
+			t.postgres += sec
+		case strings.HasPrefix(comm, "redis-server"):
+			t.redis += sec
+		}
+	}
+	return t
+}

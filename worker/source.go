@@ -1,0 +1,130 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/storage"
+)
+
+// contentLimit: files up to this size are read into memory once and handed
+// to every extractor (Input.Content); larger ones are read by each
+// extractor that needs the bytes, from the local path.
+const contentLimit = 256 << 10
+
+// source is where a batch's files come from: a local container (filesystem,
+// upload store) reached once for the whole batch, or a remote location (s3)
+// whose files are downloaded to temporary files for the extractors.
+type source struct {
+	st        storage.Location
+	files     *storage.Files // local kinds; nil for remote ones
+	container string
+	gone      bool // the local container no longer exists
+	dataDir   string
+}
+
+func (h *Handler) openSource(t *target) (*source, error) {
+	st, err := h.openStorage(t.loc)
+	if err != nil {
+		return nil, err
+	}
+	src := &source{st: st, container: t.ctr.Name, dataDir: h.Config.DataDir}
+	if fo, ok := st.(storage.FilesOpener); ok {
+		src.files, err = fo.Files(t.ctr.Name)
+		switch {
+		case errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrBadPath):
+			src.gone = true // every item of the batch is gone with it
+		case err != nil:
+			return nil, fmt.Errorf("open container %s: %w", t.ctr.Name, err)
+		}
+	}
+	return src, nil
+}
+
+func (s *source) close() {
+	if s.files != nil {
+		s.files.Close()
+	}
+}
+
+// fetched is one item's file as the extractors get it.
+type fetched struct {
+	entry    storage.Entry
+	path     string // local path, set by local
+	content  []byte // the whole file when small and local
+	download *models.Activity
+	cleanup  func()
+	local    func(ctx context.Context) error // makes path available
+}
+
+// fetch describes the item's file and, for a small local one, reads it.
+// Errors wrapping storage.ErrNotFound or ErrBadPath mean the file is gone;
+// others are transient.
+func (s *source) fetch(ctx context.Context, t *target, item models.Item) (*fetched, error) {
+	f := &fetched{cleanup: func() {}, local: func(context.Context) error { return nil }}
+	if s.gone {
+		return nil, fmt.Errorf("container %s: %w", s.container, storage.ErrNotFound)
+	}
+	if s.files == nil {
+		entry, err := s.st.Stat(ctx, s.container, item.Path)
+		if err != nil {
+			return nil, fmt.Errorf("stat %s: %w", item.Path, err)
+		}
+		f.entry = entry
+		f.local = func(ctx context.Context) error { return s.downloadTo(ctx, f, t, item) }
+		return f, nil
+	}
+	file, entry, err := s.files.Open(item.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	f.entry = entry
+	f.path, _ = s.st.LocalPath(s.container, item.Path)
+	if entry.Size <= contentLimit {
+		f.content = make([]byte, entry.Size)
+		if _, err := io.ReadFull(file, f.content); err != nil {
+			return nil, fmt.Errorf("read %s: %w", item.Path, err) // shrunk while read: try again
+		}
+	}
+	return f, nil
+}
+
+// downloadTo copies a remote file to a temporary file, recorded as
+// harvestdownload activity.
+func (s *source) downloadTo(ctx context.Context, f *fetched, t *target, item models.Item) error {
+	start := time.Now()
+	dir := filepath.Join(s.dataDir, "tmp")
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "download-*")
+	if err != nil {
+		return err
+	}
+	cleanup := func() { tmp.Close(); os.Remove(tmp.Name()) }
+	rc, err := s.st.Open(ctx, s.container, item.Path)
+	if err != nil {
+		cleanup()
+		return fmt.Errorf("open %s: %w", item.Path, err)
+	}
+	n, err := io.Copy(tmp, rc)
+	rc.Close()
+	if err == nil {
+		err = tmp.Close()
+	}
+	if err != nil {
+		cleanup()
+		return fmt.Errorf("download %s: %w", item.Path, err)
+	}
+	a := activity(t, models.ActivityHarvestDownload, "")
+	a.ItemID, a.Name, a.Bytes, a.Duration = item.ID, item.Name, n, time.Since(start).Milliseconds()
+	f.path, f.cleanup, f.download = tmp.Name(), cleanup, &a
+	return nil
+}
