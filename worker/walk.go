@@ -20,8 +20,15 @@ import (
 // WalkPageSize is how many entries one walk task lists.
 const WalkPageSize = 1000
 
-// ItemBatchSize is the most items one item task harvests.
-const ItemBatchSize = 100
+// ItemBatchSize is the most items one item task harvests, and
+// ItemBatchBytes the most bytes, besides a batch's first file: a batch is
+// one task and one transaction, so that folders of small files pay the
+// per-task and per-statement costs once per few hundred files, while big
+// media files go one or a few per task (a crashed task redoes little).
+const (
+	ItemBatchSize  = 500
+	ItemBatchBytes = 64 << 20
+)
 
 // RecentWalkWindow: a container walked less than this ago is not walked
 // again unless the request sets ignore_recently_walked.
@@ -59,7 +66,7 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 		}
 		return fmt.Errorf("list %s: %w", t.ctr.Name, err)
 	}
-	var toHarvest []string
+	var toHarvest []harvestable
 	err = h.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var err error
 		toHarvest, err = upsertItems(tx, t, entries, t.opts.Force || t.opts.NewExtractorsOnly)
@@ -82,9 +89,7 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 	if err != nil {
 		return fmt.Errorf("record walk page: %w", err)
 	}
-	for len(toHarvest) > 0 {
-		batch := toHarvest[:min(ItemBatchSize, len(toHarvest))]
-		toHarvest = toHarvest[len(batch):]
+	for _, batch := range itemBatches(toHarvest) {
 		it, err := queue.NewTask(queue.TypeItem, queue.ItemPayload{RequestID: t.job.RequestID, ItemIDs: batch, Repair: p.Repair != ""})
 		if err != nil {
 			return err
@@ -114,7 +119,7 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 // upsertItems records the listed files (restoring any that were deleted)
 // in one statement and returns, in path order, the ids of those to
 // harvest: all of them with all, else the new and changed ones.
-func upsertItems(tx *gorm.DB, t *target, entries []storage.Entry, all bool) ([]string, error) {
+func upsertItems(tx *gorm.DB, t *target, entries []storage.Entry, all bool) ([]harvestable, error) {
 	if len(entries) == 0 {
 		return nil, nil
 	}
@@ -152,13 +157,39 @@ func upsertItems(tx *gorm.DB, t *target, entries []storage.Entry, all bool) ([]s
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	var out []string
-	for _, id := range ids { // entries come in path order
+	var out []harvestable
+	for i, id := range ids { // entries come in path order
 		if c, ok := changed[id]; ok && (all || c) {
-			out = append(out, id)
+			out = append(out, harvestable{id: id, size: sizes[i]})
 		}
 	}
 	return out, nil
+}
+
+// harvestable is a listed file to harvest.
+type harvestable struct {
+	id   string
+	size int64
+}
+
+// itemBatches cuts files, in order, into batches of at most ItemBatchSize
+// files and ItemBatchBytes bytes (a file larger than that goes alone).
+func itemBatches(files []harvestable) [][]string {
+	var out [][]string
+	var cur []string
+	var bytes int64
+	for _, f := range files {
+		if len(cur) > 0 && (len(cur) == ItemBatchSize || bytes+f.size > ItemBatchBytes) {
+			out = append(out, cur)
+			cur, bytes = nil, 0
+		}
+		cur = append(cur, f.id)
+		bytes += f.size
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
 }
 
 // finishWalk completes the walk once: items not seen since the walk began
