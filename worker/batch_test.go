@@ -21,7 +21,8 @@ func TestItemBatches(t *testing.T) {
 		}
 		return out
 	}
-	many := make([]int64, 2*ItemBatchSize+1)
+	const batchFiles = 500
+	many := make([]int64, 2*batchFiles+1)
 	for i := range many {
 		many[i] = 4096
 	}
@@ -31,12 +32,12 @@ func TestItemBatches(t *testing.T) {
 		want  []int
 	}{
 		{"none", nil, nil},
-		{"small files by count", files(many...), []int{ItemBatchSize, ItemBatchSize, 1}},
+		{"small files by count", files(many...), []int{batchFiles, batchFiles, 1}},
 		{"big files alone", files(ItemBatchBytes+1, 10, ItemBatchBytes, 1), []int{1, 1, 1, 1}},
 		{"up to the byte limit", files(ItemBatchBytes-10, 10, 1), []int{2, 1}},
 		{"bytes add up", files(ItemBatchBytes/2, ItemBatchBytes/2, 1), []int{2, 1}},
 	} {
-		got := itemBatches(tc.files)
+		got := itemBatches(tc.files, batchFiles)
 		if !slices.Equal(lens(got), tc.want) {
 			t.Errorf("%s: batch sizes %v, want %v", tc.name, lens(got), tc.want)
 		}

@@ -20,15 +20,12 @@ import (
 // WalkPageSize is how many entries one walk task lists.
 const WalkPageSize = 1000
 
-// ItemBatchSize is the most items one item task harvests, and
-// ItemBatchBytes the most bytes, besides a batch's first file: a batch is
-// one task and one transaction, so that folders of small files pay the
-// per-task and per-statement costs once per few hundred files, while big
-// media files go one or a few per task (a crashed task redoes little).
-const (
-	ItemBatchSize  = 500
-	ItemBatchBytes = 64 << 20
-)
+// ItemBatchBytes is the most bytes one item task harvests, besides its
+// first file; Config.HarvestBatchFiles the most files. A batch is one task
+// and one transaction, so that folders of small files pay the per-task and
+// per-statement costs once per few hundred files, while big media files go
+// one or a few per task (a crashed task redoes little).
+const ItemBatchBytes = 64 << 20
 
 // RecentWalkWindow: a container walked less than this ago is not walked
 // again unless the request sets ignore_recently_walked.
@@ -89,7 +86,7 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 	if err != nil {
 		return fmt.Errorf("record walk page: %w", err)
 	}
-	for _, batch := range itemBatches(toHarvest) {
+	for _, batch := range itemBatches(toHarvest, h.Config.HarvestBatchFiles) {
 		it, err := queue.NewTask(queue.TypeItem, queue.ItemPayload{RequestID: t.job.RequestID, ItemIDs: batch, Repair: p.Repair != ""})
 		if err != nil {
 			return err
@@ -172,14 +169,15 @@ type harvestable struct {
 	size int64
 }
 
-// itemBatches cuts files, in order, into batches of at most ItemBatchSize
-// files and ItemBatchBytes bytes (a file larger than that goes alone).
-func itemBatches(files []harvestable) [][]string {
+// itemBatches cuts files, in order, into batches of at most maxFiles files
+// and ItemBatchBytes bytes (a file larger than that goes alone).
+func itemBatches(files []harvestable, maxFiles int) [][]string {
+	maxFiles = max(maxFiles, 1)
 	var out [][]string
 	var cur []string
 	var bytes int64
 	for _, f := range files {
-		if len(cur) > 0 && (len(cur) == ItemBatchSize || bytes+f.size > ItemBatchBytes) {
+		if len(cur) > 0 && (len(cur) >= maxFiles || bytes+f.size > ItemBatchBytes) {
 			out = append(out, cur)
 			cur, bytes = nil, 0
 		}

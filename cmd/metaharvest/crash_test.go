@@ -60,6 +60,9 @@ func (p *platform) env(extra ...string) []string {
 	return append([]string{
 		"DATABASE_URL=" + p.dbURL, "REDIS_URL=" + testredis.URL(), "REDIS_NAMESPACE=" + p.ns,
 		"DATA_DIR=" + p.data, "LOG_LEVEL=warn", "EXTRACTOR_TIMEOUT=60",
+		// Small batches: the job advances in small steps, so a kill lands
+		// mid-harvest whatever the machine's speed.
+		"HARVEST_BATCH_FILES=25",
 	}, extra...)
 }
 

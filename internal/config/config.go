@@ -41,6 +41,11 @@ type Config struct {
 	// WorkerConcurrency is the number of tasks one worker runs at once
 	// (WORKER_CONCURRENCY, default 2 x CPUs).
 	WorkerConcurrency int
+	// HarvestBatchFiles is the most files one item task (one transaction)
+	// harvests (HARVEST_BATCH_FILES, default 500; batches also stop at 64
+	// MiB). Smaller batches redo less after a crash, larger ones cost less
+	// per file.
+	HarvestBatchFiles int
 	// StrictPriority makes higher priority queues always go first (QUEUE_STRICT_PRIORITY,
 	// default false: weighted, so low priorities never starve).
 	StrictPriority bool
@@ -142,6 +147,7 @@ func Load(get Getenv) (Config, error) {
 		AdminPassword:                str("ADMIN_PASSWORD", ""),
 		HarvestRefreshTime:           time.Duration(integer("HARVEST_REFRESH_TIME", 3600, 1)) * time.Second,
 		WorkerConcurrency:            int(integer("WORKER_CONCURRENCY", int64(2*runtime.NumCPU()), 1)),
+		HarvestBatchFiles:            int(integer("HARVEST_BATCH_FILES", 500, 1)),
 		StrictPriority:               boolean("QUEUE_STRICT_PRIORITY", false),
 		MigrateAuto:                  strings.EqualFold(str("MIGRATE", ""), "auto"),
 		TrustedProxies:               list("TRUSTED_PROXIES", ""),

@@ -16,7 +16,7 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.HTTPAddr != ":8080" || c.HarvestRefreshTime != time.Hour || c.WorkerConcurrency < 2 || c.MeiliURL != "" ||
+	if c.HTTPAddr != ":8080" || c.HarvestRefreshTime != time.Hour || c.WorkerConcurrency < 2 || c.HarvestBatchFiles != 500 || c.MeiliURL != "" ||
 		c.MaxBodyBytes != 10<<20 || c.UploadLimitBytes != 0 || !c.UploadEnabled || c.MigrateAuto {
 		t.Fatalf("defaults: %+v", c)
 	}
@@ -29,6 +29,7 @@ func TestEveryProblemListed(t *testing.T) {
 		"REDIS_URL":            "http://x",
 		"HARVEST_REFRESH_TIME": "soon",
 		"WORKER_CONCURRENCY":   "0",
+		"HARVEST_BATCH_FILES":  "-3",
 		"ADMIN_EMAIL":          "admin@example.com",
 		"MEILI_URL":            "ftp://x",
 		"TRUSTED_PROXIES":      "10.0.0.0/8, not-an-ip",
@@ -39,7 +40,7 @@ func TestEveryProblemListed(t *testing.T) {
 		t.Fatal("invalid configuration accepted")
 	}
 	for _, want := range []string{"DATABASE_URL", "REDIS_URL", "HARVEST_REFRESH_TIME", "WORKER_CONCURRENCY",
-		"ADMIN_EMAIL and ADMIN_PASSWORD", "MEILI_URL", "not-an-ip", "LOG_LEVEL", "UPLOAD_ENABLED"} {
+		"HARVEST_BATCH_FILES", "ADMIN_EMAIL and ADMIN_PASSWORD", "MEILI_URL", "not-an-ip", "LOG_LEVEL", "UPLOAD_ENABLED"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not mention %s:\n%v", want, err)
 		}
