@@ -1,14 +1,13 @@
 package extractors
 
-// catalogue lists the extractor API names of the reference whose implementation
-// comes in a later release. They are registered so that settings, profiles and
-// harvest requests can name them, with the tools they will need so that
-// deployments can be prepared; Available reports them as not implemented.
-//
-// To implement one, delete its entry here and register it from its own file with
-// Implemented: true and New set (see hashes.go). The implemented extractors
-// (store, mime_type, hashes) live in their own files; TestDefaultKnowsReference
-// checks that the union is exactly the reference's list.
+// catalogue lists every extractor API name of the reference as a
+// placeholder: settings, profiles and harvest requests can name them all,
+// with the tools they need so that deployments can be prepared, and
+// Available reports a placeholder as not implemented. An implementation
+// registers itself under the same name from its family's package (see
+// extractors/standard), which replaces the placeholder; store, mime_type
+// and hashes live in this package. TestDefaultKnowsReference checks that
+// the names are exactly the reference's list.
 var catalogue = []Info{
 	// Containers and documents, parsed in Go.
 	{Name: "archive", DisplayName: "Archive Contents", Version: "1.0.0"},

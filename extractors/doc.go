@@ -1,25 +1,41 @@
 // Package extractors is the extractor framework of metaharvest: the Extractor
 // interface that turns one file into metadata, the registry that knows every
-// extractor API name of the reference (implemented or not yet), the runner the
-// worker uses to run a list of extractors on one item with a time limit each, and
-// RunTool, the one way an extractor starts an external program.
+// extractor API name of the reference (implemented or not yet) and makes the
+// extractors a process runs, the runner the worker uses to run a list of
+// extractors on one item with a time limit each, and Runner, the one way an
+// extractor starts an external program.
 //
 // # Registration
 //
 // Every extractor registers itself from an init function, as Caddy modules and
-// benthos plugins do:
+// benthos plugins do, and declares what it needs and what it writes:
 //
 //	func init() {
-//		MustRegister(Info{Name: "hashes", DisplayName: "Hashes", Version: "1.0.0",
+//		extractors.MustRegister(extractors.Info{
+//			Name: "mediainfo", DisplayName: "Media Info", Version: "1.0.0",
 //			Implemented: true, DefaultEnabled: true,
-//			New: func() Extractor { return hashes{} }})
+//			Tools:  []string{"ffprobe"},
+//			Accept: extractors.AcceptMIME([]string{"video/", "audio/"}),
+//			Fields: []extractors.Field{{Path: "video.duration", Type: extractors.TypeNumber, Doc: "seconds"}},
+//			New:    func(env extractors.Env) (extractors.Extractor, error) { return &mediainfo{run: env.Runner}, nil },
+//		})
 //	}
-//	var _ Extractor = hashes{} // compile-time check
 //
-// Names the reference lists but whose implementation comes later are data in
-// catalogue.go, registered with Implemented false; implementing one means moving
-// its entry from the catalogue into its own file. Tests build their own Registry
-// with NewRegistry.
+// The names of the reference are placeholders in catalogue.go until their
+// implementation registers and replaces them. Families of extractors live in
+// sub-packages (extractors/ffprobe, extractors/image, ...) linked into the
+// binary by extractors/standard. The base extractors (store, mime_type) are
+// Always run, first; an extractor that reads another's data names it in
+// After. Accept lets a harvest skip files an extractor does not handle
+// without running it or recording anything. Fields are the search catalogue
+// (a declared field filters before any document has it) and are checked by
+// extractortest.Suite against what the extractor really writes.
+//
+// New is called once per process, with the extractor's Settings (read from
+// the environment: provider keys, languages) and the shared Runner; the
+// extractor it returns serves every harvest of the process concurrently. An
+// extractor whose Required settings are unset, or whose New fails, is not
+// available: harvests that ask for it record "not available: <reason>".
 //
 // # Errors
 //
@@ -28,16 +44,22 @@
 // unless it is wrapped with Transient, which marks failures of the environment
 // rather than of the file (a read error on a network mount, a provider that timed
 // out, a harvest cancelled half way). ErrUnsupported says the extractor does not
-// handle this kind of file: it is not a failure and is never retried. Run wraps a
-// panic of an extractor into a PanicError, so a crashing parser costs one outcome
-// and not the worker.
+// handle this file after all (an MP4 without an audio track for a loudness
+// analysis): it is not a failure, is recorded as nothing, and is never retried.
+// Run wraps a panic of an extractor into a PanicError, so a crashing parser
+// costs one outcome and not the worker.
 //
 // # Results
 //
 // Result.Data is stored on the item under the extractor's name and must encode
 // as JSON; Run checks that, and passes the encoded results of earlier extractors
 // of the same harvest to later ones in Input.Prior. Artifacts are files the
-// extractor wrote below Input.ArtifactDir, named relative to it.
+// extractor wrote below its Input.ArtifactDir (one directory per extractor
+// and item), named relative to it. Segments (analysed moments of a video) and
+// Captions (timed transcripts) are typed and stored beside the item; the
+// segments of all extractors are merged by time into the item's Segment
+// records. Input.Shared lets the extractors of one file share one expensive
+// pass (one ffprobe reading, one ffmpeg decode).
 //
 // Extensions (store.extension, mime_type.extension) are lower case without the
 // leading dot ("jpg"), so that a search filter does not need to know about dots.

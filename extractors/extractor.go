@@ -3,14 +3,19 @@ package extractors
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
 // Extractor turns one file into metadata. Implementations must honour ctx (Run
 // gives each extractor its own time limit through it), keep memory bounded
-// whatever the input, and start external programs only through RunTool or Cmd.
-// An Extractor value is used for one Extract call at a time; the registry's New
-// makes a fresh one per run.
+// whatever the input, and start external programs only through a Runner.
+//
+// One Extractor value is made per process by Info.New and used by many
+// harvests at once: Extract must be safe for concurrent use. Extractors that
+// hold resources (a long-lived exiftool, a loaded model) implement io.Closer;
+// Registry.Close closes them.
 type Extractor interface {
 	Extract(ctx context.Context, in *Input) (*Result, error)
 }
@@ -26,19 +31,79 @@ type Info struct {
 	Version string
 	// Tools are the executables the extractor runs, looked up on PATH.
 	Tools []string
-	// Provider names the external service the extractor needs besides its tools
-	// ("weather", "geocoding", "vendor"); empty when it needs none. Availability of
-	// a provider is a matter of configuration, checked by whoever configures it,
-	// not by Registry.Available.
+	// Provider names the external service the extractor needs besides its
+	// tools ("weather", "vendor"); empty when it needs none. A provider is
+	// reached through Settings (its key, its URL): a Required setting that is
+	// not set makes the extractor unavailable ("not available: ... not set").
 	Provider string
-	// Implemented is false for API names whose implementation comes in a later
-	// release; such extractors are known (settings, profiles and harvest requests
-	// may name them) but never run.
+	// Implemented is false for API names of the reference whose
+	// implementation has not landed (the placeholders of catalogue.go): such
+	// extractors are known (settings, profiles and harvest requests may name
+	// them) but never run. Registering an implemented Info under a
+	// placeholder's name replaces the placeholder.
 	Implemented bool
 	// DefaultEnabled says whether a new installation enables the extractor.
 	DefaultEnabled bool
-	// New returns a fresh extractor; nil when not Implemented.
-	New func() Extractor
+	// Always marks the base extractors (store, mime_type): every harvest runs
+	// them, first, whatever was requested, and every other extractor runs
+	// after them and finds their data in Input.Prior.
+	Always bool
+	// After names extractors whose data this one reads from Input.Prior (or
+	// whose artifacts it reads, such as the frames of video_main_frames).
+	// When both run in a harvest, they run first. A name that is not
+	// requested is simply absent from Prior.
+	After []string
+	// Accept says whether the extractor handles a file, judged on its name,
+	// size and MIME type (mime_type's result). Files it does not accept are
+	// skipped without running it and without an activity row: a harvest
+	// with forty extractors costs a file of another type nothing. Nil
+	// accepts every file.
+	Accept func(f File) bool
+	// Timeout is the extractor's own time limit on one file; zero means the
+	// platform's EXTRACTOR_TIMEOUT. Analyses that decode whole videos set a
+	// longer one.
+	Timeout time.Duration
+	// Fields declares the data the extractor writes, by path below its name
+	// ("video.duration" of mediainfo is the search field
+	// "mediainfo.video.duration"): the search catalogue, the OpenAPI
+	// description of item metadata and the summaries read this declaration.
+	Fields []Field
+	// Settings are the configuration the extractor reads from the
+	// environment (provider keys, languages, limits), given to New in Env.
+	Settings []Setting
+	// New makes the extractor, once per process, the first time it is
+	// needed. An error makes it unavailable for the life of the process
+	// with that error as the reason. Nil when not Implemented.
+	New func(env Env) (Extractor, error)
+}
+
+// File is what Accept judges a file on.
+type File struct {
+	// Name is the file name; Ext its lower-case extension without the dot.
+	Name, Ext string
+	// MIME is the type mime_type detected ("" when it did not run or failed).
+	MIME string
+	// Size in bytes; negative if unknown.
+	Size int64
+}
+
+// AcceptMIME returns an Accept function that takes files whose MIME type
+// starts with one of prefixes ("video/", "audio/", "image/jpeg") or whose
+// extension is one of exts (lower case, no dot).
+func AcceptMIME(prefixes []string, exts ...string) func(File) bool {
+	return func(f File) bool {
+		for _, p := range prefixes {
+			if strings.HasPrefix(f.MIME, p) {
+				return true
+			}
+		}
+		for _, e := range exts {
+			if f.Ext == e {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // Input is the file an extractor works on.
@@ -53,18 +118,51 @@ type Input struct {
 	Path string
 	// Size of the item in bytes as the storage reports it; negative if unknown.
 	Size int64
+	// MIME is the type the mime_type extractor detected, set by Run once it
+	// has run ("" before, or when it failed).
+	MIME string
 	// Content is the whole file when the worker has read it already (small
 	// files: one read serves every extractor); nil otherwise. Extractors that
 	// read the bytes themselves use it when set; Path is set either way.
 	Content []byte
-	// ArtifactDir is where the extractor may write artifacts (thumbnails, frames).
-	// It may not exist yet: an extractor that writes artifacts creates it with
-	// os.MkdirAll first (most items produce none, and a directory per item is a
-	// measurable cost on folders of small files). The caller owns its lifetime.
+	// ArtifactDir is where the extractor may write artifacts (thumbnails,
+	// frames): the item's artifact directory as given to Run, plus the
+	// extractor's name, so that a harvest running some extractors again
+	// replaces their artifacts and keeps the others'. It may not exist yet:
+	// an extractor that writes artifacts creates it with os.MkdirAll first
+	// (most items produce none, and a directory per item is a measurable cost
+	// on folders of small files). The caller owns its lifetime.
 	ArtifactDir string
 	// Prior holds the JSON-encoded Data of the extractors that ran before in this
 	// harvest, by extractor name.
 	Prior map[string]json.RawMessage
+	// Requested are the extractors of this harvest of the file, so that a
+	// shared pass (one ffmpeg decode) computes what every one of them needs.
+	Requested []string
+
+	shared       *sharedWork
+	artifactRoot string
+}
+
+// ArtifactsOf is the artifact directory of another extractor of the same
+// item (the frames of video_main_frames, read by faces and OCR): the paths
+// that extractor reports in its Data are relative to it.
+func (in *Input) ArtifactsOf(name string) string {
+	root := in.artifactRoot
+	if root == "" {
+		root = filepath.Dir(in.ArtifactDir)
+	}
+	return filepath.Join(root, name)
+}
+
+// Wants reports whether the named extractor is requested in this harvest.
+func (in *Input) Wants(name string) bool {
+	for _, n := range in.Requested {
+		if n == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Result is what one extractor found.
@@ -73,13 +171,22 @@ type Result struct {
 	Data map[string]any
 	// Artifacts lists the files the extractor wrote below Input.ArtifactDir.
 	Artifacts []Artifact
+	// Segments are analysed moments of a video. The segments of every
+	// extractor of an item are merged by time (to the millisecond) into the
+	// item's Segment records; a harvest replaces the segments an extractor
+	// gave before.
+	Segments []Segment
+	// Captions are timed transcripts (subtitle tracks, sidecar files,
+	// speech), stored as the item's Caption records; a harvest replaces the
+	// captions an extractor gave before.
+	Captions []Caption
 }
 
 // Artifact is a file written by an extractor, such as a thumbnail or a frame.
 type Artifact struct {
 	// Path is relative to Input.ArtifactDir, slash-separated, without "..".
 	Path string
-	// Kind says what the file is ("thumbnail", "frame", "preview").
+	// Kind says what the file is ("thumbnail", "sprite", "frame", "preview", "face").
 	Kind string
 	// Width and Height in pixels, for images and videos; 0 otherwise.
 	Width, Height int
@@ -89,9 +196,12 @@ type Artifact struct {
 type Outcome struct {
 	// Name is the extractor's API name.
 	Name string
-	// Data and Artifacts are the extractor's Result; nil when Err is set.
+	// Data, Artifacts, Segments and Captions are the extractor's Result;
+	// nil when Err is set.
 	Data      map[string]any
 	Artifacts []Artifact
+	Segments  []Segment
+	Captions  []Caption
 	// JSON is Data encoded (compact), once, for storing; nil when Err is set.
 	JSON json.RawMessage
 	// Err is nil on success. See IsTransient and ErrUnsupported for how to treat it.

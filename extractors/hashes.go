@@ -24,7 +24,12 @@ func init() {
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: true,
-		New:            func() Extractor { return hashes{} },
+		Fields: []Field{
+			{Path: "md5", Type: TypeString, Doc: "MD5 of the content, lower-case hex"},
+			{Path: "sha1", Type: TypeString, Doc: "SHA-1 of the content, lower-case hex"},
+			{Path: "sha256", Type: TypeString, Doc: "SHA-256 of the content, lower-case hex"},
+		},
+		New: func(Env) (Extractor, error) { return hashes{}, nil },
 	})
 }
 

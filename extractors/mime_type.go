@@ -10,17 +10,6 @@ import (
 	"github.com/gabriel-vasile/mimetype"
 )
 
-func init() {
-	MustRegister(Info{
-		Name:           "mime_type",
-		DisplayName:    "MIME Type",
-		Version:        "1.0.0",
-		Implemented:    true,
-		DefaultEnabled: true,
-		New:            func() Extractor { return mimeType{} },
-	})
-}
-
 var _ Extractor = mimeType{}
 
 // sniffLimit bounds how much of the file is read to detect its type. mimetype

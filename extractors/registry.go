@@ -3,29 +3,46 @@ package extractors
 import (
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os/exec"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 )
 
-// Registry maps extractor API names to their Info. The zero value is not usable;
-// call NewRegistry. A Registry is safe for concurrent use.
+// Registry maps extractor API names to their Info, and makes (once per
+// process) the extractors it runs. The zero value is not usable; call
+// NewRegistry. A Registry is safe for concurrent use.
 type Registry struct {
 	mu    sync.RWMutex
 	infos map[string]Info
 	// tools caches exec.LookPath by tool name: Available is asked for every
 	// extractor of every item, and PATH does not change under a running process.
 	tools map[string]error
+	cfg   Config
+	made  map[string]*made
+	// seq is the registration order of each name: the base extractors run
+	// in the order they were registered.
+	seq map[string]int
+}
+
+// made is an extractor made by Info.New, or why it could not be.
+type made struct {
+	once sync.Once
+	x    Extractor
+	err  error
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{infos: map[string]Info{}, tools: map[string]error{}}
+	return &Registry{infos: map[string]Info{}, tools: map[string]error{}, made: map[string]*made{}, seq: map[string]int{}}
 }
 
-// Default is the registry filled by the init functions of this package: every
-// extractor API name of the reference.
+// Default is the registry filled by the init functions of this package and
+// its families (linked by extractors/standard): every extractor API name of
+// the reference.
 var Default = NewRegistry()
 
 // MustRegister registers info in Default and panics on an invalid or duplicate
@@ -35,8 +52,10 @@ func MustRegister(info Info) { Default.MustRegister(info) }
 // Names returns the API names of the Default registry, sorted.
 func Names() []string { return Default.Names() }
 
-// Register adds info. It fails on an empty or duplicate name, and on an
-// Implemented extractor without New.
+// Register adds info. It fails on an empty or duplicate name, an
+// Implemented extractor without New, After naming itself, or malformed
+// Fields. An implemented Info replaces a placeholder (not Implemented) of
+// the same name; anything else registered twice is an error.
 func (r *Registry) Register(info Info) error {
 	if info.Name == "" {
 		return errors.New("register extractor: empty name")
@@ -44,13 +63,23 @@ func (r *Registry) Register(info Info) error {
 	if info.Implemented && info.New == nil {
 		return fmt.Errorf("register extractor %s: implemented but New is nil", info.Name)
 	}
-	info.Tools = slices.Clone(info.Tools)
+	if slices.Contains(info.After, info.Name) {
+		return fmt.Errorf("register extractor %s: runs after itself", info.Name)
+	}
+	if err := checkFields(info); err != nil {
+		return err
+	}
+	info = cloneInfo(info)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, dup := r.infos[info.Name]; dup {
+	if have, dup := r.infos[info.Name]; dup && (have.Implemented || !info.Implemented) {
 		return fmt.Errorf("register extractor %s: duplicate name", info.Name)
 	}
 	r.infos[info.Name] = info
+	if _, ok := r.seq[info.Name]; !ok {
+		r.seq[info.Name] = len(r.seq)
+	}
+	delete(r.made, info.Name)
 	return nil
 }
 
@@ -61,13 +90,20 @@ func (r *Registry) MustRegister(info Info) {
 	}
 }
 
+func cloneInfo(info Info) Info {
+	info.Tools = slices.Clone(info.Tools)
+	info.After = slices.Clone(info.After)
+	info.Fields = slices.Clone(info.Fields)
+	info.Settings = slices.Clone(info.Settings)
+	return info
+}
+
 // Get returns the Info registered under name.
 func (r *Registry) Get(name string) (Info, bool) {
 	r.mu.RLock()
 	info, ok := r.infos[name]
 	r.mu.RUnlock()
-	info.Tools = slices.Clone(info.Tools)
-	return info, ok
+	return cloneInfo(info), ok
 }
 
 // All returns every registered Info sorted by name.
@@ -75,8 +111,7 @@ func (r *Registry) All() []Info {
 	r.mu.RLock()
 	all := make([]Info, 0, len(r.infos))
 	for _, info := range r.infos {
-		info.Tools = slices.Clone(info.Tools)
-		all = append(all, info)
+		all = append(all, cloneInfo(info))
 	}
 	r.mu.RUnlock()
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
@@ -95,10 +130,57 @@ func (r *Registry) Names() []string {
 	return names
 }
 
+// AlwaysNames returns the base extractors every harvest runs first
+// (Info.Always), in the order they were registered.
+func (r *Registry) AlwaysNames() []string {
+	var out []string
+	for _, info := range r.All() {
+		if info.Always {
+			out = append(out, info.Name)
+		}
+	}
+	r.mu.RLock()
+	sort.SliceStable(out, func(i, j int) bool { return r.seq[out[i]] < r.seq[out[j]] })
+	r.mu.RUnlock()
+	return out
+}
+
+// Fields returns every declared field of the registered extractors with its
+// full path, sorted by path.
+func (r *Registry) Fields() []Declared {
+	var out []Declared
+	for _, info := range r.All() {
+		for _, f := range info.Fields {
+			out = append(out, Declared{Path: info.Name + "." + f.Path, Type: f.Type, Doc: f.Doc, Extractor: info.Name})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// Configure sets what extractors are made with (their settings come from
+// cfg.Lookup). Call it once at start, before the first harvest; extractors
+// made before are made again with the new configuration on next use.
+func (r *Registry) Configure(cfg Config) {
+	if cfg.Runner == nil {
+		cfg.Runner = NewRunner(0)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	r.mu.Lock()
+	r.cfg = cfg
+	old := r.made
+	r.made = map[string]*made{}
+	r.mu.Unlock()
+	closeMade(old)
+}
+
 // Available reports whether the extractor can run here: it is registered,
-// implemented, and every tool it needs is found on PATH. When it cannot, reason
-// says why in words fit for an API response. Tool look-ups are cached for the
-// life of the registry.
+// implemented, every tool it needs is found on PATH, and its required
+// settings are set. When it cannot, reason says why in words fit for an API
+// response. Tool look-ups are cached for the life of the registry. An
+// extractor whose New fails is found out on first use (Run records it).
 func (r *Registry) Available(name string) (ok bool, reason string) {
 	info, found := r.Get(name)
 	switch {
@@ -112,7 +194,90 @@ func (r *Registry) Available(name string) (ok bool, reason string) {
 			return false, fmt.Sprintf("tool %q not found on PATH", tool)
 		}
 	}
+	r.mu.RLock()
+	lookup := r.cfg.Lookup
+	r.mu.RUnlock()
+	if _, missing := settingsOf(info, lookup); len(missing) > 0 {
+		what := "setting"
+		if info.Provider != "" {
+			what = info.Provider + " provider setting"
+		}
+		return false, fmt.Sprintf("%s %s not set", what, strings.Join(missing, ", "))
+	}
 	return true, ""
+}
+
+// Settings returns the resolved settings of an extractor, secrets replaced
+// by "<set>" (or "" when unset), for listings.
+func (r *Registry) Settings(name string) map[string]string {
+	info, _ := r.Get(name)
+	r.mu.RLock()
+	lookup := r.cfg.Lookup
+	r.mu.RUnlock()
+	vals, _ := settingsOf(info, lookup)
+	for _, s := range info.Settings {
+		if s.Secret && vals[s.Name] != "" {
+			vals[s.Name] = "<set>"
+		}
+	}
+	return vals
+}
+
+// extractor returns the process's extractor of that name, making it on first
+// use. The caller checked Available.
+func (r *Registry) extractor(info Info) (Extractor, error) {
+	r.mu.Lock()
+	m := r.made[info.Name]
+	if m == nil {
+		m = &made{}
+		r.made[info.Name] = m
+	}
+	cfg := r.cfg
+	r.mu.Unlock()
+	m.once.Do(func() {
+		if cfg.Runner == nil {
+			cfg.Runner = NewRunner(0)
+		}
+		if cfg.Logger == nil {
+			cfg.Logger = slog.Default()
+		}
+		vals, _ := settingsOf(info, cfg.Lookup)
+		env := Env{Settings: vals, Runner: cfg.Runner, Logger: cfg.Logger.With(slog.String("extractor", info.Name))}
+		func() {
+			defer func() {
+				if v := recover(); v != nil {
+					m.err = fmt.Errorf("set-up panicked: %v", v)
+				}
+			}()
+			m.x, m.err = info.New(env)
+		}()
+		if m.err == nil && m.x == nil {
+			m.err = errors.New("set-up made no extractor")
+		}
+	})
+	return m.x, m.err
+}
+
+// Close closes the extractors made so far that hold resources (io.Closer).
+// The registry can be used again afterwards: extractors are made anew.
+func (r *Registry) Close() error {
+	r.mu.Lock()
+	old := r.made
+	r.made = map[string]*made{}
+	r.mu.Unlock()
+	return closeMade(old)
+}
+
+func closeMade(all map[string]*made) error {
+	var errs error
+	for name, m := range all {
+		if c, ok := m.x.(io.Closer); ok {
+			if err := c.Close(); err != nil {
+				errs = errors.Join(errs, fmt.Errorf("close extractor %s: %w", name, err))
+			}
+		}
+	}
+	return errs
 }
 
 func (r *Registry) lookTool(tool string) error {

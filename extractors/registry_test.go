@@ -92,7 +92,7 @@ func TestCatalogueTools(t *testing.T) {
 func TestRegistry(t *testing.T) {
 	t.Parallel()
 	r := NewRegistry()
-	newHashes := func() Extractor { return hashes{} }
+	newHashes := func(Env) (Extractor, error) { return hashes{}, nil }
 	if err := r.Register(Info{Name: "b", DisplayName: "B", Implemented: true, New: newHashes, Tools: []string{"sh"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestAvailableCachesLookPath(t *testing.T) {
 	}
 	t.Setenv("PATH", dir)
 	r := NewRegistry()
-	r.MustRegister(Info{Name: "x", Implemented: true, New: func() Extractor { return hashes{} }, Tools: []string{"metaharvest-test-tool"}})
+	r.MustRegister(Info{Name: "x", Implemented: true, New: func(Env) (Extractor, error) { return hashes{}, nil }, Tools: []string{"metaharvest-test-tool"}})
 	if ok, reason := r.Available("x"); !ok {
 		t.Fatalf("Available(x) = false, %q", reason)
 	}

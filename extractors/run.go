@@ -8,30 +8,33 @@ import (
 	"maps"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"sync"
 	"time"
 )
 
 // abandonGrace is how long Run waits, once an extractor's time limit has passed,
-// for it to return before giving up on it. Extractors honour ctx and RunTool
-// kills programs at once, so this only matters for a parser stuck in a loop that
-// never looks at ctx: the worker moves on and the goroutine is left behind.
+// for it to return before giving up on it. Extractors honour ctx and the
+// Runner kills programs at once, so this only matters for a parser stuck in a
+// loop that never looks at ctx: the worker moves on and the goroutine is left
+// behind.
 const abandonGrace = time.Second
 
-// firstNames run before the others when requested, so that every later
-// extractor finds their results in Input.Prior.
-var firstNames = []string{"store", "mime_type"}
-
 // Run runs the named extractors of reg (Default when nil) on in, one after the
-// other, and returns one Outcome per distinct name in the order they ran: store
-// and mime_type first when present, then the others in the given order.
+// other, and returns one Outcome per distinct name that ran, in the order
+// they ran: the Always extractors first, then the others in the given order
+// except that an extractor runs after those it names in After.
 //
-// Each extractor gets a context limited to timeout (no limit of its own when
-// timeout <= 0), a copy of in whose Prior holds the results of the extractors
-// that succeeded before it in this call (added to in.Prior, which is not
-// modified), and runs with panics recovered into a PanicError. An unknown,
-// unimplemented or tool-less extractor gives an Err wrapping ErrUnavailable.
-// When ctx itself ends, the remaining extractors are not run and their Err is
-// ctx's error marked Transient.
+// An extractor whose Accept refuses the file (judged after mime_type ran) is
+// skipped: it has no Outcome. Each extractor that runs gets a context
+// limited to its Info.Timeout, or to timeout when it has none (no limit when
+// both are zero), a copy of in whose Prior holds the results of the
+// extractors that succeeded before it in this call (added to in.Prior, which
+// is not modified), and runs with panics recovered into a PanicError. An
+// unknown, unimplemented or unavailable extractor gives an Err wrapping
+// ErrUnavailable whose text starts "not available: ". When ctx itself ends,
+// the remaining extractors are not run and their Err is ctx's error marked
+// Transient.
 func Run(ctx context.Context, reg *Registry, names []string, in *Input, timeout time.Duration) []Outcome {
 	if reg == nil {
 		reg = Default
@@ -40,55 +43,104 @@ func Run(ctx context.Context, reg *Registry, names []string, in *Input, timeout 
 	if prior == nil {
 		prior = map[string]json.RawMessage{}
 	}
-	outcomes := make([]Outcome, 0, len(names))
-	for _, name := range runOrder(names) {
-		o := runOne(ctx, reg, name, in, prior, timeout)
+	order := reg.Order(names)
+	work := *in
+	work.Requested = order
+	work.shared = &sharedWork{vals: map[string]*sharedVal{}}
+	outcomes := make([]Outcome, 0, len(order))
+	for _, name := range order {
+		info, known := reg.Get(name)
+		if known && info.Implemented && info.Accept != nil && ctx.Err() == nil && !info.Accept(fileOf(&work)) {
+			continue
+		}
+		o := runOne(ctx, reg, name, &work, prior, timeout)
 		if o.Err == nil {
-			// runOne checked that Data encodes.
-			raw, _ := json.Marshal(o.Data)
-			prior[name] = raw
+			prior[name] = o.JSON
+			if name == "mime_type" {
+				work.MIME, _ = o.Data["mime_type"].(string)
+			}
 		}
 		outcomes = append(outcomes, o)
 	}
 	return outcomes
 }
 
-func runOrder(names []string) []string {
-	seen := make(map[string]bool, len(names))
-	order := make([]string, 0, len(names))
-	for _, first := range firstNames {
-		for _, name := range names {
-			if name == first && !seen[name] {
-				seen[name] = true
-				order = append(order, name)
+func fileOf(in *Input) File {
+	return File{Name: in.Name, Ext: extension(in.Name), MIME: in.MIME, Size: in.Size}
+}
+
+// Order returns names without duplicates in the order Run runs them: the
+// Always extractors among them first, then the others in the given order,
+// each moved after the extractors of its After that are in the list. A
+// cycle of After (a bug) keeps the given order for its members.
+func (r *Registry) Order(names []string) []string {
+	var base, rest []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		seen[n] = true
+	}
+	for _, n := range r.AlwaysNames() {
+		if seen[n] {
+			base = append(base, n)
+		}
+	}
+	placedBase := map[string]bool{}
+	for _, n := range names {
+		if slices.Contains(base, n) || placedBase[n] {
+			continue
+		}
+		placedBase[n] = true
+		rest = append(rest, n)
+	}
+	// Depth-first placement in the given order: an extractor is placed once
+	// every listed extractor it runs after is.
+	placed := map[string]bool{}
+	visiting := map[string]bool{}
+	out := base
+	var place func(n string)
+	place = func(n string) {
+		if placed[n] || visiting[n] {
+			return
+		}
+		visiting[n] = true
+		info, _ := r.Get(n)
+		for _, dep := range info.After {
+			if seen[dep] && !slices.Contains(base, dep) {
+				place(dep)
 			}
 		}
+		visiting[n] = false
+		placed[n] = true
+		out = append(out, n)
 	}
-	for _, name := range names {
-		if !seen[name] {
-			seen[name] = true
-			order = append(order, name)
-		}
+	for _, n := range rest {
+		place(n)
 	}
-	return order
+	return out
 }
 
 func runOne(ctx context.Context, reg *Registry, name string, in *Input, prior map[string]json.RawMessage, timeout time.Duration) Outcome {
 	start := time.Now()
 	o := Outcome{Name: name, Started: start}
-
-	if err := ctx.Err(); err != nil {
-		o.Err = Transient(fmt.Errorf("extractor %s not run: %w", name, err))
+	fail := func(err error) Outcome {
+		o.Err = err
 		o.Duration = time.Since(start)
 		return o
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(Transient(fmt.Errorf("extractor %s not run: %w", name, err)))
 	}
 	if ok, reason := reg.Available(name); !ok {
-		o.Err = fmt.Errorf("extractor %s: %w: %s", name, ErrUnavailable, reason)
-		o.Duration = time.Since(start)
-		return o
+		return fail(&unavailableError{reason: reason})
 	}
 	info, _ := reg.Get(name)
-
+	x, err := reg.extractor(info)
+	if err != nil {
+		return fail(&unavailableError{reason: "set-up failed: " + err.Error()})
+	}
+	if info.Timeout > 0 {
+		timeout = info.Timeout
+	}
 	runCtx, cancel := ctx, context.CancelFunc(func() {})
 	if timeout > 0 {
 		runCtx, cancel = context.WithTimeout(ctx, timeout)
@@ -97,6 +149,8 @@ func runOne(ctx context.Context, reg *Registry, name string, in *Input, prior ma
 
 	input := *in
 	input.Prior = maps.Clone(prior) // its own map: an abandoned extractor may still read it
+	input.artifactRoot = in.ArtifactDir
+	input.ArtifactDir = filepath.Join(in.ArtifactDir, name)
 
 	type ret struct {
 		res *Result
@@ -111,7 +165,7 @@ func runOne(ctx context.Context, reg *Registry, name string, in *Input, prior ma
 			}
 			done <- r
 		}()
-		r.res, r.err = info.New().Extract(runCtx, &input)
+		r.res, r.err = x.Extract(runCtx, &input)
 	}()
 
 	var r ret
@@ -128,15 +182,25 @@ func runOne(ctx context.Context, reg *Registry, name string, in *Input, prior ma
 	if o.Err == nil && r.res != nil {
 		o.JSON, o.Err = checkResult(name, r.res)
 		if o.Err == nil {
-			o.Data, o.Artifacts = r.res.Data, r.res.Artifacts
+			o.Data, o.Artifacts, o.Segments, o.Captions = r.res.Data, r.res.Artifacts, r.res.Segments, r.res.Captions
 		}
 	}
 	if o.Err == nil && o.Data == nil {
-		o.Data, o.JSON = map[string]any{}, json.RawMessage(`{}`)
+		o.Data = map[string]any{}
+		if o.JSON == nil || string(o.JSON) == "null" {
+			o.JSON = json.RawMessage(`{}`)
+		}
 	}
 	o.Duration = time.Since(start)
 	return o
 }
+
+// unavailableError is the outcome of an extractor that cannot run here; its
+// text is what DECISIONS.md promises clients: "not available: <reason>".
+type unavailableError struct{ reason string }
+
+func (e *unavailableError) Error() string { return "not available: " + e.reason }
+func (e *unavailableError) Unwrap() error { return ErrUnavailable }
 
 // classify words err after what ended the run: the caller's ctx (transient: the
 // harvest was cancelled or the worker is stopping), the extractor's own time
@@ -165,9 +229,82 @@ func checkResult(name string, res *Result) (json.RawMessage, error) {
 		return nil, fmt.Errorf("extractor %s: result does not encode as JSON: %w", name, err)
 	}
 	for _, a := range res.Artifacts {
-		if !filepath.IsLocal(filepath.FromSlash(a.Path)) {
-			return nil, fmt.Errorf("extractor %s: artifact path %q is not inside the artifact directory", name, a.Path)
+		if err := checkArtifactPath(name, a.Path); err != nil {
+			return nil, err
 		}
 	}
+	if err := checkMedia(name, res); err != nil {
+		return nil, err
+	}
 	return raw, nil
+}
+
+func checkArtifactPath(name, p string) error {
+	if p == "" || !filepath.IsLocal(filepath.FromSlash(p)) {
+		return fmt.Errorf("extractor %s: artifact path %q is not inside the artifact directory", name, p)
+	}
+	return nil
+}
+
+// sharedWork holds what the extractors of one file compute once for all
+// of them (Input.Shared).
+type sharedWork struct {
+	mu   sync.Mutex
+	vals map[string]*sharedVal
+}
+
+type sharedVal struct {
+	mu   sync.Mutex
+	done bool
+	v    any
+	err  error
+}
+
+// Shared returns the value computed for key by the first extractor of this
+// harvest of the file that asked, computing it now if none did: one ffprobe
+// reading serves mediainfo, audioinfo and drm; one ffmpeg decode serves every
+// broadcast analysis. A computation ended by its context is not kept (the
+// next extractor computes again, under its own time limit); any other
+// error is kept and returned to every later caller.
+func (in *Input) Shared(key string, compute func() (any, error)) (any, error) {
+	if in.shared == nil { // an Input not made by Run (a direct test call)
+		return compute()
+	}
+	in.shared.mu.Lock()
+	sv := in.shared.vals[key]
+	if sv == nil {
+		sv = &sharedVal{}
+		in.shared.vals[key] = sv
+	}
+	in.shared.mu.Unlock()
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	if sv.done {
+		return sv.v, sv.err
+	}
+	v, err := compute()
+	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return v, err
+	}
+	sv.v, sv.err, sv.done = v, err, true
+	return v, err
+}
+
+// RunOne runs one extractor of reg on in whatever its Accept says, with the
+// checks and limits of Run: for tests (extractortest) and tools that point
+// an extractor at a file on purpose.
+func RunOne(ctx context.Context, reg *Registry, name string, in *Input, timeout time.Duration) Outcome {
+	if reg == nil {
+		reg = Default
+	}
+	work := *in
+	if work.Requested == nil {
+		work.Requested = []string{name}
+	}
+	work.shared = &sharedWork{vals: map[string]*sharedVal{}}
+	prior := maps.Clone(in.Prior)
+	if prior == nil {
+		prior = map[string]json.RawMessage{}
+	}
+	return runOne(ctx, reg, name, &work, prior, timeout)
 }

@@ -27,7 +27,7 @@ func testRegistry(t *testing.T, fns map[string]funcExtractor) *Registry {
 		r.MustRegister(info)
 	}
 	for name, fn := range fns {
-		r.MustRegister(Info{Name: name, DisplayName: name, Version: "1", Implemented: true, New: func() Extractor { return fn }})
+		r.MustRegister(Info{Name: name, DisplayName: name, Version: "1", Implemented: true, New: func(Env) (Extractor, error) { return fn, nil }})
 	}
 	r.MustRegister(Info{Name: "later", DisplayName: "Later", Version: "1"})
 	return r
@@ -121,7 +121,7 @@ func TestRunTimeLimit(t *testing.T) {
 			return &Result{}, nil
 		},
 		"tool": func(ctx context.Context, in *Input) (*Result, error) {
-			_, err := RunTool(ctx, "sleep", "100")
+			_, err := NewRunner(1).Run(ctx, Cmd{Name: "sleep", Args: []string{"100"}})
 			return nil, err
 		},
 	})

@@ -8,17 +8,6 @@ import (
 	"strings"
 )
 
-func init() {
-	MustRegister(Info{
-		Name:           "store",
-		DisplayName:    "Item Store Data",
-		Version:        "1.0.0",
-		Implemented:    true,
-		DefaultEnabled: true,
-		New:            func() Extractor { return storeData{} },
-	})
-}
-
 var _ Extractor = storeData{}
 
 // storeData records what the storage says about the item: its name, the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,8 +29,8 @@ const (
 	pipeGrace = 2 * time.Second
 )
 
-// Cmd is an external program run by an extractor. Its zero MaxOutput means
-// DefaultMaxOutput. Use RunTool for the common case.
+// Cmd is an external program run by an extractor through a Runner. Its zero
+// MaxOutput means DefaultMaxOutput.
 type Cmd struct {
 	// Name of the program, looked up on PATH, and its arguments.
 	Name string
@@ -38,24 +39,69 @@ type Cmd struct {
 	Dir string
 	// Stdin is the program's standard input; nil means /dev/null.
 	Stdin io.Reader
+	// Stdout, when set, receives the program's output as it comes (frames
+	// piped out of ffmpeg) instead of Run returning it; MaxOutput still
+	// bounds it. A Write error stops the program.
+	Stdout io.Writer
 	// MaxOutput bounds stdout in bytes; a program writing more is killed and Run
 	// fails with ErrOutputLimit.
 	MaxOutput int
+	// Heavy marks a program that keeps a CPU busy (a decode, OCR): the
+	// Runner starts at most its number of slots of them at once.
+	Heavy bool
+	// MaxMemory bounds the program's address space in bytes (RLIMIT_AS);
+	// zero means DefaultMaxMemory, negative means no bound.
+	MaxMemory int64
 }
 
-// RunTool runs name with args and returns its stdout. See Cmd.Run.
-func RunTool(ctx context.Context, name string, args ...string) (stdout []byte, err error) {
-	return (&Cmd{Name: name, Args: args}).Run(ctx)
+// DefaultMaxMemory bounds the address space of a program started by a
+// Runner: a pixel flood or a decompression bomb fails its allocation
+// instead of pushing the worker's machine into swap.
+const DefaultMaxMemory = 4 << 30
+
+// Runner starts the external programs of extractors: one per process, shared
+// by every extractor (Env.Runner). It caps how many Heavy programs run at
+// once, so that a worker running many tasks of many files does not start
+// tens of ffmpeg processes on a few cores.
+type Runner struct {
+	heavy chan struct{}
 }
 
-// Run starts the program in a process group of its own and waits for it. When
-// ctx is done, or stdout grows past MaxOutput, the whole group is killed
-// (SIGKILL), grandchildren included; when the program exits, whatever it left
-// running in its group is killed too, so no extractor leaks processes. Stdout is
-// returned even with an error (what was read until then). An error for a failed
-// run carries the end of stderr; it wraps ctx.Err() when ctx ended the run and
-// ErrOutputLimit when the output did.
-func (c *Cmd) Run(ctx context.Context) ([]byte, error) {
+// NewRunner returns a Runner allowing heavySlots Heavy programs at once;
+// heavySlots <= 0 means the number of CPUs.
+func NewRunner(heavySlots int) *Runner {
+	if heavySlots <= 0 {
+		heavySlots = runtime.NumCPU()
+	}
+	return &Runner{heavy: make(chan struct{}, heavySlots)}
+}
+
+// Slots is the number of Heavy programs that may run at once.
+func (r *Runner) Slots() int { return cap(r.heavy) }
+
+// Run runs c and returns its stdout (nil when c.Stdout is set). A Heavy
+// program first waits for a slot (or for ctx). See Cmd for the limits.
+//
+// The program runs in a process group of its own. When ctx is done, or
+// stdout grows past MaxOutput, the whole group is killed (SIGKILL),
+// grandchildren included; when the program exits, whatever it left running
+// in its group is killed too, so no extractor leaks processes. Stdout is
+// returned even with an error (what was read until then). An error for a
+// failed run carries the end of stderr; it wraps ctx.Err() when ctx ended
+// the run and ErrOutputLimit when the output did.
+func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
+	if c.Heavy {
+		select {
+		case r.heavy <- struct{}{}:
+			defer func() { <-r.heavy }()
+		case <-ctx.Done():
+			return nil, fmt.Errorf("run %s: waiting for a slot: %w", c.Name, ctx.Err())
+		}
+	}
+	return c.run(ctx)
+}
+
+func (c *Cmd) run(ctx context.Context) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("run %s: %w", c.Name, err)
 	}
@@ -64,7 +110,7 @@ func (c *Cmd) Run(ctx context.Context) ([]byte, error) {
 		max = DefaultMaxOutput
 	}
 	overflow := make(chan struct{})
-	stdout := &limitedBuffer{max: max, overflow: overflow}
+	stdout := &limitedBuffer{max: max, overflow: overflow, sink: c.Stdout}
 	stderr := &tailBuffer{max: stderrTail}
 
 	cmd := exec.Command(c.Name, c.Args...)
@@ -78,6 +124,16 @@ func (c *Cmd) Run(ctx context.Context) ([]byte, error) {
 		return nil, fmt.Errorf("run %s: %w", c.Name, err)
 	}
 	pgid := cmd.Process.Pid // Setpgid with Pgid 0: the group is named after the leader
+	if mem := c.MaxMemory; mem >= 0 {
+		if mem == 0 {
+			mem = DefaultMaxMemory
+		}
+		// Set right after the start: what the program maps before this is
+		// tiny (the dynamic loader), what a hostile input makes it map comes
+		// later.
+		lim := unix.Rlimit{Cur: uint64(mem), Max: uint64(mem)}
+		_ = unix.Prlimit(pgid, unix.RLIMIT_AS, &lim, nil)
+	}
 
 	// Wait for the leader to exit without reaping it: while it is an unreaped
 	// zombie its pid, and so the group id, cannot be reused, which makes killing
@@ -122,10 +178,13 @@ func (c *Cmd) Run(ctx context.Context) ([]byte, error) {
 	return out, nil
 }
 
-// limitedBuffer keeps up to max bytes and signals overflow once beyond.
+// limitedBuffer keeps up to max bytes (or passes them to sink) and signals
+// overflow once beyond.
 type limitedBuffer struct {
 	mu       sync.Mutex
 	buf      bytes.Buffer
+	sink     io.Writer
+	n        int
 	max      int
 	overflow chan struct{}
 	over     bool
@@ -137,10 +196,14 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 	if b.over {
 		return 0, ErrOutputLimit
 	}
-	if b.buf.Len()+len(p) > b.max {
+	if b.n+len(p) > b.max {
 		b.over = true
 		close(b.overflow)
 		return 0, ErrOutputLimit
+	}
+	b.n += len(p)
+	if b.sink != nil {
+		return b.sink.Write(p)
 	}
 	return b.buf.Write(p)
 }

@@ -15,15 +15,15 @@ import (
 
 func TestRunToolStdout(t *testing.T) {
 	t.Parallel()
-	out, err := RunTool(context.Background(), "echo", "hello")
+	out, err := runTool(context.Background(), "echo", "hello")
 	if err != nil || string(out) != "hello\n" {
 		t.Fatalf("RunTool(echo hello) = %q, %v", out, err)
 	}
-	out, err = (&Cmd{Name: "cat", Stdin: strings.NewReader("piped")}).Run(context.Background())
+	out, err = (&Cmd{Name: "cat", Stdin: strings.NewReader("piped")}).run(context.Background())
 	if err != nil || string(out) != "piped" {
 		t.Fatalf("cat with stdin = %q, %v", out, err)
 	}
-	out, err = (&Cmd{Name: "pwd", Dir: "/"}).Run(context.Background())
+	out, err = (&Cmd{Name: "pwd", Dir: "/"}).run(context.Background())
 	if err != nil || string(out) != "/\n" {
 		t.Fatalf("pwd in / = %q, %v", out, err)
 	}
@@ -32,7 +32,7 @@ func TestRunToolStdout(t *testing.T) {
 func TestRunToolFailureCarriesStderrTail(t *testing.T) {
 	t.Parallel()
 	script := `for i in $(seq 1 2000); do echo "noise line $i" >&2; done; echo "boom: bad header" >&2; exit 3`
-	_, err := RunTool(context.Background(), "sh", "-c", script)
+	_, err := runTool(context.Background(), "sh", "-c", script)
 	if err == nil {
 		t.Fatal("no error for exit status 3")
 	}
@@ -49,7 +49,7 @@ func TestRunToolFailureCarriesStderrTail(t *testing.T) {
 
 func TestRunToolMissingProgram(t *testing.T) {
 	t.Parallel()
-	if _, err := RunTool(context.Background(), "metaharvest-no-such-tool"); err == nil {
+	if _, err := runTool(context.Background(), "metaharvest-no-such-tool"); err == nil {
 		t.Fatal("no error for a missing program")
 	}
 }
@@ -61,7 +61,7 @@ func TestRunToolKillsProcessGroupOnTimeout(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	out, err := RunTool(ctx, "sh", "-c", `sleep 100 & echo $!; sleep 100`)
+	out, err := runTool(ctx, "sh", "-c", `sleep 100 & echo $!; sleep 100`)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want deadline exceeded", err)
 	}
@@ -77,7 +77,7 @@ func TestRunToolKillsProcessGroupOnTimeout(t *testing.T) {
 func TestRunToolKillsLeftoversOnExit(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
-	out, err := RunTool(context.Background(), "sh", "-c", `sleep 100 & echo $!`)
+	out, err := runTool(context.Background(), "sh", "-c", `sleep 100 & echo $!`)
 	if err != nil {
 		t.Fatalf("err = %v", err)
 	}
@@ -90,18 +90,18 @@ func TestRunToolKillsLeftoversOnExit(t *testing.T) {
 func TestRunToolOutputLimit(t *testing.T) {
 	t.Parallel()
 	// yes never stops by itself: only the limit ends it.
-	out, err := (&Cmd{Name: "yes", MaxOutput: 64 << 10}).Run(context.Background())
+	out, err := (&Cmd{Name: "yes", MaxOutput: 64 << 10}).run(context.Background())
 	if !errors.Is(err, ErrOutputLimit) {
 		t.Fatalf("yes: err = %v, want ErrOutputLimit", err)
 	}
 	if len(out) > 64<<10 {
 		t.Errorf("kept %d bytes, limit %d", len(out), 64<<10)
 	}
-	_, err = (&Cmd{Name: "head", Args: []string{"-c", "5000", "/dev/zero"}, MaxOutput: 4096}).Run(context.Background())
+	_, err = (&Cmd{Name: "head", Args: []string{"-c", "5000", "/dev/zero"}, MaxOutput: 4096}).run(context.Background())
 	if !errors.Is(err, ErrOutputLimit) {
 		t.Fatalf("head: err = %v, want ErrOutputLimit", err)
 	}
-	out, err = (&Cmd{Name: "head", Args: []string{"-c", "4096", "/dev/zero"}, MaxOutput: 4096}).Run(context.Background())
+	out, err = (&Cmd{Name: "head", Args: []string{"-c", "4096", "/dev/zero"}, MaxOutput: 4096}).run(context.Background())
 	if err != nil || len(out) != 4096 {
 		t.Fatalf("output at the limit: %d bytes, %v", len(out), err)
 	}
@@ -111,7 +111,7 @@ func TestRunToolCancelledBeforeStart(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := RunTool(ctx, "true"); !errors.Is(err, context.Canceled) {
+	if _, err := runTool(ctx, "true"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want canceled", err)
 	}
 }
@@ -165,4 +165,8 @@ func waitGone(t *testing.T, pid int) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+func runTool(ctx context.Context, name string, args ...string) ([]byte, error) {
+	return NewRunner(1).Run(ctx, Cmd{Name: name, Args: args})
 }

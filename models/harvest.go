@@ -171,3 +171,31 @@ const (
 	ActivityExtractor       = "extractor"
 	ActivityHarvestEnd      = "harvestend"
 )
+
+// SegmentPart is what one extractor reported of one moment of a video;
+// the parts of an item are merged by time into its Segment records.
+type SegmentPart struct {
+	ItemID    string `gorm:"primaryKey"`
+	Extractor string `gorm:"primaryKey"`
+	TimeMS    int64  `gorm:"primaryKey;column:time_ms"`
+	Thumbnail JSON   `gorm:"type:jsonb"`
+	Summary   JSON   `gorm:"type:jsonb"`
+}
+
+// Caption is a timed transcript of an item. Extracted captions carry their
+// extractor and are replaced when it runs again; uploaded ones keep the file
+// as sent in Original.
+type Caption struct {
+	ID         string `gorm:"primaryKey"`
+	ItemID     string
+	Extractor  string
+	Label      string
+	Source     string
+	Language   string
+	Confidence float64
+	Format     string
+	Cues       JSON `gorm:"type:jsonb"`
+	Original   []byte
+	FileName   string
+	AddedAt    time.Time
+}

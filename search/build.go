@@ -76,7 +76,87 @@ WHERE i.id = ANY(?::text[]) AND i.deleted_at IS NULL`, models.Strings(itemIDs)).
 	if err := addCustomFields(ctx, db, out); err != nil {
 		return nil, err
 	}
+	if err := addTranscripts(ctx, db, out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// maxTranscriptBytes caps the caption text of one document: enough for a
+// feature film's subtitles; beyond it the words stay in the item's
+// captions (and keyword hits) but not in full-text search.
+const maxTranscriptBytes = 1 << 20
+
+type captionRow struct {
+	ItemID   string
+	Source   string
+	Language string
+	Cues     models.JSON
+}
+
+// addTranscripts sets docs[id]["transcript"] = {text, languages, sources}
+// from the item's captions (subtitle tracks, caption files, speech,
+// uploads), so that what a video says is found by a text search.
+func addTranscripts(ctx context.Context, db *gorm.DB, docs map[string]Document) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(docs))
+	for id := range docs {
+		ids = append(ids, id)
+	}
+	var rows []captionRow
+	if err := db.WithContext(ctx).Raw(`
+SELECT item_id, source, language, cues FROM captions WHERE item_id = ANY(?::text[]) ORDER BY item_id, added_at, id`,
+		models.Strings(ids)).Scan(&rows).Error; err != nil {
+		return fmt.Errorf("load captions for search: %w", err)
+	}
+	type acc struct {
+		text               strings.Builder
+		languages, sources []string
+	}
+	by := map[string]*acc{}
+	for _, r := range rows {
+		a := by[r.ItemID]
+		if a == nil {
+			a = &acc{}
+			by[r.ItemID] = a
+		}
+		if r.Language != "" && !slicesContains(a.languages, r.Language) {
+			a.languages = append(a.languages, r.Language)
+		}
+		if r.Source != "" && !slicesContains(a.sources, r.Source) {
+			a.sources = append(a.sources, r.Source)
+		}
+		var cues []struct {
+			Text string `json:"text"`
+		}
+		_ = json.Unmarshal(r.Cues, &cues) // malformed cues add no text
+		for _, c := range cues {
+			if a.text.Len()+len(c.Text)+1 > maxTranscriptBytes {
+				break
+			}
+			if a.text.Len() > 0 {
+				a.text.WriteByte('\n')
+			}
+			a.text.WriteString(c.Text)
+		}
+	}
+	for id, a := range by {
+		langs, srcs := a.languages, a.sources
+		sort.Strings(langs)
+		sort.Strings(srcs)
+		docs[id][FieldTranscript] = map[string]any{"text": a.text.String(), "languages": anyStrings(langs), "sources": anyStrings(srcs)}
+	}
+	return nil
+}
+
+func anyStrings(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
 }
 
 func documentOf(r itemRow) (Document, error) {

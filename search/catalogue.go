@@ -3,6 +3,8 @@ package search
 import (
 	"sort"
 	"strings"
+
+	"github.com/metaharvest/metaharvest/extractors"
 )
 
 // Kind is a bit set of the value types seen at a field path.
@@ -48,19 +50,22 @@ const MaxCatalogueFields = 5000
 
 var baseFields = map[Scope]map[string]Kind{
 	ScopeItems: {
-		FieldID:            KindString,
-		FieldName:          KindString,
-		FieldMimeType:      KindString,
-		FieldSize:          KindNumber,
-		FieldLastModified:  KindDate,
-		FieldLocationID:    KindString,
-		FieldLocationKind:  KindString,
-		FieldLocationName:  KindString,
-		FieldContainerID:   KindString,
-		FieldContainerName: KindString,
-		FieldStoreURL:      KindString,
-		FieldType:          KindString,
-		FieldExtension:     KindString,
+		FieldID:                        KindString,
+		FieldName:                      KindString,
+		FieldMimeType:                  KindString,
+		FieldSize:                      KindNumber,
+		FieldLastModified:              KindDate,
+		FieldLocationID:                KindString,
+		FieldLocationKind:              KindString,
+		FieldLocationName:              KindString,
+		FieldContainerID:               KindString,
+		FieldContainerName:             KindString,
+		FieldStoreURL:                  KindString,
+		FieldType:                      KindString,
+		FieldExtension:                 KindString,
+		FieldTranscript + ".text":      KindString,
+		FieldTranscript + ".languages": KindString,
+		FieldTranscript + ".sources":   KindString,
 	},
 	ScopeSegments: {
 		FieldID:   KindString,
@@ -69,13 +74,41 @@ var baseFields = map[Scope]map[string]Kind{
 	},
 }
 
-// BaseFields returns the fixed fields of a scope, known before any document.
+// BaseFields returns the fixed fields of a scope, known before any
+// document: the base fields of every document and, for items, the fields
+// the extractors of extractors.Default declare (the catalogue is declared,
+// not only discovered: a filter on mediainfo.video.duration works before
+// any video was harvested).
 func BaseFields(scope Scope) map[string]Kind {
 	out := map[string]Kind{}
 	for k, v := range baseFields[scope] {
 		out[k] = v
 	}
+	if scope == ScopeItems {
+		for _, f := range extractors.Default.Fields() {
+			// An extractor named like a base field (mime_type) has its data
+			// hidden by that field in documents.
+			if _, clash := baseFields[scope][f.Extractor]; clash {
+				continue
+			}
+			if _, base := out[f.Path]; !base {
+				out[f.Path] = kindOf(f.Type)
+			}
+		}
+	}
 	return out
+}
+
+func kindOf(t extractors.FieldType) Kind {
+	switch t {
+	case extractors.TypeNumber:
+		return KindNumber
+	case extractors.TypeBool:
+		return KindBool
+	case extractors.TypeDate:
+		return KindDate
+	}
+	return KindString
 }
 
 // Catalogue is the set of field paths an engine knows, with their kinds: the
@@ -91,7 +124,7 @@ type Catalogue struct {
 // NewCatalogue returns the catalogue of a scope holding its base fields.
 func NewCatalogue(scope Scope) *Catalogue {
 	c := &Catalogue{scope: scope, fields: map[string]Kind{}, parents: map[string]bool{}}
-	for p, k := range baseFields[scope] {
+	for p, k := range BaseFields(scope) {
 		c.Add(p, k)
 	}
 	return c

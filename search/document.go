@@ -39,6 +39,9 @@ const (
 	FieldLocationGroups     = "_location_groups"
 	FieldContainerGroups    = "_container_groups"
 	FieldCustomFieldsPrefix = "fields"
+	// FieldTranscript holds the item's captions: "transcript.text",
+	// "transcript.languages", "transcript.sources".
+	FieldTranscript = "transcript"
 )
 
 // Media types (the "type" field and Request.Types).

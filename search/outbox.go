@@ -181,7 +181,7 @@ RETURNING o.item_id, o.seq`, claimLease.Seconds(), token, batch).Scan(&rows).Err
 			refused = bad
 		}
 	}
-	if err := indexSegments(ctx, engine, upserts, skip); err != nil {
+	if err := indexSegments(ctx, db, engine, upserts, skip); err != nil {
 		return fail(err)
 	}
 	if len(gone) > 0 {
@@ -249,19 +249,27 @@ func (a int64Array) Value() (driver.Value, error) {
 }
 
 // indexSegments replaces the segments of the items just indexed with the
-// ones their documents carry (see SegmentsOf).
-func indexSegments(ctx context.Context, engine Engine, docs []Document, skip map[string]bool) error {
+// ones stored for them (see BuildSegments).
+func indexSegments(ctx context.Context, db *gorm.DB, engine Engine, docs []Document, skip map[string]bool) error {
 	var ids []string
-	var segs []Segment
+	var indexed []Document
 	for _, d := range docs {
 		if skip[d.ID()] {
 			continue
 		}
 		ids = append(ids, d.ID())
-		segs = append(segs, SegmentsOf(d)...)
+		indexed = append(indexed, d)
 	}
 	if len(ids) == 0 {
 		return nil
+	}
+	byItem, err := BuildSegments(ctx, db, indexed)
+	if err != nil {
+		return err
+	}
+	var segs []Segment
+	for _, id := range ids {
+		segs = append(segs, byItem[id]...)
 	}
 	if err := engine.DeleteSegmentsOfItems(ctx, ids); err != nil {
 		return fmt.Errorf("replace segments of %d items: %w", len(ids), err)

@@ -3,6 +3,8 @@ package search
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/metaharvest/metaharvest/extractors"
 )
 
 // Segment is one analysed moment of a video (the reference's "the service"
@@ -12,6 +14,9 @@ type Segment struct {
 	ItemID  string         `json:"item_id"`
 	Time    float64        `json:"time"` // seconds from the start of the video
 	Summary SegmentSummary `json:"summary"`
+	// Thumbnail is the frame's image (an artifact, served by
+	// GET /api/data/artifacts/{path}); absent when no extractor kept one.
+	Thumbnail *Thumbnail `json:"thumbnail,omitempty"`
 
 	// LocationGroups and ContainerGroups are the item's visibility lists
 	// (Document.Groups of the item). Engines keep them in step with the
@@ -20,73 +25,19 @@ type Segment struct {
 	ContainerGroups []string `json:"-"`
 }
 
-// SegmentSummary is the enrichment data of a segment.
-type SegmentSummary struct {
-	Tags         []SegmentTag         `json:"tags,omitempty"`
-	People       []SegmentPerson      `json:"people,omitempty"`
-	Description  *SegmentDescription  `json:"description,omitempty"`
-	Descriptions []SegmentDescription `json:"descriptions,omitempty"`
-	Logos        []SegmentLogo        `json:"logos,omitempty"`
-	// Locations is a GeoJSON feature collection.
-	Locations map[string]any `json:"locations,omitempty"`
-	OCR       []SegmentText  `json:"ocr,omitempty"`
-	NSFW      *SegmentNSFW   `json:"nsfw,omitempty"`
-}
-
-// SegmentTag is a label found in the frame.
-type SegmentTag struct {
-	Name       string  `json:"name"`
-	Confidence float64 `json:"confidence"` // 0 = unknown
-	Source     string  `json:"source,omitempty"`
-}
-
-// SegmentPerson is a face found in the frame.
-type SegmentPerson struct {
-	ID             string         `json:"id,omitempty"`
-	Name           string         `json:"name,omitempty"` // omitted when unknown
-	FaceAttributes map[string]any `json:"face_attributes,omitempty"`
-	FaceLandmarks  map[string]any `json:"face_landmarks,omitempty"`
-	FaceRectangle  *Rectangle     `json:"face_rectangle,omitempty"`
-	ThumbnailPath  string         `json:"thumbnail_path,omitempty"`
-	Source         string         `json:"source,omitempty"`
-}
-
-// Rectangle is a box in pixels.
-type Rectangle struct {
-	Top    float64 `json:"top"`
-	Left   float64 `json:"left"`
-	Height float64 `json:"height"`
-	Width  float64 `json:"width"`
-}
-
-// SegmentDescription is a caption of the frame.
-type SegmentDescription struct {
-	Text       string  `json:"text"`
-	Source     string  `json:"source,omitempty"`
-	Confidence float64 `json:"confidence"`
-}
-
-// SegmentLogo is a logo found in the frame.
-type SegmentLogo struct {
-	Name              string      `json:"name"`
-	Size              string      `json:"size,omitempty"` // tiny, small, medium, large
-	LogoQuadrilateral [][]float64 `json:"logoquadrilateral,omitempty"`
-	Confidence        float64     `json:"confidence"`
-	Source            string      `json:"source,omitempty"`
-}
-
-// SegmentText is text read in the frame.
-type SegmentText struct {
-	Text   string `json:"text"`
-	Source string `json:"source,omitempty"`
-}
-
-// SegmentNSFW is the adult-content verdict of the frame.
-type SegmentNSFW struct {
-	Source    string  `json:"source,omitempty"`
-	NSFW      bool    `json:"nsfw"`
-	NSFWScore float64 `json:"nsfw_score"` // 0 safe .. 1 unsafe
-}
+// The parts of a segment's summary are the extractors' types: extractors
+// report them, engines index and return them.
+type (
+	SegmentSummary     = extractors.SegmentSummary
+	SegmentTag         = extractors.SegmentTag
+	SegmentPerson      = extractors.SegmentPerson
+	Rectangle          = extractors.Rectangle
+	SegmentDescription = extractors.SegmentDescription
+	SegmentLogo        = extractors.SegmentLogo
+	SegmentText        = extractors.SegmentText
+	SegmentNSFW        = extractors.SegmentNSFW
+	Thumbnail          = extractors.Thumbnail
+)
 
 // Document returns the segment as an indexable document (with visibility).
 func (s Segment) Document() (Document, error) {

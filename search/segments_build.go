@@ -1,87 +1,86 @@
 package search
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"sort"
+
+	"gorm.io/gorm"
+
+	"github.com/metaharvest/metaharvest/models"
 )
 
-// Segments come from extractors: an extractor whose data holds
-//
-//	"segments": [{"time": <seconds>, "summary": {<SegmentSummary fields>}}, ...]
-//
-// contributes analysed moments of a video. SegmentsOf merges the moments of
-// every extractor of an item by time (to the millisecond), so one frame
-// analysed by OCR and by a tagger is one segment. Drain rebuilds an item's
-// segments whenever it indexes the item, so they always follow the item's
-// metadata (and its visibility).
+// Segments come from extractors (extractors.Result.Segments), stored by the
+// worker as segment parts: one row per item, extractor and moment.
+// BuildSegments merges the parts of every extractor of an item by time (to
+// the millisecond), so one frame analysed for faces and for text is one
+// segment. Drain rebuilds an item's segments whenever it indexes the item,
+// so they always follow the item's data (and its visibility).
 
-// SegmentsOf returns the segments carried by an item document.
-func SegmentsOf(doc Document) []Segment {
-	itemID := doc.ID()
-	lg, cg := doc.Groups()
-	byMS := map[int64]*Segment{}
-	keys := make([]string, 0, len(doc))
-	for k := range doc {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys) // merge order does not depend on map order
-	for _, k := range keys {
-		data, ok := doc[k].(map[string]any)
-		if !ok {
-			continue
-		}
-		list, ok := data["segments"].([]any)
-		if !ok {
-			continue
-		}
-		for _, raw := range list {
-			m, ok := raw.(map[string]any)
-			if !ok {
-				continue
-			}
-			t, ok := m["time"].(float64)
-			if !ok || math.IsNaN(t) || math.IsInf(t, 0) || t < 0 {
-				continue
-			}
-			var sum SegmentSummary
-			if b, err := json.Marshal(m["summary"]); err == nil {
-				_ = json.Unmarshal(b, &sum) // a malformed summary contributes nothing
-			}
-			ms := int64(math.Round(t * 1000))
-			seg, ok := byMS[ms]
-			if !ok {
-				seg = &Segment{ID: fmt.Sprintf("%s-%d", itemID, ms), ItemID: itemID, Time: float64(ms) / 1000,
-					LocationGroups: lg, ContainerGroups: cg}
-				byMS[ms] = seg
-			}
-			seg.Summary.merge(sum)
-		}
-	}
-	out := make([]Segment, 0, len(byMS))
-	for _, s := range byMS {
-		out = append(out, *s)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Time < out[j].Time })
-	return out
+type segmentPartRow struct {
+	ItemID    string
+	Extractor string
+	TimeMS    int64
+	Thumbnail models.JSON
+	Summary   models.JSON
 }
 
-// merge adds another extractor's view of the same moment. Lists append; of
-// single values the most confident (or first) is kept.
-func (s *SegmentSummary) merge(o SegmentSummary) {
-	s.Tags = append(s.Tags, o.Tags...)
-	s.People = append(s.People, o.People...)
-	s.Descriptions = append(s.Descriptions, o.Descriptions...)
-	s.Logos = append(s.Logos, o.Logos...)
-	s.OCR = append(s.OCR, o.OCR...)
-	if o.Description != nil && (s.Description == nil || o.Description.Confidence > s.Description.Confidence) {
-		s.Description = o.Description
+// BuildSegments returns the segments of the given item documents, by item
+// id, with the visibility lists of their documents.
+func BuildSegments(ctx context.Context, db *gorm.DB, docs []Document) (map[string][]Segment, error) {
+	out := map[string][]Segment{}
+	if len(docs) == 0 {
+		return out, nil
 	}
-	if o.NSFW != nil && (s.NSFW == nil || o.NSFW.NSFWScore > s.NSFW.NSFWScore) {
-		s.NSFW = o.NSFW
+	byID := make(map[string]Document, len(docs))
+	ids := make([]string, 0, len(docs))
+	for _, d := range docs {
+		byID[d.ID()] = d
+		ids = append(ids, d.ID())
 	}
-	if s.Locations == nil {
-		s.Locations = o.Locations
+	var rows []segmentPartRow
+	if err := db.WithContext(ctx).Raw(`
+SELECT item_id, extractor, time_ms, thumbnail, summary FROM segment_parts
+WHERE item_id = ANY(?::text[]) ORDER BY item_id, time_ms, extractor`, models.Strings(ids)).Scan(&rows).Error; err != nil {
+		return nil, fmt.Errorf("load segments: %w", err)
 	}
+	type key struct {
+		item string
+		ms   int64
+	}
+	merged := map[key]*Segment{}
+	var order []key
+	for _, r := range rows {
+		k := key{r.ItemID, r.TimeMS}
+		seg, ok := merged[k]
+		if !ok {
+			lg, cg := byID[r.ItemID].Groups()
+			seg = &Segment{ID: fmt.Sprintf("%s-%d", r.ItemID, r.TimeMS), ItemID: r.ItemID, Time: float64(r.TimeMS) / 1000,
+				LocationGroups: lg, ContainerGroups: cg}
+			merged[k] = seg
+			order = append(order, k)
+		}
+		var sum SegmentSummary
+		if len(r.Summary) > 0 {
+			_ = json.Unmarshal(r.Summary, &sum) // a malformed part contributes nothing
+		}
+		seg.Summary.Merge(sum)
+		if seg.Thumbnail == nil && len(r.Thumbnail) > 0 && string(r.Thumbnail) != "null" {
+			var th Thumbnail
+			if json.Unmarshal(r.Thumbnail, &th) == nil && th.Path != "" {
+				seg.Thumbnail = &th
+			}
+		}
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		if order[i].item != order[j].item {
+			return order[i].item < order[j].item
+		}
+		return order[i].ms < order[j].ms
+	})
+	for _, k := range order {
+		out[k.item] = append(out[k.item], *merged[k])
+	}
+	return out, nil
 }

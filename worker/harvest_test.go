@@ -315,9 +315,9 @@ func testRegistry(t *testing.T) *extractors.Registry {
 		reg.MustRegister(info)
 	}
 	reg.MustRegister(extractors.Info{Name: "boom", DisplayName: "Boom", Version: "1", Implemented: true, DefaultEnabled: true,
-		New: func() extractors.Extractor { return failing{} }})
+		New: func(extractors.Env) (extractors.Extractor, error) { return failing{}, nil }})
 	reg.MustRegister(extractors.Info{Name: "panicky", DisplayName: "Panicky", Version: "1", Implemented: true, DefaultEnabled: true,
-		New: func() extractors.Extractor { return failing{panics: true} }})
+		New: func(extractors.Env) (extractors.Extractor, error) { return failing{panics: true}, nil }})
 	return reg
 }
 
@@ -462,7 +462,7 @@ func TestItemTaskConcurrentDeliveries(t *testing.T) {
 	t.Parallel()
 	reg := testRegistry(t)
 	reg.MustRegister(extractors.Info{Name: "slow", DisplayName: "Slow", Version: "1", Implemented: true, DefaultEnabled: true,
-		New: func() extractors.Extractor { return slow{} }})
+		New: func(extractors.Env) (extractors.Extractor, error) { return slow{}, nil }})
 	f := newFixture(t, reg)
 	f.write("x.txt", "x")
 	f.write("y.txt", "y")

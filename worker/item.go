@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -172,11 +173,15 @@ func (h *Handler) harvestOne(ctx context.Context, src *source, t *target, item m
 	hv.download = f.download
 	hv.artDir = filepath.ToSlash(filepath.Join(item.ID[:2], item.ID))
 	artifactDir := filepath.Join(h.Config.DataDir, "artifacts", hv.artDir)
-	// A re-delivered task starts from a clean artifact directory; extractors
-	// that write artifacts create it (most items have none: one stat).
+	// Each extractor writes below artifactDir/<its name>. The extractors
+	// about to run start from clean directories (a re-delivered task, a
+	// harvest again); the others' artifacts stay. Most items have none:
+	// one stat.
 	if _, err := os.Lstat(artifactDir); err == nil {
-		if err := os.RemoveAll(artifactDir); err != nil {
-			return nil, fmt.Errorf("clean artifacts: %w", err)
+		for _, name := range names {
+			if err := os.RemoveAll(filepath.Join(artifactDir, name)); err != nil {
+				return nil, fmt.Errorf("clean artifacts: %w", err)
+			}
 		}
 	}
 	in := &extractors.Input{ItemID: item.ID, Name: item.Name, Path: f.path, Size: f.entry.Size,
@@ -222,9 +227,10 @@ func (h *Handler) extractorsFor(ctx context.Context, t *target, item models.Item
 	for _, n := range since {
 		fresh[n] = true
 	}
-	out := []string{"store", "mime_type"}
+	base := h.Extractors.AlwaysNames()
+	out := slices.Clone(base)
 	for _, n := range names {
-		if n != "store" && n != "mime_type" && (fresh[n] || !has[n]) {
+		if !slices.Contains(base, n) && (fresh[n] || !has[n]) {
 			out = append(out, n)
 		}
 	}

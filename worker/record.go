@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -34,6 +35,8 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 	runs := newRunsEncoder(h.Extractors, t.job.RequestID, now)
 	var (
 		artifacts     []models.Artifact
+		media         mediaRows      // segment parts and captions
+		replaced      itemExtractors // (item, extractor) whose earlier artifacts, segments and captions go
 		ends, details activityColumns
 		states        itemStates
 		dirty, gone   []string
@@ -62,9 +65,19 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 			}
 			mime := it.MimeType
 			var data strings.Builder
-			var failed []string
+			var failed, dropped []string
 			data.WriteByte('{')
 			for _, o := range hv.outcomes {
+				if it.LastHarvested != nil {
+					replaced.add(it.ID, o.Name)
+				}
+				if errors.Is(o.Err, extractors.ErrUnsupported) {
+					// Not a failure, and nothing to report: the extractor
+					// does not handle this file after all. What it found
+					// in an earlier version of the file goes.
+					dropped = append(dropped, o.Name)
+					continue
+				}
 				a := activity(t, models.ActivityExtractor, "")
 				a.TS = o.Started.Add(o.Duration).UTC()
 				a.ItemID, a.Name, a.Source, a.Count = it.ID, o.Name, it.Name, 1
@@ -83,15 +96,17 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 					if m, ok := o.Data["mime_type"].(string); ok && o.Name == "mime_type" {
 						mime = m
 					}
+					prefix := hv.artDir + "/" + o.Name + "/"
 					for _, art := range o.Artifacts {
-						artifacts = append(artifacts, models.Artifact{ItemID: it.ID, Path: hv.artDir + "/" + art.Path,
+						artifacts = append(artifacts, models.Artifact{ItemID: it.ID, Path: prefix + art.Path,
 							Extractor: o.Name, Kind: art.Kind, Width: art.Width, Height: art.Height})
 					}
+					media.add(it.ID, o, prefix)
 				}
 				details.add(a)
 			}
 			data.WriteByte('}')
-			end.Count = int64(len(hv.outcomes))
+			end.Count = int64(len(hv.outcomes) - len(dropped))
 			if len(failed) > 0 {
 				end.Error = fmt.Sprintf("%d extractor(s) failed: %s", len(failed), strings.Join(failed, ", "))
 				failedItem[it.ID] = true
@@ -100,7 +115,7 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 				rerun = append(rerun, it.ID)
 			}
 			dirty = append(dirty, it.ID)
-			states.add(it.ID, data.String(), failed, runs.encode(hv.outcomes), mime, hv)
+			states.add(it.ID, data.String(), failed, append(dropped, failed...), runs.encode(hv.outcomes), mime, hv)
 		}
 		ends.add(end)
 	}
@@ -158,7 +173,7 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 			}
 		}
 		if len(rerun) > 0 {
-			if err := tx.Where("item_id IN ?", rerun).Delete(&models.Artifact{}).Error; err != nil {
+			if err := replaced.delete(ctx, conn, fresh); err != nil {
 				return err
 			}
 		}
@@ -166,6 +181,9 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 			if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).CreateInBatches(artifacts, 500).Error; err != nil {
 				return err
 			}
+		}
+		if err := media.insert(ctx, conn, fresh); err != nil {
+			return err
 		}
 		if cols := states.columns(fresh); len(cols.id) > 0 {
 			if _, err := conn.ExecContext(ctx, updateItemsSQL, append([]any{now}, cols.args()...)...); err != nil {
@@ -220,7 +238,7 @@ func (r runsEncoder) encode(outcomes []extractors.Outcome) []byte {
 		if info, ok := r.reg.Get(o.Name); ok {
 			version = info.Version
 		}
-		if o.Err != nil {
+		if o.Err != nil && !errors.Is(o.Err, extractors.ErrUnsupported) {
 			errText = o.Err.Error()
 		}
 		b = appendJSONString(b, o.Name)
@@ -239,28 +257,30 @@ func appendJSONString(b []byte, s string) []byte {
 }
 
 // updateItemsSQL stores harvested items: $1 is the time, then the columns
-// of itemColumns. A failed extractor's earlier data leaves the item; the
-// runs of this harvest replace the earlier ones by name.
+// of itemColumns. The earlier data of an extractor that failed, or found
+// the file unsupported, leaves the item; the runs of this harvest replace
+// the earlier ones by name.
 const updateItemsSQL = `
-UPDATE items i SET metadata = (i.metadata - string_to_array(x.failed_names, ',')) || x.data::jsonb,
+UPDATE items i SET metadata = (i.metadata - string_to_array(x.dropped_names, ',')) || x.data::jsonb,
 	results = i.results || x.runs::jsonb, mime_type = x.mime_type, size = x.size, etag = x.etag,
 	last_modified = x.last_modified, harvested_etag = x.etag, last_harvested = $1,
-	harvest_failed = x.failed_names <> '', updated_at = $1
-FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int8[], $8::text[], $9::timestamptz[])
-	AS x(id, data, failed_names, runs, mime_type, size, etag, last_modified)
+	harvest_failed = x.failed, updated_at = $1
+FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int8[], $8::text[], $9::timestamptz[], $10::bool[])
+	AS x(id, data, dropped_names, runs, mime_type, size, etag, last_modified, failed)
 WHERE i.id = x.id`
 
 // itemStates are the harvested items of a batch.
 type itemStates []itemState
 
 type itemState struct {
-	id, data, failedNames, runs, mime string
-	entry                             storage.Entry
+	id, data, droppedNames, runs, mime string
+	failed                             bool
+	entry                              storage.Entry
 }
 
-func (s *itemStates) add(id, data string, failed []string, runs []byte, mime string, hv *harvested) {
-	*s = append(*s, itemState{id: id, data: data, failedNames: strings.Join(failed, ","), runs: string(runs),
-		mime: mime, entry: hv.entry})
+func (s *itemStates) add(id, data string, failed, dropped []string, runs []byte, mime string, hv *harvested) {
+	*s = append(*s, itemState{id: id, data: data, droppedNames: strings.Join(dropped, ","), failed: len(failed) > 0,
+		runs: string(runs), mime: mime, entry: hv.entry})
 }
 
 // columns are the states of the items in keep, column by column.
@@ -272,7 +292,8 @@ func (s itemStates) columns(keep map[string]bool) itemColumns {
 		}
 		c.id = append(c.id, st.id)
 		c.data = append(c.data, st.data)
-		c.failedNames = append(c.failedNames, st.failedNames)
+		c.droppedNames = append(c.droppedNames, st.droppedNames)
+		c.failed = append(c.failed, st.failed)
 		c.runs = append(c.runs, st.runs)
 		c.mime = append(c.mime, st.mime)
 		c.size = append(c.size, st.entry.Size)
@@ -285,13 +306,14 @@ func (s itemStates) columns(keep map[string]bool) itemColumns {
 // itemColumns are item states column by column, as updateItemsSQL takes
 // them.
 type itemColumns struct {
-	id, data, failedNames, runs, mime, etag []string
-	size                                    []int64
-	lastModified                            []time.Time
+	id, data, droppedNames, runs, mime, etag []string
+	size                                     []int64
+	lastModified                             []time.Time
+	failed                                   []bool
 }
 
 func (c *itemColumns) args() []any {
-	return []any{c.id, c.data, c.failedNames, c.runs, c.mime, c.size, c.etag, c.lastModified}
+	return []any{c.id, c.data, c.droppedNames, c.runs, c.mime, c.size, c.etag, c.lastModified, c.failed}
 }
 
 // insertActivitiesSQL writes a batch's activity rows. $1..$5 are the

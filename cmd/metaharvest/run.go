@@ -13,6 +13,8 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api"
+	"github.com/metaharvest/metaharvest/extractors"
+	_ "github.com/metaharvest/metaharvest/extractors/standard" // every extractor family
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/models"
@@ -81,6 +83,16 @@ func run(ctx context.Context, role string, cfg config.Config, logger *slog.Logge
 		logger.Info("search index rebuilt", slog.String("engine", engine.Name()), slog.Int("items", n))
 		return nil
 	}
+
+	// Extractors read their settings and provider keys through the
+	// configuration's environment; every role configures them (the api
+	// reports which are available, the worker runs them).
+	extractors.Default.Configure(extractors.Config{Lookup: cfg.Env, Runner: extractors.NewRunner(cfg.ToolSlots), Logger: logger})
+	defer func() {
+		if err := extractors.Default.Close(); err != nil {
+			logger.Warn("close extractors", slog.Any("error", err))
+		}
+	}()
 
 	g, ctx := errgroup.WithContext(ctx)
 	if role == "api" || role == "all" {

@@ -87,6 +87,13 @@ type Config struct {
 	// 4x that per client; LOGIN_WINDOW seconds, default 900).
 	LoginMaxFailures int
 	LoginWindow      time.Duration
+	// ToolSlots is how many heavy external programs (ffmpeg decodes, OCR)
+	// one process runs at once (TOOL_SLOTS, default the number of CPUs).
+	ToolSlots int
+	// Env is the lookup Load read from: extractor settings and provider keys
+	// (TESSERACT_LANGUAGES, WEATHER_API_KEY, ...) are declared by the
+	// extractors themselves and read through it by their registry.
+	Env Getenv
 }
 
 // Getenv is the lookup function Load reads from (os.LookupEnv in main).
@@ -165,6 +172,8 @@ func Load(get Getenv) (Config, error) {
 		JobStallTimeout:              time.Duration(integer("JOB_STALL_TIMEOUT", 600, 1)) * time.Second,
 		LoginMaxFailures:             int(integer("LOGIN_MAX_FAILURES", 5, 1)),
 		LoginWindow:                  time.Duration(integer("LOGIN_WINDOW", 900, 1)) * time.Second,
+		ToolSlots:                    int(integer("TOOL_SLOTS", int64(runtime.NumCPU()), 1)),
+		Env:                          get,
 	}
 	c.BaseURL = str("BASE_URL", "http://localhost"+c.HTTPAddr)
 

@@ -55,9 +55,6 @@ type Starter struct {
 	Registry *extractors.Registry
 }
 
-// Always-run extractors: they fill the item record itself (name, size, mime type).
-var baseExtractors = []string{"store", "mime_type"}
-
 // Start validates spec, records the job and enqueues its first task. It
 // returns the request id. Validation problems are *apperr.Error values.
 func (s *Starter) Start(ctx context.Context, spec Spec) (string, error) {
@@ -206,20 +203,22 @@ func (s *Starter) Resolve(ctx context.Context, requested []string, profileID str
 			}
 		}
 	}
-	return withBase(chosen), nil
+	return withBase(s.Registry.AlwaysNames(), chosen), nil
 }
 
-func withBase(names []string) models.Strings {
+// withBase puts the base extractors (they fill the item record itself:
+// name, size, MIME type) first and the chosen ones after them, sorted.
+func withBase(base, names []string) models.Strings {
 	seen := map[string]bool{}
 	out := models.Strings{}
-	for _, n := range append(append([]string{}, baseExtractors...), names...) {
+	for _, n := range append(append([]string{}, base...), names...) {
 		if !seen[n] {
 			seen[n] = true
 			out = append(out, n)
 		}
 	}
-	sort.SliceStable(out[len(baseExtractors):], func(i, j int) bool {
-		return out[len(baseExtractors)+i] < out[len(baseExtractors)+j]
+	sort.SliceStable(out[len(base):], func(i, j int) bool {
+		return out[len(base)+i] < out[len(base)+j]
 	})
 	return out
 }

@@ -34,7 +34,7 @@ func registry(t *testing.T) *extractors.Registry {
 	}
 	mk := func(name string, def bool, tools ...string) extractors.Info {
 		return extractors.Info{Name: name, DisplayName: name, Version: "1", Implemented: true, DefaultEnabled: def,
-			Tools: tools, New: func() extractors.Extractor { return nop{} }}
+			Tools: tools, New: func(extractors.Env) (extractors.Extractor, error) { return nop{}, nil }}
 	}
 	reg.MustRegister(mk("alpha", true))
 	reg.MustRegister(mk("beta", false))

@@ -1,0 +1,123 @@
+package extractors
+
+import (
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+)
+
+// FieldType is the type of a declared field.
+type FieldType string
+
+// Field types. Text is a long string (document text, a transcript): searched
+// as words and highlighted, but not a filter value, sort key or bucket.
+const (
+	TypeString FieldType = "string"
+	TypeNumber FieldType = "number"
+	TypeBool   FieldType = "bool"
+	TypeDate   FieldType = "date" // RFC 3339 string
+	TypeText   FieldType = "text"
+)
+
+// Field is one value an extractor writes in its Data.
+type Field struct {
+	// Path below the extractor's name, dot-separated ("video.duration"). A
+	// value inside a list of objects is named through the list
+	// ("streams.codec" for every stream's codec).
+	Path string
+	Type FieldType
+	// Doc says what the value is, with its unit ("seconds", "dBFS").
+	Doc string
+}
+
+// Declared is a field with its full search path ("mediainfo.video.duration").
+type Declared struct {
+	Path      string
+	Type      FieldType
+	Doc       string
+	Extractor string
+}
+
+var fieldPath = regexp.MustCompile(`^[a-z0-9_]+(\.[a-z0-9_]+)*$`)
+
+func checkFields(info Info) error {
+	seen := map[string]bool{}
+	for _, f := range info.Fields {
+		if !fieldPath.MatchString(f.Path) {
+			return fmt.Errorf("register extractor %s: field path %q is not lower-case dotted words", info.Name, f.Path)
+		}
+		switch f.Type {
+		case TypeString, TypeNumber, TypeBool, TypeDate, TypeText:
+		default:
+			return fmt.Errorf("register extractor %s: field %s has type %q", info.Name, f.Path, f.Type)
+		}
+		if seen[f.Path] {
+			return fmt.Errorf("register extractor %s: field %s declared twice", info.Name, f.Path)
+		}
+		seen[f.Path] = true
+	}
+	return nil
+}
+
+// Setting is a configuration value an extractor reads from the environment.
+type Setting struct {
+	// Name is how the extractor asks Env for it ("languages", "key").
+	Name string
+	// Env is the environment variable that sets it ("TESSERACT_LANGUAGES").
+	Env string
+	// Default applies when the variable is unset.
+	Default string
+	// Secret values (provider keys) are never logged or returned.
+	Secret bool
+	// Required settings make the extractor unavailable while unset.
+	Required bool
+	// Doc says what it is, for the README and the extractor list.
+	Doc string
+}
+
+// Env is what an extractor is made with (Info.New): its settings, the
+// shared runner of external programs, a logger.
+type Env struct {
+	// Settings of this extractor by Setting.Name (defaults applied).
+	Settings map[string]string
+	// Runner starts external programs, capping the heavy ones.
+	Runner *Runner
+	// Logger for the rare event an extractor logs itself (a helper process
+	// restarted). Never nil when made by a Registry.
+	Logger *slog.Logger
+}
+
+// Get returns a setting ("" when neither set nor defaulted).
+func (e Env) Get(name string) string { return e.Settings[name] }
+
+// Config is how a process configures a Registry (Registry.Configure).
+type Config struct {
+	// Lookup reads an environment variable; main passes os.LookupEnv.
+	// Nil means none is set.
+	Lookup func(key string) (string, bool)
+	// Runner is shared by every extractor; nil means NewRunner(0).
+	Runner *Runner
+	Logger *slog.Logger
+}
+
+// settingsOf resolves info's settings: values set in the environment, else
+// defaults. missing lists the Env names of Required settings without value.
+func settingsOf(info Info, lookup func(string) (string, bool)) (vals map[string]string, missing []string) {
+	vals = map[string]string{}
+	for _, s := range info.Settings {
+		v, ok := "", false
+		if lookup != nil {
+			v, ok = lookup(s.Env)
+			v = strings.TrimSpace(v)
+		}
+		if !ok || v == "" {
+			v = s.Default
+		}
+		if v == "" && s.Required {
+			missing = append(missing, s.Env)
+		}
+		vals[s.Name] = v
+	}
+	return vals, missing
+}

@@ -1,0 +1,180 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"gorm.io/gorm"
+
+	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/internal/ids"
+)
+
+// mediaRows are the segment parts and captions of a batch, column by column.
+type mediaRows struct {
+	segAt                                       map[string]int // item, extractor, ms -> index: one row per moment
+	segItem, segExtractor, segThumb, segSummary []string
+	segTime                                     []int64
+
+	capID, capItem, capExtractor, capLabel, capSource, capLanguage, capFormat, capCues []string
+	capConfidence                                                                     []float64
+}
+
+// add collects what an outcome reported besides its data. prefix is the
+// outcome's artifact directory relative to the artifact root: the paths of
+// thumbnails and face crops are stored from the root, as artifacts are.
+func (m *mediaRows) add(itemID string, o extractors.Outcome, prefix string) {
+	for _, s := range o.Segments {
+		thumb := ""
+		if s.Thumbnail != nil {
+			t := *s.Thumbnail
+			t.Path = prefix + t.Path
+			b, _ := json.Marshal(t)
+			thumb = string(b)
+		}
+		sum := s.Summary
+		if len(sum.People) > 0 {
+			sum.People = append([]extractors.SegmentPerson(nil), sum.People...)
+			for i := range sum.People {
+				if sum.People[i].ThumbnailPath != "" {
+					sum.People[i].ThumbnailPath = prefix + sum.People[i].ThumbnailPath
+				}
+			}
+		}
+		b, err := json.Marshal(sum)
+		if err != nil {
+			continue // checked by extractors.Run: cannot happen
+		}
+		ms := int64(math.Round(s.Time * 1000))
+		key := fmt.Sprintf("%s\x00%s\x00%d", itemID, o.Name, ms)
+		if m.segAt == nil {
+			m.segAt = map[string]int{}
+		}
+		if i, dup := m.segAt[key]; dup {
+			// Two moments of one extractor rounding to the same
+			// millisecond: merged, as the search engine would.
+			var have extractors.SegmentSummary
+			_ = json.Unmarshal([]byte(m.segSummary[i]), &have)
+			have.Merge(sum)
+			merged, _ := json.Marshal(have)
+			m.segSummary[i] = string(merged)
+			if m.segThumb[i] == "" {
+				m.segThumb[i] = thumb
+			}
+			continue
+		}
+		m.segAt[key] = len(m.segItem)
+		m.segItem = append(m.segItem, itemID)
+		m.segExtractor = append(m.segExtractor, o.Name)
+		m.segTime = append(m.segTime, ms)
+		m.segThumb = append(m.segThumb, thumb)
+		m.segSummary = append(m.segSummary, string(b))
+	}
+	for i, c := range o.Captions {
+		cues := c.Cues
+		if cues == nil {
+			cues = []extractors.Cue{}
+		}
+		b, err := json.Marshal(cues)
+		if err != nil {
+			continue
+		}
+		m.capID = append(m.capID, CaptionID(itemID, o.Name, c.Label, i))
+		m.capItem = append(m.capItem, itemID)
+		m.capExtractor = append(m.capExtractor, o.Name)
+		m.capLabel = append(m.capLabel, c.Label)
+		m.capSource = append(m.capSource, c.Source)
+		m.capLanguage = append(m.capLanguage, c.Language)
+		m.capConfidence = append(m.capConfidence, c.Confidence)
+		m.capFormat = append(m.capFormat, c.Format)
+		m.capCues = append(m.capCues, string(b))
+	}
+}
+
+// CaptionID is the id of an extracted caption: the same caption found again
+// keeps its id.
+func CaptionID(itemID, extractor, label string, index int) string {
+	return ids.Derived("caption", itemID, extractor, label, fmt.Sprint(index))
+}
+
+// insert writes the rows of the items in keep. Several parts of one
+// extractor at the same millisecond keep the last.
+func (m *mediaRows) insert(ctx context.Context, conn gorm.ConnPool, keep map[string]bool) error {
+	if len(m.segItem) > 0 {
+		var it, ex, th, su []string
+		var tm []int64
+		for i := range m.segItem {
+			if keep[m.segItem[i]] {
+				it, ex, th, su, tm = append(it, m.segItem[i]), append(ex, m.segExtractor[i]), append(th, m.segThumb[i]),
+					append(su, m.segSummary[i]), append(tm, m.segTime[i])
+			}
+		}
+		if len(it) > 0 {
+			if _, err := conn.ExecContext(ctx, `
+INSERT INTO segment_parts (item_id, extractor, time_ms, thumbnail, summary)
+SELECT x.item_id, x.extractor, x.time_ms, NULLIF(x.thumbnail, '')::jsonb, x.summary::jsonb
+FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[]) AS x(item_id, extractor, time_ms, thumbnail, summary)
+ON CONFLICT (item_id, extractor, time_ms) DO UPDATE SET thumbnail = EXCLUDED.thumbnail, summary = EXCLUDED.summary`,
+				it, ex, tm, th, su); err != nil {
+				return fmt.Errorf("insert segment parts: %w", err)
+			}
+		}
+	}
+	if len(m.capID) > 0 {
+		var id, it, ex, la, so, lg, fo, cu []string
+		var co []float64
+		for i := range m.capID {
+			if keep[m.capItem[i]] {
+				id, it, ex, la = append(id, m.capID[i]), append(it, m.capItem[i]), append(ex, m.capExtractor[i]), append(la, m.capLabel[i])
+				so, lg, fo, cu = append(so, m.capSource[i]), append(lg, m.capLanguage[i]), append(fo, m.capFormat[i]), append(cu, m.capCues[i])
+				co = append(co, m.capConfidence[i])
+			}
+		}
+		if len(id) > 0 {
+			if _, err := conn.ExecContext(ctx, `
+INSERT INTO captions (id, item_id, extractor, label, source, language, confidence, format, cues, added_at)
+SELECT x.id, x.item_id, x.extractor, x.label, x.source, x.language, x.confidence, x.format, x.cues::jsonb, now()
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::text[], $9::text[])
+	AS x(id, item_id, extractor, label, source, language, confidence, format, cues)
+ON CONFLICT (id) DO UPDATE SET source = EXCLUDED.source, language = EXCLUDED.language, confidence = EXCLUDED.confidence,
+	format = EXCLUDED.format, cues = EXCLUDED.cues, added_at = EXCLUDED.added_at`,
+				id, it, ex, la, so, lg, co, fo, cu); err != nil {
+				return fmt.Errorf("insert captions: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// itemExtractors are (item, extractor) pairs, column by column.
+type itemExtractors struct{ item, extractor []string }
+
+func (p *itemExtractors) add(item, extractor string) {
+	p.item = append(p.item, item)
+	p.extractor = append(p.extractor, extractor)
+}
+
+// delete removes what the extractors harvested again had found before in
+// the items of keep: their artifacts, segment parts and extracted captions
+// (uploaded captions stay).
+func (p *itemExtractors) delete(ctx context.Context, conn gorm.ConnPool, keep map[string]bool) error {
+	var it, ex []string
+	for i := range p.item {
+		if keep[p.item[i]] {
+			it, ex = append(it, p.item[i]), append(ex, p.extractor[i])
+		}
+	}
+	if len(it) == 0 {
+		return nil
+	}
+	for _, table := range []string{"artifacts", "segment_parts", "captions"} {
+		q := fmt.Sprintf(`DELETE FROM %s t USING unnest($1::text[], $2::text[]) AS x(item_id, extractor)
+WHERE t.item_id = x.item_id AND t.extractor = x.extractor`, table)
+		if _, err := conn.ExecContext(ctx, q, it, ex); err != nil {
+			return fmt.Errorf("replace %s: %w", table, err)
+		}
+	}
+	return nil
+}
