@@ -19,7 +19,7 @@ type mediaRows struct {
 	segTime                                     []int64
 
 	capID, capItem, capExtractor, capLabel, capSource, capLanguage, capFormat, capCues []string
-	capConfidence                                                                     []float64
+	capConfidence                                                                      []float64
 }
 
 // add collects what an outcome reported besides its data. prefix is the
