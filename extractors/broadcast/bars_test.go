@@ -98,21 +98,37 @@ func TestSampleRanges(t *testing.T) {
 	}
 }
 
+// FuzzBarsPattern feeds the frame analysis pictures tiled from a small
+// fuzzed pattern (small inputs keep the fuzzer fast), and odd sizes.
 func FuzzBarsPattern(f *testing.F) {
-	f.Add(make([]byte, frameBytes), frameWidth, frameHeight)
-	f.Add([]byte{191, 191, 0, 0, 191, 191}, 2, 1)
-	f.Fuzz(func(t *testing.T, pix []byte, w, h int) {
-		_ = barsPattern(pix, w, h)
-		if len(pix) >= frameBytes {
-			info := analyseSample(pix[:frameBytes], pix[len(pix)-frameBytes:])
-			if info.bars != barsPattern(pix[:frameBytes], frameWidth, frameHeight) {
-				t.Fatal("analyseSample disagrees with barsPattern")
+	f.Add([]byte{191, 191, 0, 0, 191, 191, 0, 191, 0}, 96, 48, 1000)
+	f.Add([]byte{0}, 2, 1, 7)
+	f.Fuzz(func(t *testing.T, cells []byte, w, h, n int) {
+		_ = barsPattern(cells, w, h)
+		if len(cells) == 0 {
+			return
+		}
+		if w >= 12 && w <= 256 && h >= 8 && h <= 128 {
+			pix := make([]byte, w*h*3)
+			for i := range pix {
+				pix[i] = cells[(i/max(n%97, 1))%len(cells)]
 			}
+			_ = barsPattern(pix, w, h)
+		}
+		// The sink, fed any number of bytes in pieces of any size.
+		total := (n%(4*frameBytes) + 4*frameBytes) % (4 * frameBytes)
+		stream := make([]byte, total)
+		for i := range stream {
+			stream[i] = cells[i%len(cells)]
 		}
 		sink := newFrameSink(3)
-		sink.Write(pix)
-		if len(sink.samples) > 3 || len(sink.samples)+sink.dropped != len(pix)/frameBytes {
-			t.Fatalf("%d samples, %d dropped of %d bytes", len(sink.samples), sink.dropped, len(pix))
+		for piece := max(len(cells), 1); len(stream) > 0; {
+			k := min(piece, len(stream))
+			sink.Write(stream[:k])
+			stream = stream[k:]
+		}
+		if len(sink.samples) > 3 || len(sink.samples)+sink.dropped != total/frameBytes {
+			t.Fatalf("%d samples, %d dropped of %d bytes", len(sink.samples), sink.dropped, total)
 		}
 	})
 }
