@@ -43,6 +43,12 @@ type Cmd struct {
 	// piped out of ffmpeg) instead of Run returning it; MaxOutput still
 	// bounds it. A Write error stops the program.
 	Stdout io.Writer
+	// Stderr, when set, also receives the program's standard error as it
+	// comes (ffmpeg reports what its filters measured there), without
+	// bound: the writer keeps what it needs. The end is kept for error
+	// messages either way. A Write error ends the copy to Stderr, not the
+	// program.
+	Stderr io.Writer
 	// MaxOutput bounds stdout in bytes; a program writing more is killed and Run
 	// fails with ErrOutputLimit.
 	MaxOutput int
@@ -118,6 +124,9 @@ func (c *Cmd) run(ctx context.Context) ([]byte, error) {
 	cmd.Stdin = c.Stdin
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
+	if c.Stderr != nil {
+		cmd.Stderr = &teeWriter{tail: stderr, sink: c.Stderr}
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = pipeGrace
 	if err := cmd.Start(); err != nil {
@@ -239,6 +248,23 @@ func (b *tailBuffer) Write(p []byte) (int, error) {
 	}
 	b.buf = append(b.buf, p...)
 	return n, nil
+}
+
+// teeWriter passes stderr to the caller's sink besides keeping its tail;
+// once the sink fails it is left alone, and the program carries on.
+type teeWriter struct {
+	tail   *tailBuffer
+	sink   io.Writer
+	failed bool
+}
+
+func (w *teeWriter) Write(p []byte) (int, error) {
+	if !w.failed {
+		if _, err := w.sink.Write(p); err != nil {
+			w.failed = true
+		}
+	}
+	return w.tail.Write(p)
 }
 
 // suffix is ": <last lines of stderr>" for an error message, or "".

@@ -170,3 +170,22 @@ func waitGone(t *testing.T, pid int) {
 func runTool(ctx context.Context, name string, args ...string) ([]byte, error) {
 	return NewRunner(1).Run(ctx, Cmd{Name: name, Args: args})
 }
+
+func TestRunToolStderrSink(t *testing.T) {
+	t.Parallel()
+	var sink bytes.Buffer
+	out, err := (&Cmd{Name: "sh", Args: []string{"-c", "echo out; echo err1 >&2; echo err2 >&2"}, Stderr: &sink}).run(context.Background())
+	if err != nil || string(out) != "out\n" || sink.String() != "err1\nerr2\n" {
+		t.Fatalf("stdout %q, stderr sink %q, err %v", out, sink.String(), err)
+	}
+	// A failing sink is dropped; the program still runs to its end and a
+	// failure still carries the stderr tail.
+	_, err = (&Cmd{Name: "sh", Args: []string{"-c", "echo first >&2; echo last >&2; exit 2"}, Stderr: failingWriter{}}).run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "last") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("sink full") }

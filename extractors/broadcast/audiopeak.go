@@ -1,0 +1,80 @@
+package broadcast
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/av"
+)
+
+func init() {
+	extractors.MustRegister(extractors.Info{
+		Name:           "audiopeak",
+		DisplayName:    "Audio Peaks",
+		Version:        "1.0.0",
+		Implemented:    true,
+		DefaultEnabled: true,
+		Tools:          []string{"ffmpeg", "ffprobe"},
+		Accept:         extractors.AcceptMIME(soundTypes),
+		Timeout:        timeout,
+		Fields: []extractors.Field{
+			{Path: "true_peak_dbfs", Type: extractors.TypeNumber, Doc: "highest true (inter-sample) peak of any channel, dBTP; absent for digital silence"},
+			{Path: "sample_peak_dbfs", Type: extractors.TypeNumber, Doc: "highest sample of any channel, dBFS; absent for digital silence"},
+			{Path: "integrated_lufs", Type: extractors.TypeNumber, Doc: "integrated loudness (EBU R128 / ITU-R BS.1770), LUFS; -70 for silence"},
+			{Path: "integrated_threshold_lufs", Type: extractors.TypeNumber, Doc: "relative gate of the integrated loudness, LUFS"},
+			{Path: "loudness_range_lu", Type: extractors.TypeNumber, Doc: "loudness range (EBU Tech 3342), LU"},
+			{Path: "lra_low_lufs", Type: extractors.TypeNumber, Doc: "low end of the loudness range, LUFS"},
+			{Path: "lra_high_lufs", Type: extractors.TypeNumber, Doc: "high end of the loudness range, LUFS"},
+			{Path: "lra_threshold_lufs", Type: extractors.TypeNumber, Doc: "relative gate of the loudness range, LUFS"},
+			{Path: "silent", Type: extractors.TypeBool, Doc: "the audio is digital silence (no peak at all)"},
+			{Path: "analysed_duration", Type: extractors.TypeNumber, Doc: "seconds of audio decoded (at most the first 4 hours)"},
+		},
+		New: func(env extractors.Env) (extractors.Extractor, error) { return audioPeak{run: env.Runner}, nil },
+	})
+}
+
+var _ extractors.Extractor = audioPeak{}
+
+// audioPeak measures the first audio stream as EBU R128 asks: ffmpeg's
+// ebur128 with true peak (4x oversampled) and sample peak, over the whole
+// stream (up to the decode cap). ffmpeg prints to 0.1 LU/dB.
+type audioPeak struct{ run *extractors.Runner }
+
+func (x audioPeak) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
+	probe, err := av.Read(ctx, x.run, in)
+	if err != nil {
+		return nil, err
+	}
+	if !hasAudio(probe) {
+		return nil, fmt.Errorf("no audio stream: %w", extractors.ErrUnsupported)
+	}
+	p, err := analyse(ctx, x.run, in, probe, "audiopeak")
+	if err != nil {
+		return nil, err
+	}
+	l := p.report.Loudness
+	if l == nil {
+		return nil, errors.New("ffmpeg printed no ebur128 summary")
+	}
+	data := map[string]any{"analysed_duration": round3(p.end), "silent": math.IsInf(l.TruePeak, -1)}
+	for key, v := range map[string]float64{
+		"true_peak_dbfs":            l.TruePeak,
+		"sample_peak_dbfs":          l.SamplePeak,
+		"integrated_lufs":           l.Integrated,
+		"integrated_threshold_lufs": l.IntegratedThreshold,
+		"loudness_range_lu":         l.Range,
+		"lra_low_lufs":              l.RangeLow,
+		"lra_high_lufs":             l.RangeHigh,
+		"lra_threshold_lufs":        l.RangeThreshold,
+	} {
+		// -inf (the peak of silence) and values ffmpeg did not print are
+		// left out: JSON has no infinity.
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			data[key] = round3(v)
+		}
+	}
+	return &extractors.Result{Data: data}, nil
+}
