@@ -138,3 +138,11 @@ func knownLanguage(w string) bool {
 	primary, _, _ := strings.Cut(tag, "-")
 	return knownCodes[primary]
 }
+
+// LanguageTag is the language tag s names ("en", "pt-BR", "eng"), or ""
+// when s does not look like one or is "und": for a language a user gives.
+func LanguageTag(s string) string { return languageTag(s) }
+
+// NameLanguage is the language a caption file's name gives
+// (movie.en.srt: "en"), or "".
+func NameLanguage(name string) string { return nameLanguage(name) }
