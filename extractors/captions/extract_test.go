@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -42,6 +43,43 @@ var (
 	frenchCues  = []extractors.Cue{cue(0.4, 1.3, "Bonjour le monde"), cue(1.6, 2.9, "Deuxième ligne")}
 )
 
+// fixtureDir holds the clips generated once for all tests of the package
+// (TestMain removes it).
+var (
+	fixtureDir  string
+	fixtureMu   sync.Mutex
+	fixtureMade = map[string]string{}
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "captions-test-*")
+	if err != nil {
+		panic(err)
+	}
+	fixtureDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// fixture returns the clip key, making it with make on first use. Tests
+// only read the clips.
+func fixture(t *testing.T, key string, make func(t *testing.T, dir string) string) string {
+	t.Helper()
+	fixtureMu.Lock()
+	defer fixtureMu.Unlock()
+	if p, ok := fixtureMade[key]; ok {
+		return p
+	}
+	dir := filepath.Join(fixtureDir, key)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := make(t, dir)
+	fixtureMade[key] = p
+	return p
+}
+
 func ffmpeg(t *testing.T, args ...string) {
 	t.Helper()
 	out, err := exec.Command("ffmpeg", append([]string{"-nostdin", "-v", "error", "-y"}, args...)...).CombinedOutput()
@@ -64,22 +102,29 @@ func write(t *testing.T, dir, name, content string) string {
 // (fre).
 func media(t *testing.T) (mp4, mkv string) {
 	t.Helper()
-	dir := t.TempDir()
+	mp4 = fixture(t, "media", makeMedia)
+	return mp4, strings.TrimSuffix(mp4, ".mp4") + ".mkv"
+}
+
+func makeMedia(t *testing.T, dir string) string {
 	en, fr := write(t, dir, "en.srt", englishSRT), write(t, dir, "fr.srt", frenchSRT)
 	video := []string{"-f", "lavfi", "-i", "testsrc=d=3:s=64x48:r=10", "-i", en, "-i", fr, "-map", "0", "-map", "1", "-map", "2",
 		"-c:v", "libx264", "-pix_fmt", "yuv420p"}
-	mp4, mkv = filepath.Join(dir, "clip.mp4"), filepath.Join(dir, "clip.mkv")
+	mp4 := filepath.Join(dir, "clip.mp4")
 	ffmpeg(t, append(video, "-c:s", "mov_text", "-metadata:s:s:0", "language=eng", "-metadata:s:s:1", "language=fra", mp4)...)
 	ffmpeg(t, append(video, "-c:s:0", "srt", "-c:s:1", "ass", "-metadata:s:s:0", "language=eng", "-metadata:s:s:1", "language=fre",
-		"-disposition:s:1", "forced", mp4[:len(mp4)-4]+".mkv")...)
-	return mp4, mkv
+		"-disposition:s:1", "forced", filepath.Join(dir, "clip.mkv"))...)
+	return mp4
 }
 
 // ccMOV muxes the SCC above as a CEA-608 caption track (c608) of a
 // QuickTime file.
 func ccMOV(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
+	return fixture(t, "ccmov", makeCCMOV)
+}
+
+func makeCCMOV(t *testing.T, dir string) string {
 	scc := write(t, dir, "hello.scc", helloSCC)
 	p := filepath.Join(dir, "cc.mov")
 	ffmpeg(t, "-f", "lavfi", "-i", "testsrc=d=4:s=64x48:r=30", "-i", scc, "-map", "0", "-map", "1", "-c:v", "libx264",
@@ -106,7 +151,8 @@ func run(t *testing.T, reg *extractors.Registry, name, path string, in *extracto
 func TestSuite(t *testing.T) {
 	t.Parallel()
 	mp4, mkv := media(t)
-	samples := []string{"testdata/srt.srt", "testdata/vtt.vtt", "testdata/vtt.eof.vtt", "testdata/not.srt.txt", mp4, mkv, ccMOV(t)}
+	// The clips with closed captions have tests of their own.
+	samples := []string{"testdata/srt.srt", "testdata/vtt.vtt", "testdata/vtt.eof.vtt", "testdata/not.srt.txt", mp4, mkv}
 	got := extractortest.Suite(t, registry(t), samples)
 	if o := got["caption_files"]["srt.srt"]; o.Err != nil || len(o.Captions) != 1 || len(o.Captions[0].Cues) != 5 {
 		t.Errorf("caption_files on srt.srt: %+v", o)
@@ -214,7 +260,10 @@ func TestClosedCaptionsInVideo(t *testing.T) {
 // cleared at frame 90.
 func a53Clip(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
+	return fixture(t, "a53", makeA53Clip)
+}
+
+func makeA53Clip(t *testing.T, dir string) string {
 	raw := filepath.Join(dir, "raw.h264")
 	ffmpeg(t, "-f", "lavfi", "-i", "testsrc=d=4:s=64x48:r=30", "-c:v", "libx264", "-bf", "0", "-pix_fmt", "yuv420p", "-f", "h264", raw)
 	in, err := os.ReadFile(raw)
