@@ -26,6 +26,7 @@ var auditCatalogue = map[string][]string{
 	"location":         {"create", "update", "delete", "add-group"},
 	"container":        {"enable", "disable", "update"},
 	"item":             {"delete", "upload"},
+	"caption":          {"upload", "delete"},
 	"harvest":          {"start", "cancel"},
 	"extractor":        {"enable", "disable"},
 	"extractorprofile": {"create", "update", "delete"},

@@ -20,7 +20,7 @@ func (s *Server) routeTable() []Route {
 	var all []Route
 	for _, area := range [][]Route{
 		s.platformRoutes(), s.identityRoutes(), s.storageRoutes(), s.harvestRoutes(),
-		s.activityRoutes(), s.searchRoutes(),
+		s.activityRoutes(), s.searchRoutes(), s.captionRoutes(),
 		s.compatRoutes(),
 	} {
 		all = append(all, area...)

@@ -139,6 +139,11 @@ type Input struct {
 	// Requested are the extractors of this harvest of the file, so that a
 	// shared pass (one ffmpeg decode) computes what every one of them needs.
 	Requested []string
+	// Siblings lists the files next to the item (sidecars such as
+	// clip.en.srt for clip.mp4); nil when the storage cannot list them
+	// (remote locations), in which case an extractor reports no sidecars.
+	// See Sibling for what it returns and its bounds.
+	Siblings func(ctx context.Context, exts []string) ([]Sibling, error)
 
 	shared       *sharedWork
 	artifactRoot string

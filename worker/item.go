@@ -185,7 +185,7 @@ func (h *Handler) harvestOne(ctx context.Context, src *source, t *target, item m
 		}
 	}
 	in := &extractors.Input{ItemID: item.ID, Name: item.Name, Path: f.path, Size: f.entry.Size,
-		Content: f.content, ArtifactDir: artifactDir}
+		Content: f.content, ArtifactDir: artifactDir, Siblings: f.siblings}
 	hv.outcomes = extractors.Run(ctx, h.Extractors, names, in, h.Config.ExtractorTimeout)
 	if ctx.Err() != nil {
 		return nil, ctx.Err() // the task was cancelled or timed out as a whole

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/storage"
 )
@@ -61,6 +64,9 @@ type fetched struct {
 	download *models.Activity
 	cleanup  func()
 	local    func(ctx context.Context) error // makes path available
+	// siblings is Input.Siblings: set for local containers, nil for remote
+	// ones (listing a bucket per media file is not worth it).
+	siblings func(ctx context.Context, exts []string) ([]extractors.Sibling, error)
 }
 
 // fetch describes the item's file and, for a small local one, reads it.
@@ -87,6 +93,9 @@ func (s *source) fetch(ctx context.Context, t *target, item models.Item) (*fetch
 	defer file.Close()
 	f.entry = entry
 	f.path, _ = s.st.LocalPath(s.container, item.Path)
+	f.siblings = func(ctx context.Context, exts []string) ([]extractors.Sibling, error) {
+		return s.siblings(ctx, item.Path, exts)
+	}
 	if entry.Size <= contentLimit {
 		f.content = make([]byte, entry.Size)
 		if _, err := io.ReadFull(file, f.content); err != nil {
@@ -94,6 +103,51 @@ func (s *source) fetch(ctx context.Context, t *target, item models.Item) (*fetch
 		}
 	}
 	return f, nil
+}
+
+// siblings lists the files next to itemPath named like it (see
+// extractors.Sibling) through the location's own listing, which never
+// follows symlinks: the listing is sorted by path, so they are the entries
+// right after "dir/base.". Each is opened like the item itself.
+func (s *source) siblings(ctx context.Context, itemPath string, exts []string) ([]extractors.Sibling, error) {
+	name := path.Base(itemPath)
+	prefix := extractors.SiblingPrefix(name)
+	if prefix == "" || len(exts) == 0 {
+		return nil, nil
+	}
+	if dir := path.Dir(itemPath); dir != "." {
+		prefix = dir + "/" + prefix
+	}
+	var out []extractors.Sibling
+	cursor, scanned := prefix, 0
+	for scanned < extractors.MaxSiblingScan {
+		page, next, err := s.st.ListItems(ctx, s.container, cursor, 64)
+		if err != nil {
+			return nil, fmt.Errorf("list siblings of %s: %w", itemPath, err)
+		}
+		for _, e := range page {
+			if !strings.HasPrefix(e.Path, prefix) || scanned >= extractors.MaxSiblingScan {
+				return out, nil
+			}
+			scanned++
+			if !extractors.IsSibling(name, path.Base(e.Path), exts) || strings.Contains(e.Path[len(prefix):], "/") {
+				continue
+			}
+			p := e.Path
+			out = append(out, extractors.Sibling{Name: path.Base(p), Size: e.Size, Open: func() (io.ReadCloser, error) {
+				f, _, err := s.files.Open(p)
+				return f, err
+			}})
+			if len(out) == extractors.MaxSiblings {
+				return out, nil
+			}
+		}
+		if next == "" {
+			break
+		}
+		cursor = next
+	}
+	return out, nil
 }
 
 // downloadTo copies a remote file to a temporary file, recorded as

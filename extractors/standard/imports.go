@@ -8,4 +8,5 @@ package standard
 import (
 	_ "github.com/metaharvest/metaharvest/extractors"           // base extractors
 	_ "github.com/metaharvest/metaharvest/extractors/broadcast" // broadcast quality control
+	_ "github.com/metaharvest/metaharvest/extractors/captions"  // caption_files, captions, captionsv2
 )
