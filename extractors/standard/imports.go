@@ -6,5 +6,8 @@
 package standard
 
 import (
-	_ "github.com/metaharvest/metaharvest/extractors" // base extractors
+	_ "github.com/metaharvest/metaharvest/extractors"           // base extractors
+	_ "github.com/metaharvest/metaharvest/extractors/documents" // text, csv, json, xml, html, email, fdx, dbf
+	_ "github.com/metaharvest/metaharvest/extractors/office"    // officex
+	_ "github.com/metaharvest/metaharvest/extractors/pdf"       // pdf, document_pages
 )
