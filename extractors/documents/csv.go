@@ -109,6 +109,10 @@ func (csvExtractor) Extract(ctx context.Context, in *extractors.Input) (*extract
 		}
 		if rows == 0 && sniff.header {
 			data["columns"] = clipCells(rec, csvMaxColumns)
+			if len(rec) > sniff.columns {
+				// Later columns are optional: the header names them all.
+				data["column_count"] = len(rec)
+			}
 		} else if len(sample) < csvSampleRows {
 			sample = append(sample, clipCells(rec, csvMaxColumns))
 		}
@@ -335,14 +339,14 @@ func modeFields(rows [][]string) (mode, count int) {
 }
 
 func looksLikeHeader(rows [][]string, columns int) bool {
-	if len(rows) < 2 || len(rows[0]) != columns {
+	if len(rows) < 2 || len(rows[0]) < columns {
 		return false
 	}
 	votes := 0
 	for col := 0; col < columns; col++ {
 		numeric, sameLen, length, seen := true, true, -1, 0
 		for _, r := range rows[1:] {
-			if len(r) != columns {
+			if len(r) <= col {
 				continue
 			}
 			v := strings.TrimSpace(r[col])

@@ -119,7 +119,8 @@ func walkJSON(ctx context.Context, r io.Reader) (map[string]any, error) {
 		depth := len(stack)
 		top := depth == 0
 		isKey := false
-		if !top {
+		closing := tok == json.Delim('}') || tok == json.Delim(']')
+		if !top && !closing {
 			lvl := &stack[depth-1]
 			if lvl.object {
 				isKey = lvl.wantKey

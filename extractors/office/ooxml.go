@@ -226,7 +226,7 @@ func readWorkbook(ctx context.Context, a *archive, main string, doc *document) e
 	var sheets []sheet
 	err = walkPart(ctx, a, main, func(tok xml.Token) error {
 		if e, ok := tok.(xml.StartElement); ok && e.Name.Local == "sheet" && len(sheets) < maxEntries {
-			sheets = append(sheets, sheet{name: attr(e, "name"), part: byID[attr(e, "id")]})
+			sheets = append(sheets, sheet{name: attr(e, "name"), part: byID[relID(e)]})
 		}
 		return nil
 	})
@@ -383,7 +383,7 @@ func readPresentation(ctx context.Context, a *archive, main string, doc *documen
 	var slides []string
 	err = walkPart(ctx, a, main, func(tok xml.Token) error {
 		if e, ok := tok.(xml.StartElement); ok && e.Name.Local == "sldId" && len(slides) < maxEntries {
-			if p := byID[attr(e, "id")]; p != "" {
+			if p := byID[relID(e)]; p != "" {
 				slides = append(slides, p)
 			}
 		}

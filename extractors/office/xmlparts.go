@@ -69,6 +69,17 @@ func attr(e xml.StartElement, local string) string {
 	return ""
 }
 
+// relID is the r:id attribute of an element (a relationship id), told
+// apart from a plain id attribute by its namespace.
+func relID(e xml.StartElement) string {
+	for _, a := range e.Attr {
+		if a.Name.Local == "id" && a.Name.Space != "" {
+			return a.Value
+		}
+	}
+	return ""
+}
+
 // relationships reads an OPC relationships part into id -> target part
 // name (resolved against base, the folder of the part they belong to) and
 // type suffix -> first target.
