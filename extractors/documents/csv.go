@@ -201,14 +201,17 @@ func clipCells(rec []string, max int) []any {
 
 // csvRowCounter counts CSV records in a stream without keeping fields, by
 // the rules of encoding/csv with LazyQuotes: a quote opens a quoted field
-// only at the start of a field, a doubled quote inside one is a quote, a
-// newline outside quotes ends a record, and empty lines are no record.
+// only at the start of a field; inside one, a doubled quote is a quote, a
+// quote before a delimiter or the end of the line closes it, and any
+// other quote is kept as text (the field goes on); a newline outside
+// quotes ends a record, and empty lines are no record.
 type csvRowCounter struct {
 	comma   byte
 	offset  int64 // decoded bytes already counted by the parser
 	records int64
 	quoted  bool // inside a quoted field
 	quote   bool // just saw a quote inside a quoted field
+	quoteCR bool // just saw a quote and a carriage return inside one
 	start   bool // at the start of a field
 	content bool // the current record has content
 	begun   bool
@@ -220,18 +223,38 @@ func (c *csvRowCounter) scan(p []byte) {
 	}
 	for _, b := range p {
 		if c.quoted {
-			switch {
-			case c.quote && b == '"':
-				c.quote = false // "" inside quotes
-			case c.quote:
-				c.quoted, c.quote = false, false
-				c.plain(b)
-			case b == '"':
-				c.quote = true
-			}
+			c.inQuotes(b)
 			continue
 		}
 		c.plain(b)
+	}
+}
+
+// inQuotes handles a byte inside a quoted field.
+func (c *csvRowCounter) inQuotes(b byte) {
+	switch {
+	case c.quoteCR:
+		c.quoteCR = false
+		if b == '\n' { // `"\r\n`: the field and the line end
+			c.quoted = false
+			c.plain(b)
+			return
+		}
+		c.inQuotes(b) // `"\r` was text
+	case c.quote:
+		c.quote = false
+		switch b {
+		case '"': // `""`: a quote
+		case c.comma, '\n':
+			c.quoted = false
+			c.plain(b)
+		case '\r':
+			c.quoteCR = true
+		default: // a bare quote, kept as text
+			c.inQuotes(b)
+		}
+	case b == '"':
+		c.quote = true
 	}
 }
 
