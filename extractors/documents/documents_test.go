@@ -297,6 +297,12 @@ func TestEmailGolden(t *testing.T) {
 		t.Errorf("subjects %q", subjects)
 	}
 	contains(t, textOf(d), "This is the dingus fish.", "Simple email with attachment.", "-Me\n\nFrom the archive.")
+
+	// One message saved with its mailbox separator line is an .eml.
+	b, _ := os.ReadFile("testdata/plain.eml")
+	p = filepath.Join(t.TempDir(), "saved.eml")
+	os.WriteFile(p, append([]byte("From bbb@ddd.com Fri May  4 14:05:44 2001\n"), b...), 0o644)
+	expect(t, data(t, run(t, "email", p, "")), map[string]any{"format": "eml", "message_count": 1, "subject": "This is a test message"})
 }
 
 func TestFDXGolden(t *testing.T) {
@@ -351,7 +357,7 @@ func TestAccept(t *testing.T) {
 		{extractors.File{Name: "a", Ext: "", MIME: "message/rfc822"}, []string{"email"}},
 		{extractors.File{Name: "a.html", Ext: "html", MIME: "text/html"}, []string{"html"}},
 		{extractors.File{Name: "a.svg", Ext: "svg", MIME: "image/svg+xml"}, []string{"xml"}},
-		{extractors.File{Name: "a.fdx", Ext: "fdx", MIME: "text/xml"}, []string{"xml", "fdx"}},
+		{extractors.File{Name: "a.fdx", Ext: "fdx", MIME: "text/xml"}, []string{"fdx"}},
 		{extractors.File{Name: "a.json", Ext: "json", MIME: "application/json"}, []string{"json"}},
 		{extractors.File{Name: "a.dbf", Ext: "dbf", MIME: "application/octet-stream"}, []string{"dbf"}},
 		{extractors.File{Name: "a.ts", Ext: "ts", MIME: "application/octet-stream"}, []string{"text"}},

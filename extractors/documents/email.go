@@ -87,8 +87,14 @@ func (emailExtractor) Extract(ctx context.Context, in *extractors.Input) (*extra
 	head, _ := br.Peek(5)
 	text := doctext.NewBuilder(doctext.MaxText)
 	var data map[string]any
-	if string(head) == "From " || in.MIME == "application/mbox" || strings.HasSuffix(strings.ToLower(in.Name), ".mbox") {
+	isMbox := in.MIME == "application/mbox" || strings.HasSuffix(strings.ToLower(in.Name), ".mbox")
+	if string(head) == "From " || isMbox {
 		data, err = readMbox(ctx, br, text)
+		if msgs, _ := data["messages"].([]any); err == nil && !isMbox && len(msgs) == 1 && data["message_count"] == 1 {
+			// One message saved with its mailbox separator line: an .eml.
+			data = msgs[0].(map[string]any)
+			data["format"], data["message_count"] = "eml", 1
+		}
 	} else {
 		lr := &io.LimitedReader{R: br, N: emailMaxBytes}
 		var m *emailMessage

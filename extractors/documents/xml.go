@@ -39,8 +39,8 @@ func init() {
 }
 
 func acceptXML(f extractors.File) bool {
-	if acceptHTML(f) {
-		return false
+	if acceptHTML(f) || acceptFDX(f) {
+		return false // their own extractor reads them
 	}
 	if strings.HasSuffix(f.MIME, "+xml") {
 		return true
