@@ -32,14 +32,15 @@ type Detected struct {
 	BOM bool
 }
 
-// Detect decides the encoding of a text from its first bytes: a byte order
-// mark wins; without one, UTF-16 is recognised by its zero bytes (text in
-// Latin script has a zero in every other byte), then valid UTF-8 is UTF-8
-// (a rune cut at the end of head does not count against it), and anything
+// Detect decides the encoding of a text from its first bytes (all of them
+// when complete): a byte order mark wins; without one, UTF-16 is
+// recognised by its zero bytes (text in Latin script has a zero in every
+// other byte), then valid UTF-8 is UTF-8 (a rune cut at the end of an
+// incomplete head does not count against it), and anything
 // else is Latin-1, or Windows-1252 when bytes 0x80-0x9f appear (control
 // codes in Latin-1, curly quotes and dashes in Windows-1252, which is what
 // such files really are).
-func Detect(head []byte) Detected {
+func Detect(head []byte, complete bool) Detected {
 	switch {
 	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
 		return Detected{Name: UTF8, BOM: true}
@@ -51,7 +52,7 @@ func Detect(head []byte) Detected {
 	if name := utf16Guess(head); name != "" {
 		return Detected{Name: name}
 	}
-	if validUTF8Prefix(head) {
+	if utf8.Valid(head) || (!complete && validUTF8Prefix(head)) {
 		return Detected{Name: UTF8}
 	}
 	for _, c := range head {
@@ -129,7 +130,7 @@ func NewReader(r io.Reader) (io.Reader, Detected, error) {
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, Detected{}, err
 	}
-	d := Detect(head)
+	d := Detect(head, err == io.EOF)
 	if d.BOM {
 		skip := 2
 		if d.Name == UTF8 {
@@ -150,7 +151,7 @@ func DecodeBytes(b []byte) (string, Detected) {
 	if len(head) > sniffLen {
 		head = head[:sniffLen]
 	}
-	d := Detect(head)
+	d := Detect(head, len(head) == len(b))
 	if d.BOM {
 		if d.Name == UTF8 {
 			b = b[3:]
