@@ -113,6 +113,24 @@ func contains(t *testing.T, text string, words ...string) {
 // tools when they were added: Python 3.13's csv, json, xml.etree, email
 // and struct modules, and wc -l.
 
+// The worker hands small files over as Content (with a Path that must not
+// be read): the text is the same.
+func TestTextFromContent(t *testing.T) {
+	t.Parallel()
+	for _, f := range []string{"utf8.txt", "utf16lebom.txt", "hello.py"} {
+		want := data(t, run(t, "text", "testdata/"+f, ""))
+		b, err := os.ReadFile("testdata/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := &extractors.Input{Name: f, Path: filepath.Join(t.TempDir(), "not-read"), Size: int64(len(b)), Content: b, MIME: "text/plain"}
+		got := data(t, extractors.RunOne(context.Background(), registry(t), "text", in, time.Minute))
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: from content %v, from the file %v", f, got, want)
+		}
+	}
+}
+
 func TestTextGolden(t *testing.T) {
 	t.Parallel()
 	d := data(t, run(t, "text", "testdata/utf8.txt", ""))

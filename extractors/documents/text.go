@@ -78,6 +78,9 @@ type textExtractor struct{}
 const textChunk = 256 << 10
 
 func (textExtractor) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
+	if in.Content != nil && len(in.Content) <= doctext.MaxText {
+		return textOfContent(in.Content)
+	}
 	f, err := doctext.Open(in)
 	if err != nil {
 		return nil, err
@@ -130,6 +133,27 @@ func (textExtractor) Extract(ctx context.Context, in *extractors.Input) (*extrac
 	if enc.BOM {
 		data["bom"] = true
 	}
+	text.Put(data)
+	return &extractors.Result{Data: data}, nil
+}
+
+// textOfContent is Extract for a small file the worker read already: one
+// decode, no buffers.
+func textOfContent(b []byte) (*extractors.Result, error) {
+	s, enc := doctext.DecodeBytes(b)
+	if doctext.LooksBinary(s) {
+		return nil, fmt.Errorf("not text (%s): %w", enc.Name, extractors.ErrUnsupported)
+	}
+	lines := int64(strings.Count(s, "\n"))
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		lines++
+	}
+	data := map[string]any{"encoding": enc.Name, "line_count": lines}
+	if enc.BOM {
+		data["bom"] = true
+	}
+	text := doctext.NewBuilder(doctext.MaxText)
+	text.WriteString(strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "\uFFFD"))
 	text.Put(data)
 	return &extractors.Result{Data: data}, nil
 }
