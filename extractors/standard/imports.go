@@ -9,4 +9,7 @@ import (
 	_ "github.com/metaharvest/metaharvest/extractors"           // base extractors
 	_ "github.com/metaharvest/metaharvest/extractors/broadcast" // broadcast quality control
 	_ "github.com/metaharvest/metaharvest/extractors/captions"  // caption_files, captions, captionsv2
+	_ "github.com/metaharvest/metaharvest/extractors/documents" // text, csv, json, xml, html, email, fdx, dbf
+	_ "github.com/metaharvest/metaharvest/extractors/office"    // officex
+	_ "github.com/metaharvest/metaharvest/extractors/pdf"       // pdf, document_pages
 )

@@ -1,0 +1,54 @@
+package doctext
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/metaharvest/metaharvest/extractors"
+)
+
+// Open returns the item's bytes: Input.Content when the worker read the
+// file already, else the file at Input.Path. Failing to open the file is
+// Transient (it says nothing about the content).
+func Open(in *extractors.Input) (io.ReadCloser, error) {
+	if in.Content != nil {
+		return io.NopCloser(bytes.NewReader(in.Content)), nil
+	}
+	f, err := os.Open(in.Path)
+	if err != nil {
+		return nil, extractors.Transient(fmt.Errorf("open %s: %w", in.Name, err))
+	}
+	return f, nil
+}
+
+// ReadAll returns at most max bytes of the item and whether there was more.
+// Read errors are Transient.
+func ReadAll(in *extractors.Input, max int64) (b []byte, more bool, err error) {
+	if in.Content != nil {
+		if int64(len(in.Content)) > max {
+			return in.Content[:max], true, nil
+		}
+		return in.Content, false, nil
+	}
+	f, err := Open(in)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	b, err = io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, false, extractors.Transient(fmt.Errorf("read %s: %w", in.Name, err))
+	}
+	if int64(len(b)) > max {
+		return b[:max], true, nil
+	}
+	return b, false, nil
+}
+
+// ReadErr wraps a read error of the item's bytes: Transient when the file
+// itself failed (not the decoding of its content).
+func ReadErr(name string, err error) error {
+	return extractors.Transient(fmt.Errorf("read %s: %w", name, err))
+}

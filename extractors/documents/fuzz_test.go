@@ -1,0 +1,179 @@
+package documents
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/metaharvest/metaharvest/extractors/doctext"
+)
+
+func seed(f *testing.F, files ...string) {
+	for _, name := range files {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+}
+
+func checkText(t *testing.T, text *doctext.Builder) {
+	t.Helper()
+	if s := text.String(); len(s) > doctext.MaxText || !utf8.ValidString(s) {
+		t.Fatalf("text of %d bytes, valid UTF-8 %v", len(s), utf8.ValidString(s))
+	}
+}
+
+// The row counter agrees with encoding/csv on what it can parse, and the
+// sniffer never fails.
+func FuzzCSV(f *testing.F) {
+	seed(f, "debian.csv")
+	f.Add([]byte("a;b\n\"x;\ny\";2\n\n3;4"))
+	f.Add([]byte("\"unterminated,1\n2,3"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s := strings.ToValidUTF8(string(b), "")
+		sn := sniffCSV(s, false)
+		c := &csvRowCounter{comma: byte(sn.delimiter)}
+		c.scan([]byte(s))
+		got := c.finish()
+		cr := csv.NewReader(strings.NewReader(s))
+		cr.Comma, cr.LazyQuotes, cr.FieldsPerRecord = sn.delimiter, true, -1
+		var want int64
+		for {
+			_, err := cr.Read()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return // a row encoding/csv refuses: no reference count
+			}
+			want++
+		}
+		if got != want && !strings.ContainsAny(s, "\r") {
+			t.Fatalf("counted %d rows, encoding/csv %d, delimiter %q", got, want, sn.delimiter)
+		}
+	})
+}
+
+func FuzzJSON(f *testing.F) {
+	seed(f, "person.json")
+	f.Add([]byte(`[[[{"a":[1,{"b":"c"}]}]]]`))
+	f.Add([]byte(`{"a":}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := walkJSON(context.Background(), bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err) // only a read error of the file may fail
+		}
+		if _, ok := d["valid"].(bool); !ok {
+			t.Fatalf("no verdict: %v", d)
+		}
+		if s, _ := d["text"].(string); len(s) > doctext.MaxText {
+			t.Fatalf("text of %d bytes", len(s))
+		}
+	})
+}
+
+func FuzzXML(f *testing.F) {
+	seed(f, "xsl-intro.xml", "simple-ns.xml", "short-scene.fdx")
+	f.Add([]byte(`<!DOCTYPE a [<!ENTITY x SYSTEM "file:///etc/passwd">]><a>&x;</a>`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := walkXML(context.Background(), bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := d["valid"].(bool); !ok {
+			t.Fatalf("no verdict: %v", d)
+		}
+	})
+}
+
+func FuzzFDX(f *testing.F) {
+	seed(f, "short-scene.fdx")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := readFDX(context.Background(), bytes.NewReader(b))
+		if err == nil {
+			if s, _ := d["text"].(string); len(s) > doctext.MaxText {
+				t.Fatalf("text of %d bytes", len(s))
+			}
+		}
+	})
+}
+
+func FuzzHTML(f *testing.F) {
+	seed(f, "exiftool-under.html", "latin1.html")
+	f.Add([]byte("<script>x<svg><style>a</p>b"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		text := doctext.NewBuilder(4096)
+		if _, err := readHTML(context.Background(), bytes.NewReader(b), "", text); err != nil {
+			t.Fatal(err)
+		}
+		if len(text.String()) > 4096 {
+			t.Fatalf("text over its cap")
+		}
+		checkText(t, text)
+	})
+}
+
+func FuzzEmail(f *testing.F) {
+	seed(f, "dingus.eml", "alternative.eml", "attachment.eml", "plain.eml")
+	f.Add([]byte("From x\nSubject: =?utf-8?q?caf=C3=A9?=\nContent-Type: multipart/mixed; boundary=b\n\n--b\nContent-Transfer-Encoding: base64\n\naGVsbG8=\n--b--\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		text := doctext.NewBuilder(doctext.MaxText)
+		m, err := readMessage(context.Background(), bytes.NewReader(b), text)
+		if err == nil {
+			m.data()
+		}
+		checkText(t, text)
+		text = doctext.NewBuilder(doctext.MaxText)
+		if d, err := readMbox(context.Background(), bufio.NewReader(bytes.NewReader(b)), text); err == nil && d["message_count"].(int) < 1 {
+			t.Fatal("a mailbox without messages")
+		}
+		checkText(t, text)
+	})
+}
+
+// A header that parses gives records whose every field lies inside the
+// record.
+func FuzzDBFHeader(f *testing.F) {
+	sids, err := os.ReadFile("testdata/sids.dbf")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(sids[:481])
+	f.Add([]byte{0x03, 0, 0, 0, 1, 0, 0, 0, 65, 0, 5, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h, err := parseDBFHeader(b)
+		if err != nil {
+			return
+		}
+		rec := bytes.Repeat([]byte{' '}, h.recordLen)
+		h.values(rec, false)
+		h.values(rec, true)
+		h.data()
+	})
+}
+
+func FuzzDecode(f *testing.F) {
+	seed(f, "utf8.txt", "utf16lebom.txt", "utf16bebom.txt")
+	f.Add([]byte{0xe9, 0x93, 0x20, 0x41})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, _ := doctext.DecodeBytes(b)
+		doctext.LooksBinary(s)
+		r, _, err := doctext.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := doctext.NewBuilder(64)
+		io.Copy(text, r)
+		checkText(t, text)
+	})
+}

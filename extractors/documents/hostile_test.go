@@ -1,0 +1,182 @@
+package documents
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/doctext"
+)
+
+// allocated runs f and returns the bytes it allocated (all goroutines:
+// tests using it do not run in parallel).
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// A billion laughs: ten levels of ten references each. encoding/xml
+// expands no entity a DTD declares, so the first reference is an undefined
+// entity: the file is reported not well-formed, nothing grows.
+func TestXMLBillionLaughs(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [\n <!ENTITY lol \"lol\">\n")
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&b, " <!ENTITY lol%d \"%s\">\n", i, strings.Repeat(fmt.Sprintf("&lol%d;", i-1), 10))
+	}
+	b.WriteString("]>\n<lolz>&lol9;</lolz>\n")
+	p := filepath.Join(t.TempDir(), "lol.xml")
+	os.WriteFile(p, []byte(strings.ReplaceAll(b.String(), "&lol0;", "&lol;")), 0o644)
+	var o extractors.Outcome
+	n := allocated(func() { o = run(t, "xml", p, "") })
+	d := data(t, o)
+	if d["valid"] != false || !strings.Contains(fmt.Sprint(d["error"]), "entity") || d["has_doctype"] != true {
+		t.Errorf("billion laughs: %v", d)
+	}
+	if strings.Contains(string(o.JSON), "lollol") {
+		t.Error("an entity was expanded")
+	}
+	if n > 64<<20 {
+		t.Errorf("billion laughs allocated %d bytes", n)
+	}
+}
+
+// An external entity naming /etc/passwd is never fetched: the xml, html
+// and fdx extractors report a syntax error or the reference as text.
+func TestXXE(t *testing.T) {
+	t.Parallel()
+	passwd, err := os.ReadFile("/etc/passwd")
+	if err != nil || !bytes.Contains(passwd, []byte("root:")) {
+		t.Skip("no /etc/passwd to leak")
+	}
+	doc := `<?xml version="1.0"?>
+<!DOCTYPE FinalDraft [<!ENTITY xxe SYSTEM "file:///etc/passwd"><!ENTITY % remote SYSTEM "http://127.0.0.1:1/x.dtd">%remote;]>
+<FinalDraft><Content><Paragraph Type="Action"><Text>before &xxe; after</Text></Paragraph></Content></FinalDraft>`
+	dir := t.TempDir()
+	for _, tc := range []struct{ extractor, name string }{{"xml", "xxe.xml"}, {"fdx", "xxe.fdx"}, {"html", "xxe.html"}, {"text", "xxe.txt"}} {
+		p := filepath.Join(dir, tc.name)
+		os.WriteFile(p, []byte(doc), 0o644)
+		o := run(t, tc.extractor, p, "")
+		out := string(o.JSON)
+		if o.Err != nil {
+			out = o.Err.Error()
+		}
+		if strings.Contains(out, "root:") || strings.Contains(out, "/bin/") {
+			t.Errorf("%s: /etc/passwd leaked: %s", tc.extractor, out)
+		}
+		switch tc.extractor {
+		case "xml":
+			if d := data(t, o); d["valid"] != false {
+				t.Errorf("xml: %v", d)
+			}
+		case "fdx":
+			if o.Err == nil || !strings.Contains(o.Err.Error(), "entity") {
+				t.Errorf("fdx: %v", o.Err)
+			}
+		}
+	}
+}
+
+// Files much larger than the caps: the text stops at 256 KiB (marked
+// truncated) while counts still cover the whole file, with bounded memory.
+func TestOversizedDocuments(t *testing.T) {
+	dir := t.TempDir()
+	line := "the quick brown fox jumps over the lazy dog, again and again\n"
+	const lines = 100000 // 6 MB
+	big := strings.Repeat(line, lines)
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	check := func(extractor string, d map[string]any) {
+		t.Helper()
+		if len(textOf(d)) > doctext.MaxText || len(textOf(d)) < doctext.MaxText-4096 || d["text_truncated"] != true {
+			t.Errorf("%s: %d bytes of text, truncated %v", extractor, len(textOf(d)), d["text_truncated"])
+		}
+	}
+	var d map[string]any
+	n := allocated(func() { d = data(t, run(t, "text", write("big.txt", big), "")) })
+	check("text", d)
+	if d["line_count"] != float64(lines) {
+		t.Errorf("line_count %v", d["line_count"])
+	}
+	if n > 32<<20 {
+		t.Errorf("text: %d bytes allocated", n)
+	}
+
+	var csv strings.Builder
+	csv.WriteString("id,words,note\n")
+	for i := 0; i < lines; i++ {
+		fmt.Fprintf(&csv, "%d,\"%s\",\"multi\nline\"\n", i, strings.TrimSpace(line))
+	}
+	n = allocated(func() { d = data(t, run(t, "csv", write("big.csv", csv.String()), "")) })
+	check("csv", d)
+	if d["row_count"] != float64(lines) || d["has_header"] != true {
+		t.Errorf("csv: rows %v header %v", d["row_count"], d["has_header"])
+	}
+	if n > 48<<20 {
+		t.Errorf("csv: %d bytes allocated", n)
+	}
+
+	var js strings.Builder
+	js.WriteString("[")
+	for i := 0; i < lines; i++ {
+		if i > 0 {
+			js.WriteString(",")
+		}
+		fmt.Fprintf(&js, "{\"n\":%d,\"s\":%q}", i, strings.TrimSpace(line))
+	}
+	js.WriteString("]")
+	d = data(t, run(t, "json", write("big.json", js.String()), ""))
+	check("json", d)
+	if d["element_count"] != float64(lines) || d["valid"] != true {
+		t.Errorf("json: %v elements, valid %v", d["element_count"], d["valid"])
+	}
+
+	d = data(t, run(t, "html", write("big.html", "<html><title>big</title><body><p>"+strings.ReplaceAll(big, "\n", "</p><p>")+"</p>"), ""))
+	check("html", d)
+	d = data(t, run(t, "xml", write("big.xml", "<doc><p>"+strings.ReplaceAll(big, "\n", "</p><p>")+"</p></doc>"), ""))
+	check("xml", d)
+	if d["element_count"] != float64(lines+2) || d["valid"] != true {
+		t.Errorf("xml: %v elements, valid %v", d["element_count"], d["valid"])
+	}
+
+	// One text token of 8 MB: the HTML tokenizer's buffer cap ends it.
+	n = allocated(func() { d = data(t, run(t, "html", write("token.html", "<p>"+strings.Repeat("a", 8<<20)), "")) })
+	if d["text_truncated"] != true || n > 64<<20 {
+		t.Errorf("html token: truncated %v, %d bytes allocated", d["text_truncated"], n)
+	}
+	// A JSON nested 100,000 deep: walked without recursion.
+	d = data(t, run(t, "json", write("deep.json", strings.Repeat("[", 100000)+strings.Repeat("]", 100000)), ""))
+	if d["max_depth"] != float64(100000) || d["valid"] != true {
+		t.Errorf("deep json: %v", d)
+	}
+	// A mailbox of 3000 messages: 1000 listed, all counted.
+	var mbox strings.Builder
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&mbox, "From a@b.c Thu Jan  1 00:00:00 2020\nFrom: a@b.c\nSubject: message %d\n\nbody %d\n\n", i, i)
+	}
+	d = data(t, run(t, "email", write("many.mbox", mbox.String()), ""))
+	if msgs, _ := d["messages"].([]any); d["message_count"] != 3000.0 || len(msgs) != 1000 || d["text_truncated"] != true {
+		t.Errorf("mbox: count %v, listed %d", d["message_count"], len(msgs))
+	}
+	// A dBASE header declaring 4 billion records over a short file.
+	sids, _ := os.ReadFile("testdata/sids.dbf")
+	lie := bytes.Clone(sids)
+	copy(lie[4:8], []byte{0xff, 0xff, 0xff, 0xff})
+	d = data(t, run(t, "dbf", write("lie.dbf", string(lie)), ""))
+	if d["record_count"] != float64(0xffffffff) || d["records_present"] != 100.0 {
+		t.Errorf("dbf: %v declared, %v present", d["record_count"], d["records_present"])
+	}
+}
