@@ -6,5 +6,6 @@
 package standard
 
 import (
-	_ "github.com/metaharvest/metaharvest/extractors" // base extractors
+	_ "github.com/metaharvest/metaharvest/extractors"       // base extractors
+	_ "github.com/metaharvest/metaharvest/extractors/probe" // mediainfo, audioinfo, m2ts, dpx, drm
 )
