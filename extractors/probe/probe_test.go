@@ -200,3 +200,35 @@ func TestGoldenProbeReadings(t *testing.T) {
 		return out, nil
 	})
 }
+
+// FuzzDescribe feeds odd ffprobe output to the pure parts of mediainfo,
+// audioinfo, m2ts and drm.
+func FuzzDescribe(f *testing.F) {
+	for _, name := range []string{"mp4.mp4.json", "mkv.mkv.json", "bell.oga.json", "3gp.3gp.json"} {
+		if b, err := os.ReadFile(filepath.Join("testdata/ffprobe", name)); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{"format":{"duration":"1e308","bit_rate":"-5","tags":{"creation_time":"0000-00-00"}},"streams":[{"codec_type":"video",` +
+		`"width":-1,"height":99999999,"display_aspect_ratio":"0:0","sample_aspect_ratio":"1073741824:1","avg_frame_rate":"1/0",` +
+		`"level":-99,"codec_name":"hevc","pix_fmt":"p010le","tags":{"DURATION":"99:99:99.9","BPS":"x"},` +
+		`"side_data_list":[{"rotation":"NaN"}]},{"codec_type":"audio","id":"0xzz","codec_tag":"0x1ffff","disposition":{"default":1}}],` +
+		`"programs":[{"pcr_pid":-1,"pmt_pid":99999,"streams":[{"index":7}]}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := av.Parse(b)
+		if err != nil {
+			return
+		}
+		for _, d := range []map[string]any{describeMedia(p, nil), describeProbeProtection(p),
+			describeTS(&tsScan{PacketSize: 188, PIDs: map[uint16]*tsPID{256: {PID: 256, Packets: 1}}}, p)} {
+			if _, err := json.Marshal(d); err != nil {
+				t.Fatalf("data does not encode: %v", err)
+			}
+		}
+		if d, err := describeAudioFile(p); err == nil {
+			if _, err := json.Marshal(d); err != nil {
+				t.Fatalf("audio data does not encode: %v", err)
+			}
+		}
+	})
+}
