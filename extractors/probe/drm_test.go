@@ -328,3 +328,19 @@ func FuzzScanTS(f *testing.F) {
 		_ = describeTS(s, nil)
 	})
 }
+
+// A long fragmented file is walked up to its first fragments, whole.
+func TestMP4ManyFragments(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	buf.Write(box("ftyp", []byte("iso6")))
+	buf.Write(box("moov", box("trak", box("mdia", box("hdlr", make([]byte, 8), []byte("vide"))))))
+	for i := 0; i < 30000; i++ {
+		buf.Write(box("moof", box("traf", box("senc", make([]byte, 8)))))
+		buf.Write(box("mdat", make([]byte, 16)))
+	}
+	info, err := readMP4(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil || info.Partial || info.Fragments != maxFragmentsOpened || info.EncryptionBoxes != maxFragmentsOpened || len(info.Tracks) != 1 {
+		t.Errorf("%+v %v", info, err)
+	}
+}

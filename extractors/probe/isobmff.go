@@ -41,7 +41,9 @@ type mp4Info struct {
 	Brand  string
 	Tracks []mp4Track
 	PSSH   []psshBox
-	// Fragments counts moof boxes; fragmented files carry their samples there.
+	// Fragments counts the moof boxes walked (fragmented files carry their
+	// samples there); the walk ends once the moov and maxFragmentsOpened
+	// fragments are seen.
 	Fragments int
 	// Boxes is how many boxes were looked at; Partial says the walk stopped
 	// at a cap (or at a box running past the end of the file) before the end.
@@ -97,6 +99,7 @@ type boxHeader struct {
 type mp4Walker struct {
 	r    io.ReaderAt
 	info *mp4Info
+	moov bool // the movie box was walked
 	buf  [16]byte
 }
 
@@ -177,6 +180,9 @@ func (w *mp4Walker) children(start, end int64, depth int, track *mp4Track) {
 		if end-off < 8 { // padding at the end of a container
 			return
 		}
+		if depth == 0 && w.moov && w.info.Fragments >= maxFragmentsOpened {
+			return // the rest are fragments like those looked into
+		}
 		h, err := w.header(off, end)
 		if err != nil {
 			// A truncated file, or a box running past its container: keep
@@ -205,6 +211,9 @@ func (w *mp4Walker) box(h boxHeader, depth int, track *mp4Track) {
 		}
 	case "moov", "mdia", "minf", "stbl", "dinf", "mvex", "edts", "schi", "traf":
 		w.children(body, end, depth+1, track)
+		if h.typ == "moov" && depth == 0 {
+			w.moov = true
+		}
 	case "moof":
 		w.info.Fragments++
 		if w.info.Fragments <= maxFragmentsOpened {
