@@ -199,9 +199,3 @@ func describeProbeProtection(p *av.Probe) map[string]any {
 	}
 	return d
 }
-
-func setList(d obj, k string, v []string) {
-	if len(v) > 0 {
-		d[k] = v
-	}
-}
