@@ -45,7 +45,7 @@ var dpxInfo = extractors.Info{
 		{Path: "elements.packing", Type: extractors.TypeString, Doc: "packed, filled method A or filled method B (into 32-bit words)"},
 		{Path: "elements.encoding", Type: extractors.TypeString, Doc: "none or run-length"},
 		{Path: "elements.transfer", Type: extractors.TypeString, Doc: "transfer characteristic (printing density, linear, logarithmic, BT.709, ...)"},
-		{Path: "elements.colorimetric", Type: extractors.TypeString, Doc: "colorimetric specification"},
+		{Path: "elements.colorimetric", Type: extractors.TypeString, Doc: "colorimetric specification (absent when the code is a transfer's only, as ffmpeg writes)"},
 		{Path: "elements.signed", Type: extractors.TypeBool, Doc: "components are signed"},
 		{Path: "elements.data_offset", Type: extractors.TypeNumber, Doc: "bytes before the element's data"},
 		{Path: "elements.description", Type: extractors.TypeString, Doc: "element description"},
@@ -201,7 +201,11 @@ func parseDPX(b []byte) (map[string]any, error) {
 			e.str("encoding", dpxEncodings[enc])
 		}
 		e.str("transfer", dpxCharacteristic(int(h.byte(at+21))))
-		e.str("colorimetric", dpxCharacteristic(int(h.byte(at+22))))
+		switch c := int(h.byte(at + 22)); c {
+		case 2, 3, 11, 12: // transfer characteristics only: no colorimetry
+		default:
+			e.str("colorimetric", dpxCharacteristic(c))
+		}
 		h.number(e, "data_offset", at+28)
 		e.str("description", h.text(at+40, 32))
 		els = append(els, e)
@@ -415,7 +419,8 @@ func dpxDescriptor(d int) string {
 }
 
 // dpxCharacteristic names a transfer characteristic or colorimetric
-// specification (the two share their codes).
+// specification (the two share their codes; linear, logarithmic and the
+// depth codes are transfers only).
 func dpxCharacteristic(c int) string {
 	switch c {
 	case 0:
