@@ -6,17 +6,20 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
 )
 
-// Probe is what ffprobe reads of a file: its container (Format), streams and
-// chapters. Numbers are kept as ffprobe writes them (strings for durations
-// and rates); the methods convert.
+// Probe is what ffprobe reads of a file: its container (Format), streams,
+// chapters and programs (MPEG transport streams). Numbers are kept as ffprobe
+// writes them (strings for durations and rates); the methods convert.
 type Probe struct {
 	Format   Format    `json:"format"`
 	Streams  []Stream  `json:"streams"`
 	Chapters []Chapter `json:"chapters"`
+	Programs []Program `json:"programs"`
 }
 
 // Format is the container.
@@ -34,11 +37,17 @@ type Format struct {
 
 // Stream is one stream of the container.
 type Stream struct {
-	Index              int               `json:"index"`
-	CodecType          string            `json:"codec_type"` // video, audio, subtitle, data, attachment
-	CodecName          string            `json:"codec_name"`
-	CodecLongName      string            `json:"codec_long_name"`
-	CodecTagString     string            `json:"codec_tag_string"`
+	Index int `json:"index"`
+	// ID is the container's own id of the stream: the PID of an MPEG-TS
+	// stream ("0x100"), the track id of an MP4 ("0x1").
+	ID             string `json:"id"`
+	CodecType      string `json:"codec_type"` // video, audio, subtitle, data, attachment
+	CodecName      string `json:"codec_name"`
+	CodecLongName  string `json:"codec_long_name"`
+	CodecTagString string `json:"codec_tag_string"`
+	// CodecTag is the tag as a number ("0x001b"): for MPEG-TS, the PMT's
+	// stream_type.
+	CodecTag           string            `json:"codec_tag"`
 	Profile            string            `json:"profile"`
 	Level              int               `json:"level"`
 	Width              int               `json:"width"`
@@ -70,6 +79,19 @@ type Stream struct {
 	SideDataList       []map[string]any  `json:"side_data_list"`
 }
 
+// Program is a program of an MPEG transport stream (its PMT).
+type Program struct {
+	ProgramID  int               `json:"program_id"`
+	ProgramNum int               `json:"program_num"`
+	NbStreams  int               `json:"nb_streams"`
+	PMTPID     int               `json:"pmt_pid"`
+	PCRPID     int               `json:"pcr_pid"`
+	Tags       map[string]string `json:"tags"` // service_name, service_provider
+	Streams    []struct {
+		Index int `json:"index"`
+	} `json:"streams"`
+}
+
 // Chapter is a chapter mark of the container.
 type Chapter struct {
 	StartTime string            `json:"start_time"`
@@ -77,9 +99,32 @@ type Chapter struct {
 	Tags      map[string]string `json:"tags"`
 }
 
+// ProbeTimeLimit bounds one ffprobe reading. ffprobe stops probing a
+// stream without headers (MPEG-TS, MPEG-PS, FLV, raw streams) after
+// -analyzeduration of content or -probesize bytes of packets; bytes it
+// skips looking for sync count for neither, so a short stream followed by
+// gigabytes of garbage is read to its end (about 10 s per GiB here). A real
+// file is read in well under a second.
+const ProbeTimeLimit = time.Minute
+
+// probeTimeLimit is ProbeTimeLimit, lowered by this package's tests.
+var probeTimeLimit atomic.Int64
+
+func init() { probeTimeLimit.Store(int64(ProbeTimeLimit)) }
+
 // maxProbeOutput bounds ffprobe's JSON: a file with thousands of streams or
 // chapters is refused rather than read whole.
 const maxProbeOutput = 4 << 20
+
+// ProbeArgs are ffprobe's arguments for Read: format, streams, chapters
+// and the programs of a transport stream (their ids, PIDs and service
+// names; their streams only by index, as the streams are listed already).
+// The integrator's benchmark runs the same command as the bare baseline.
+func ProbeArgs(path string) []string {
+	return append([]string{"-v", "error", "-print_format", "json", "-show_format", "-show_streams", "-show_chapters",
+		"-show_entries", "program=program_id,program_num,nb_streams,pmt_pid,pcr_pid:program_tags:program_stream=index"},
+		InputArgs(path)...)
+}
 
 // Read returns the ffprobe reading of the file, made once per harvest of
 // the file whichever extractor asks first (Input.Shared). A file ffprobe
@@ -87,14 +132,23 @@ const maxProbeOutput = 4 << 20
 // no stream at all, a plain (deterministic) error otherwise.
 func Read(ctx context.Context, run *extractors.Runner, in *extractors.Input) (*Probe, error) {
 	v, err := in.Shared("av.probe", func() (any, error) {
-		args := append([]string{"-v", "error", "-print_format", "json", "-show_format", "-show_streams", "-show_chapters"},
-			InputArgs(in.Path)...)
-		out, err := run.Run(ctx, extractors.Cmd{Name: "ffprobe", Args: args, MaxOutput: maxProbeOutput, MaxMemory: 1 << 30})
+		limit := time.Duration(probeTimeLimit.Load())
+		pctx, cancel := context.WithTimeout(ctx, limit)
+		defer cancel()
+		out, err := run.Run(pctx, extractors.Cmd{Name: "ffprobe", Args: ProbeArgs(in.Path), MaxOutput: maxProbeOutput, MaxMemory: 1 << 30})
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, err
 			}
-			return nil, fmt.Errorf("ffprobe: %w", err)
+			if pctx.Err() != nil {
+				// Not the caller's limit but the file's doing: an error of
+				// the file (not wrapping the deadline), kept for the other
+				// extractors of the file so that none pays it again.
+				return nil, fmt.Errorf("ffprobe gave up after %s: the file makes it read without end (garbage after a short stream?)", limit)
+			}
+			// ffprobe names the input in its messages: the temporary path
+			// would make every file's error text (and error_hash) unique.
+			return nil, &toolError{msg: "ffprobe: " + strings.ReplaceAll(err.Error(), "file:"+in.Path, "input"), err: err}
 		}
 		return Parse(out)
 	})
@@ -103,6 +157,16 @@ func Read(ctx context.Context, run *extractors.Runner, in *extractors.Input) (*P
 	}
 	return v.(*Probe), nil
 }
+
+// toolError is a tool's failure with a message of its own (the input's path
+// taken out) that still unwraps to the Runner's error.
+type toolError struct {
+	msg string
+	err error
+}
+
+func (e *toolError) Error() string { return e.msg }
+func (e *toolError) Unwrap() error { return e.err }
 
 // Parse reads ffprobe's JSON output.
 func Parse(out []byte) (*Probe, error) {

@@ -151,6 +151,8 @@ func TestParseRefusesOddOutput(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"format":{"duration":"2.0"},"streams":[{"codec_type":"video","avg_frame_rate":"25/1","disposition":{"attached_pic":0}}]}`))
 	f.Add([]byte(`{"streams":[{"codec_type":"audio","sample_rate":"x"}],"chapters":[{"tags":{"title":"a"}}]}`))
+	f.Add([]byte(`{"streams":[{"codec_type":"video","pix_fmt":"yuv420p10le","field_order":"tb","side_data_list":[{"rotation":-450.5}],` +
+		`"tags":{"timecode":"01:00:00:00","rotate":"1e400"}}],"format":{"tags":{"creation_time":"99999-01-01"}},"programs":[{"tags":null}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := av.Parse(b)
 		if err != nil {
@@ -162,5 +164,12 @@ func FuzzParse(f *testing.F) {
 		}
 		_, _ = p.Audio(), p.Subtitles()
 		_ = p.IsStill()
+		_, _, _ = p.Timecode(), p.CreationTime(), p.Languages()
+		for i := range p.Streams {
+			s := &p.Streams[i]
+			_, _, _, _ = s.Rotation(), s.ChromaSubsampling(), s.BitDepth(), s.AudioBitDepth()
+			_, _ = s.ScanType()
+			_, _, _ = s.HDR(), s.Language(), s.Title()
+		}
 	})
 }

@@ -12,4 +12,5 @@ import (
 	_ "github.com/metaharvest/metaharvest/extractors/documents" // text, csv, json, xml, html, email, fdx, dbf
 	_ "github.com/metaharvest/metaharvest/extractors/office"    // officex
 	_ "github.com/metaharvest/metaharvest/extractors/pdf"       // pdf, document_pages
+	_ "github.com/metaharvest/metaharvest/extractors/probe"     // mediainfo, audioinfo, m2ts, dpx, drm
 )
