@@ -6,5 +6,6 @@
 package standard
 
 import (
-	_ "github.com/metaharvest/metaharvest/extractors" // base extractors
+	_ "github.com/metaharvest/metaharvest/extractors"       // base extractors
+	_ "github.com/metaharvest/metaharvest/extractors/video" // video_main_frames, video_previews, audio_previews
 )
