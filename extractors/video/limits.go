@@ -3,6 +3,7 @@ package video
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -42,8 +43,12 @@ func checkPicture(v *av.Stream) error {
 
 // decodeArgs are the ffmpeg arguments up to and including the input: quiet,
 // no stdin, the pixel bound for the decoder, at most seconds of input, and
-// av.InputArgs.
+// av.InputArgs. The path is made absolute: ffmpeg runs in the directory it
+// writes to.
 func decodeArgs(path string, seconds float64) []string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
 	args := []string{"-nostdin", "-v", "error", "-nostats", "-threads", decodeThreads,
 		"-max_pixels", strconv.Itoa(maxPixels), "-t", num(seconds)}
 	return append(args, av.InputArgs(path)...)
