@@ -30,11 +30,22 @@ func TestSuite(t *testing.T) {
 	}{
 		{"video_main_frames", "mp4.mp4", true}, {"video_main_frames", "complete.oga", false},
 		{"video_previews", "sample.mov", true}, {"video_previews", "pluck-pcm16.wav", false},
+		{"video_previews", "webm.webm", true}, {"video_previews", "ogg.ogv", true},
 		{"audio_previews", "complete.oga", true}, {"audio_previews", "pluck-pcm16.wav", true},
 		{"audio_previews", "webm.webm", false},
 	} {
 		if o := got[c.name][c.sample]; (o.Err == nil) != c.ok {
 			t.Errorf("%s on %s: %v", c.name, c.sample, o.Err)
+		}
+	}
+	// The previews of the WebM (VP8, Vorbis) and Ogg (Theora, Vorbis)
+	// samples: 560x320 like their sources (bare ffprobe), as long (5.568 s
+	// and 5.547 s).
+	for sample, dur := range map[string]float64{"webm.webm": 5.568, "ogg.ogv": 5.547} {
+		d := got["video_previews"][sample].Data
+		if d["width"] != 560 || d["height"] != 320 || d["video_codec"] != "h264" || d["audio_codec"] != "aac" ||
+			!near(d["duration"].(float64), dur, 0.1) {
+			t.Errorf("preview of %s: %v", sample, d)
 		}
 	}
 }
