@@ -117,11 +117,18 @@ func TestVideoPreviewsOfSamples(t *testing.T) {
 	}
 }
 
-// A video without sound gets a preview without sound; a video at 50
-// frames a second one at 25.
+// A video without sound gets a preview without sound; an interlaced
+// video at 50 frames a second a progressive one at 25.
 func TestVideoPreviewSilentFast(t *testing.T) {
 	t.Parallel()
-	clip := generate(t, "fast.mp4", "-f", "lavfi", "-i", "testsrc=s=320x240:r=50:d=2", "-c:v", "libx264", "-pix_fmt", "yuv420p")
+	clip := generate(t, "fast.mp4", "-f", "lavfi", "-i", "testsrc=s=320x240:r=50:d=2", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+		"-flags", "+ildct+ilme", "-x264opts", "tff=1")
+	if s, _ := bareProbe(t, clip); len(s) != 1 {
+		t.Fatal(s)
+	}
+	if out, _ := exec.Command("ffprobe", "-v", "error", "-show_entries", "stream=field_order", "-of", "csv=p=0", clip).Output(); string(out) != "tt\n" {
+		t.Fatalf("the source is not interlaced: %q", out)
+	}
 	o, dir := run(t, newRegistry(t, nil), "video_previews", clip)
 	mustSucceed(t, o)
 	streams, _ := bareProbe(t, filepath.Join(dir, "preview.mp4"))
@@ -129,6 +136,10 @@ func TestVideoPreviewSilentFast(t *testing.T) {
 		filepath.Join(dir, "preview.mp4")).Output()
 	if err != nil || len(streams) != 1 || string(out) != "25/1\n" {
 		t.Errorf("streams %+v rate %q %v", streams, out, err)
+	}
+	if out, _ := exec.Command("ffprobe", "-v", "error", "-show_entries", "stream=field_order", "-of", "csv=p=0",
+		filepath.Join(dir, "preview.mp4")).Output(); string(out) != "progressive\n" {
+		t.Errorf("preview field order %q", out)
 	}
 	if _, ok := o.Data["audio_codec"]; ok {
 		t.Errorf("data %v", o.Data)

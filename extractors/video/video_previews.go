@@ -84,6 +84,17 @@ func frameRateFilter(fr float64) string {
 	return fmt.Sprintf(",fps=%s", num(math.Round(fr/div*1000)/1000))
 }
 
+// deinterlaceFilter is yadif (one frame per frame, only frames flagged
+// interlaced) for a stream whose fields are interlaced, so that the
+// progressive preview shows no combing; "" for progressive or unknown.
+func deinterlaceFilter(fieldOrder string) string {
+	switch fieldOrder {
+	case "tt", "bb", "tb", "bt":
+		return "yadif=mode=send_frame:deint=interlaced,"
+	}
+	return ""
+}
+
 func (x *videoPreviews) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
 	probe, err := av.Read(ctx, x.run, in)
 	if err != nil {
@@ -100,7 +111,7 @@ func (x *videoPreviews) Extract(ctx context.Context, in *extractors.Input) (*ext
 	boxW, boxH, vRate, aRate := previewRates(declared, x.maxDuration)
 	args := decodeArgs(in.Path, x.maxDuration+overshoot)
 	args = append(args, "-map", fmt.Sprintf("0:%d", v.Index),
-		"-vf", fitScale(boxW, boxH)+frameRateFilter(v.FrameRate())+",format=yuv420p",
+		"-vf", deinterlaceFilter(v.FieldOrder)+fitScale(boxW, boxH)+frameRateFilter(v.FrameRate())+",format=yuv420p",
 		"-c:v", "libx264", "-preset", "veryfast", "-profile:v", "main", "-level:v", "3.1",
 		"-threads", decodeThreads, "-crf", "26", "-maxrate", fmt.Sprint(vRate), "-bufsize", fmt.Sprint(2*vRate),
 		"-force_key_frames", "expr:gte(t,n_forced*2)")
