@@ -2,6 +2,7 @@ package video
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
@@ -19,7 +20,7 @@ func init() {
 		// Video containers too: an audio-only MP4, WebM or Ogg is often
 		// typed video/; files with a moving picture are left to
 		// video_previews.
-		Accept:  extractors.AcceptMIME([]string{"audio/", "video/", "application/ogg"}, audioExts...),
+		Accept:  acceptMedia([]string{"audio/", "video/", "application/ogg"}, append(slices.Clone(audioExts), videoExts...)),
 		Timeout: time.Hour,
 		Fields:  previewFields,
 		Settings: []extractors.Setting{

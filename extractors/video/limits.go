@@ -115,6 +115,17 @@ func settingNumber(env extractors.Env, name string, lo, hi float64) (float64, er
 	return v, nil
 }
 
+// acceptMedia takes files whose MIME type starts with one of prefixes, and
+// files with one of exts whose content is not text (a source file named
+// like a raw stream is not worth an ffprobe and an error).
+func acceptMedia(prefixes, exts []string) func(extractors.File) bool {
+	byType := extractors.AcceptMIME(prefixes)
+	byExt := extractors.AcceptMIME(nil, exts...)
+	return func(f extractors.File) bool {
+		return byType(f) || (byExt(f) && !strings.HasPrefix(f.MIME, "text/") && f.MIME != "inode/x-empty")
+	}
+}
+
 // unsupported wraps extractors.ErrUnsupported with the reason.
 func unsupported(format string, args ...any) error {
 	return fmt.Errorf(format+": %w", append(args, extractors.ErrUnsupported)...)

@@ -27,7 +27,7 @@ func init() {
 		Implemented:    true,
 		DefaultEnabled: true,
 		Tools:          []string{"ffmpeg", "ffprobe"},
-		Accept:         extractors.AcceptMIME([]string{"video/"}, videoExts...),
+		Accept:         acceptMedia([]string{"video/"}, videoExts),
 		// A whole video is decoded: four hours of 1080p take about half an
 		// hour of one CPU.
 		Timeout: 2 * time.Hour,
@@ -53,8 +53,10 @@ func init() {
 }
 
 // videoExts are extensions of video files whose MIME type mime_type does
-// not call video/ (raw streams, broadcast containers).
-var videoExts = []string{"mxf", "y4m", "h264", "264", "h265", "265", "hevc", "ivf", "nut", "dv", "m2v", "m2ts", "mts", "ts", "vob"}
+// not call video/ (MPEG transport streams, raw streams, broadcast
+// containers: application/octet-stream). TypeScript sources named .ts or
+// .mts are text and refused by acceptMedia.
+var videoExts = []string{"ts", "mts", "m2ts", "m2t", "mxf", "y4m", "h264", "264", "h265", "265", "hevc", "ivf", "nut", "dv", "m2v", "vob"}
 
 type mainFrames struct {
 	run *extractors.Runner

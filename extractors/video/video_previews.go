@@ -19,7 +19,7 @@ func init() {
 		Implemented:    true,
 		DefaultEnabled: true,
 		Tools:          []string{"ffmpeg", "ffprobe"},
-		Accept:         extractors.AcceptMIME([]string{"video/"}, videoExts...),
+		Accept:         acceptMedia([]string{"video/"}, videoExts),
 		// A whole video is decoded and encoded again: four hours take about
 		// an hour and a half of one CPU.
 		Timeout: 3 * time.Hour,
