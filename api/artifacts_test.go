@@ -15,6 +15,9 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/search"
 )
 
 const artifactPrefix = "/api/data/artifacts/"
@@ -206,4 +209,47 @@ func TestArtifactTypesRangesAndCaching(t *testing.T) {
 	// Ranges follow the item's access rules like the rest.
 	_, tok := e.userWithScopes("ranges@example.com", "search:read")
 	e.getArtifact(p, tok, map[string]string{"Range": "bytes=0-9"}).status(403)
+}
+
+// A segment's thumbnail carries its URL, in search results and in GET
+// /api/data/segments/{id} (both validated against openapi.yaml), and the
+// URL serves the frame with the item's access rules.
+func TestSegmentThumbnailURL(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	eng, err := search.Open(search.Config{DB: e.db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Search = eng
+	locID := e.createFSLocation(e.adminToken, "L", mkdirs(t, t.TempDir(), "media"))["id"].(string)
+	item := e.insertItem(locID, "media", "clip.mp4")
+	frame := item + "/video_main_frames/frames/000002000.jpg"
+	writeFile(t, filepath.Join(e.cfg.DataDir, "artifacts", filepath.FromSlash(frame)), "jpeg bytes")
+	e.insertArtifact(item, frame)
+	seg := search.Segment{ID: item + "-2000", ItemID: item, Time: 2,
+		Thumbnail: &search.Thumbnail{Thumbnail: extractors.Thumbnail{Path: frame, Width: 320, Height: 240, Type: "image"}}}
+	if err := eng.UpsertSegments(context.Background(), []search.Segment{seg}); err != nil {
+		t.Fatal(err)
+	}
+	wantURL := "/api/data/artifacts/" + frame
+
+	got := e.do("GET", "/api/data/segments/"+seg.ID, e.adminToken, nil).status(200).json()
+	th, _ := got["thumbnail"].(map[string]any)
+	if th["url"] != wantURL || th["path"] != frame || th["width"] != 320.0 || th["type"] != "image" {
+		t.Fatalf("segment %v", got)
+	}
+	res := e.do("POST", "/api/data/segments/search", e.adminToken, map[string]any{
+		"filters": map[string]any{"exact_terms": []map[string]any{{"field": "item_id", "value": item}}}}).status(200).json()
+	results, _ := res["results"].([]any)
+	if len(results) != 1 {
+		t.Fatalf("search %v", res)
+	}
+	if th, _ := results[0].(map[string]any)["result"].(map[string]any)["thumbnail"].(map[string]any); th["url"] != wantURL {
+		t.Fatalf("search result %v", results[0])
+	}
+	r := e.getArtifact(strings.TrimPrefix(wantURL, artifactPrefix), e.adminToken, nil).status(200)
+	if string(r.Body) != "jpeg bytes" || r.Head.Get("Content-Type") != "image/jpeg" {
+		t.Fatalf("frame %q %q", r.Body, r.Head.Get("Content-Type"))
+	}
 }
