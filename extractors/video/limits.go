@@ -116,13 +116,23 @@ func settingNumber(env extractors.Env, name string, lo, hi float64) (float64, er
 }
 
 // acceptMedia takes files whose MIME type starts with one of prefixes, and
-// files with one of exts whose content is not text (a source file named
-// like a raw stream is not worth an ffprobe and an error).
+// non-empty files with one of exts, except that ".ts" and ".mts" files
+// whose content is text are TypeScript, not transport streams. (The
+// content of raw streams is often untyped, and a YUV4MPEG2 file, a text
+// header before raw pictures, may be typed text/plain.)
 func acceptMedia(prefixes, exts []string) func(extractors.File) bool {
 	byType := extractors.AcceptMIME(prefixes)
 	byExt := extractors.AcceptMIME(nil, exts...)
 	return func(f extractors.File) bool {
-		return byType(f) || (byExt(f) && !strings.HasPrefix(f.MIME, "text/") && f.MIME != "inode/x-empty")
+		switch {
+		case byType(f):
+			return true
+		case !byExt(f) || f.MIME == "inode/x-empty":
+			return false
+		case f.Ext == "ts" || f.Ext == "mts":
+			return !strings.HasPrefix(f.MIME, "text/")
+		}
+		return true
 	}
 }
 

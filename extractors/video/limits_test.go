@@ -18,7 +18,8 @@ func TestAccept(t *testing.T) {
 		{"mpeg-ts typed", extractors.File{Ext: "m2ts", MIME: "video/mp2t"}, true, true},
 		{"TypeScript", extractors.File{Ext: "ts", MIME: "text/plain"}, false, false},
 		{"raw H.264", extractors.File{Ext: "h264", MIME: "application/octet-stream"}, true, true}, // audio_previews finds no sound
-		{"H.264 named file that is text", extractors.File{Ext: "h264", MIME: "text/plain"}, false, false},
+		{"TypeScript module", extractors.File{Ext: "mts", MIME: "text/plain"}, false, false},
+		{"YUV4MPEG2 typed as text", extractors.File{Ext: "y4m", MIME: "text/plain"}, true, true},
 		{"empty y4m", extractors.File{Ext: "y4m", MIME: "inode/x-empty"}, false, false},
 		{"oga", extractors.File{Ext: "oga", MIME: "audio/ogg"}, false, true},
 		{"ogg by type", extractors.File{Ext: "ogg", MIME: "application/ogg"}, false, true},
