@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"mime"
@@ -26,9 +27,48 @@ func (s *Server) artifactsDir() string { return filepath.Join(s.Config.DataDir, 
 // to the standard table, then to application/octet-stream.
 var artifactTypes = map[string]string{
 	".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".webp": "image/webp",
-	".gif": "image/gif", ".vtt": "text/vtt; charset=utf-8", ".srt": "application/x-subrip",
-	".txt": "text/plain; charset=utf-8", ".json": "application/json", ".mp4": "video/mp4",
-	".webm": "video/webm", ".mp3": "audio/mpeg", ".wav": "audio/wav",
+	".gif": "image/gif", ".avif": "image/avif", ".vtt": "text/vtt; charset=utf-8", ".srt": "application/x-subrip",
+	".txt": "text/plain; charset=utf-8", ".json": "application/json", ".mp4": "video/mp4", ".m4v": "video/mp4",
+	".webm": "video/webm", ".m4a": "audio/mp4", ".aac": "audio/aac", ".mp3": "audio/mpeg", ".wav": "audio/wav",
+	".oga": "audio/ogg", ".ogg": "audio/ogg", ".opus": "audio/ogg", ".flac": "audio/flac",
+}
+
+// artifactCacheControl lets the caller's browser (never a shared cache:
+// artifacts follow their item's access rules) keep an artifact a day
+// without asking. Artifact paths are stable and their content changes only
+// when the item is harvested again; after a day the ETag makes asking cheap.
+const artifactCacheControl = "private, max-age=86400"
+
+// artifactETag is a strong validator of the file's content as written: its
+// size and modification time (an extractor rewrites the whole file). A
+// strong one, so that a player resuming a preview with If-Range gets the
+// rest of the same file or the whole new one.
+func artifactETag(fi fs.FileInfo) string {
+	return fmt.Sprintf(`"%x-%x"`, fi.Size(), fi.ModTime().UnixNano())
+}
+
+// contentWriter is handed to http.ServeContent in place of the response:
+// the statuses it answers with a plain-text body (416 for a range outside
+// the file, 412 for a failed If-Match or If-Unmodified-Since) are held
+// back, so that the api's JSON error body is rendered instead.
+type contentWriter struct {
+	http.ResponseWriter
+	refused int
+}
+
+func (w *contentWriter) WriteHeader(code int) {
+	if code >= 400 {
+		w.refused = code
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *contentWriter) Write(p []byte) (int, error) {
+	if w.refused != 0 {
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
 }
 
 func artifactType(p string) string {
@@ -126,9 +166,26 @@ func (s *Server) serveArtifact(c *gin.Context) error {
 	// browser sniff them into HTML or run them as a page of this origin.
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
-	h.Set("Cache-Control", "private, max-age=300")
-	http.ServeContent(c.Writer, c.Request, "", fi.ModTime(), f)
-	return nil
+	h.Set("Cache-Control", artifactCacheControl)
+	h.Set("ETag", artifactETag(fi))
+	// ServeContent answers conditional requests (304 to If-None-Match and
+	// If-Modified-Since) and byte ranges (206, one range or several as
+	// multipart/byteranges), which players need to seek in a preview.
+	w := &contentWriter{ResponseWriter: c.Writer}
+	http.ServeContent(w, c.Request, "", fi.ModTime(), f)
+	switch w.refused {
+	case 0:
+		return nil
+	case http.StatusRequestedRangeNotSatisfiable:
+		h.Del("Content-Type") // ServeContent's text/plain; Content-Range "bytes */<size>" stays
+		return apperr.New(w.refused, "range_not_satisfiable", "the requested range is not within the artifact's %d bytes", fi.Size())
+	case http.StatusPreconditionFailed:
+		h.Del("Content-Type")
+		return apperr.New(w.refused, "precondition_failed", "the artifact does not match the request's preconditions")
+	default:
+		h.Del("Content-Type")
+		return apperr.New(w.refused, "artifact_refused", "the artifact cannot be served for this request")
+	}
 }
 
 // removeArtifactFiles removes artifact files whose rows are gone. Failures

@@ -3,6 +3,8 @@ package search
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
 )
@@ -14,7 +16,7 @@ type Segment struct {
 	ItemID  string         `json:"item_id"`
 	Time    float64        `json:"time"` // seconds from the start of the video
 	Summary SegmentSummary `json:"summary"`
-	// Thumbnail is the frame's image (an artifact, served by
+	// Thumbnail is the frame's image (an artifact, served at its URL by
 	// GET /api/data/artifacts/{path}); absent when no extractor kept one.
 	Thumbnail *Thumbnail `json:"thumbnail,omitempty"`
 
@@ -36,12 +38,42 @@ type (
 	SegmentLogo        = extractors.SegmentLogo
 	SegmentText        = extractors.SegmentText
 	SegmentNSFW        = extractors.SegmentNSFW
-	Thumbnail          = extractors.Thumbnail
 )
 
-// Document returns the segment as an indexable document (with visibility).
+// Thumbnail is a segment's image as an extractor reported it (path below
+// the artifact root, size, type) with the address the api serves it at,
+// as items' artifacts carry theirs, so that clients need not build it.
+type Thumbnail struct {
+	extractors.Thumbnail
+	URL string `json:"url,omitempty"`
+}
+
+// ArtifactURL is where the api serves the artifact at path (relative to the
+// artifact root): GET /api/data/artifacts/{path}, each segment escaped so
+// that a name with "?" or "#" still reaches the file.
+func ArtifactURL(path string) string {
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return "/api/data/artifacts/" + strings.Join(segs, "/")
+}
+
+// withURL returns the segment with its thumbnail's URL set (a copy: the
+// thumbnail may be shared).
+func (s Segment) withURL() Segment {
+	if s.Thumbnail != nil && s.Thumbnail.Path != "" && s.Thumbnail.URL == "" {
+		th := *s.Thumbnail
+		th.URL = ArtifactURL(th.Path)
+		s.Thumbnail = &th
+	}
+	return s
+}
+
+// Document returns the segment as an indexable document (with visibility
+// and the thumbnail's URL, which search results then carry).
 func (s Segment) Document() (Document, error) {
-	b, err := json.Marshal(s)
+	b, err := json.Marshal(s.withURL())
 	if err != nil {
 		return nil, fmt.Errorf("encode segment %s: %w", s.ID, err)
 	}
@@ -60,6 +92,7 @@ func DecodeSegment(b []byte) (*Segment, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("decode segment: %w", err)
 	}
+	s = s.withURL() // a document indexed before URLs were
 	return &s, nil
 }
 

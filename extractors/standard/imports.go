@@ -13,4 +13,5 @@ import (
 	_ "github.com/metaharvest/metaharvest/extractors/office"    // officex
 	_ "github.com/metaharvest/metaharvest/extractors/pdf"       // pdf, document_pages
 	_ "github.com/metaharvest/metaharvest/extractors/probe"     // mediainfo, audioinfo, m2ts, dpx, drm
+	_ "github.com/metaharvest/metaharvest/extractors/video"     // video_main_frames, video_previews, audio_previews
 )
