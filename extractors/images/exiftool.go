@@ -267,6 +267,9 @@ func readAnswer(r io.Reader, mark []byte, limit int) ([]byte, error) {
 				if i+len(mark) != len(buf) {
 					return nil, errors.New("exiftool: output after the ready mark")
 				}
+				if i > limit {
+					return nil, fmt.Errorf("exiftool: %w: answer over %d bytes", extractors.ErrOutputLimit, limit)
+				}
 				return buf[:i], nil
 			}
 			if len(buf) > limit+len(mark) {

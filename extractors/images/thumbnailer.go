@@ -160,7 +160,7 @@ func (t *thumbnailer) writeThumbnails(in *extractors.Input, img *image.RGBA, res
 		if w != img.Bounds().Dx() || h != img.Bounds().Dy() {
 			small = Fit(img, s.side)
 		}
-		if err := writeJPEG(filepath.Join(in.ArtifactDir, name), small); err != nil {
+		if err := WriteJPEG(filepath.Join(in.ArtifactDir, name), small); err != nil {
 			return err
 		}
 		res.Artifacts = append(res.Artifacts, extractors.Artifact{Path: name, Kind: s.kind, Width: w, Height: h})
@@ -173,13 +173,14 @@ func (t *thumbnailer) writeThumbnails(in *extractors.Input, img *image.RGBA, res
 	return nil
 }
 
-func writeJPEG(path string, img image.Image) error {
+// WriteJPEG writes img as a JPEG of the quality of thumbnails.
+func WriteJPEG(path string, img image.Image) error {
 	var b bytes.Buffer
 	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: jpegQuality}); err != nil {
-		return fmt.Errorf("encode thumbnail: %w", err)
+		return fmt.Errorf("encode jpeg: %w", err)
 	}
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		return extractors.Transient(fmt.Errorf("write thumbnail: %w", err))
+		return extractors.Transient(fmt.Errorf("write jpeg: %w", err))
 	}
 	return nil
 }
@@ -327,7 +328,7 @@ func (t *thumbnailer) sprite(ctx context.Context, in *extractors.Input, duration
 	if err := os.MkdirAll(in.ArtifactDir, 0o755); err != nil {
 		return extractors.Transient(fmt.Errorf("artifact directory: %w", err))
 	}
-	if err := writeJPEG(filepath.Join(in.ArtifactDir, name), sheet); err != nil {
+	if err := WriteJPEG(filepath.Join(in.ArtifactDir, name), sheet); err != nil {
 		return err
 	}
 	tw, th := tiles[0].Bounds().Dx(), tiles[0].Bounds().Dy()

@@ -6,5 +6,7 @@
 package standard
 
 import (
-	_ "github.com/metaharvest/metaharvest/extractors" // base extractors
+	_ "github.com/metaharvest/metaharvest/extractors"        // base extractors
+	_ "github.com/metaharvest/metaharvest/extractors/faces"  // vendor_faces
+	_ "github.com/metaharvest/metaharvest/extractors/images" // exiv2, thumbnailer
 )
