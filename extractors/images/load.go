@@ -292,10 +292,15 @@ func ParseProbeSize(out []byte) (ProbeSize, error) {
 	if err := json.Unmarshal(out, &v); err != nil {
 		return ProbeSize{}, fmt.Errorf("read ffprobe output: %w", err)
 	}
-	if len(v.Streams) == 0 || v.Streams[0].Width <= 0 || v.Streams[0].Height <= 0 {
+	if len(v.Streams) == 0 {
 		return ProbeSize{}, fmt.Errorf("no picture in the file: %w", extractors.ErrUnsupported)
 	}
 	s := v.Streams[0]
+	if s.Width <= 0 || s.Height <= 0 {
+		// ffmpeg gives 0 x 0 for a size it finds invalid (a header
+		// declaring 60000 x 60000): a bad file, not another kind of file.
+		return ProbeSize{}, fmt.Errorf("picture size not readable (%dx%d)", s.Width, s.Height)
+	}
 	return ProbeSize{Width: s.Width, Height: s.Height, Codec: clip(s.CodecName, 64)}, nil
 }
 
