@@ -44,7 +44,7 @@ func init() {
 		DefaultEnabled: false,
 		Tools:          []string{"ffmpeg", "ffprobe"},
 		After:          []string{"video_main_frames"},
-		Accept:         extractors.AcceptMIME([]string{"image/", "video/"}),
+		Accept:         images.AcceptPictures,
 		Fields:         fields,
 		Settings: []extractors.Setting{
 			{Name: "min_score", Env: "FACES_MIN_SCORE", Default: "25",
@@ -69,7 +69,6 @@ var fields = []extractors.Field{
 	{Path: "faces.thumbnail_path", Type: extractors.TypeString, Doc: "crop of the face, relative to the extractor's artifact directory (artifact kind face)"},
 	{Path: "faces.person_id", Type: extractors.TypeString, Doc: "the person (see people) the face belongs to"},
 	{Path: "people.person_id", Type: extractors.TypeString, Doc: "stable id of an unknown person: one face of a picture, or one face followed across consecutive frames of a video"},
-	{Path: "people.name", Type: extractors.TypeString, Doc: "always empty: persons are not recognised"},
 	{Path: "people.is_known", Type: extractors.TypeBool, Doc: "always false"},
 	{Path: "people.appearances", Type: extractors.TypeNumber, Doc: "analysed frames the person appears in (1 for a picture)"},
 	{Path: "people.face_img_path", Type: extractors.TypeString, Doc: "crop of the person's best-scored face, relative to the extractor's artifact directory"},
@@ -426,7 +425,7 @@ func (f *faces) data(itemID string, frames []frame, source string, all []found, 
 	peopleOut := make([]any, 0, len(order))
 	for _, k := range order {
 		p := people[k]
-		entry := map[string]any{"person_id": personID[k], "name": "", "is_known": false, "appearances": len(p.frames),
+		entry := map[string]any{"person_id": personID[k], "is_known": false, "appearances": len(p.frames),
 			"confidence": round3(p.best.score)}
 		if p.best.crop != "" {
 			entry["face_img_path"], entry["face_img_width"], entry["face_img_height"] = p.best.crop, p.best.cw, p.best.ch

@@ -146,6 +146,11 @@ func (s *stayOpen) ask(ctx context.Context, slot *exiftoolProc, arg string) ([]b
 		return nil, s.failure(ctx, slot, fmt.Errorf("exiftool: send request: %w", err))
 	}
 	out, err := readAnswer(slot.proc.Stdout, readyMark(n), s.answerLimit)
+	if err == nil && len(out) > 0 && out[0] != '[' {
+		// -json answers are arrays: anything else is left over from
+		// another request, and the process is out of step.
+		err = errors.New("exiftool: answer out of step with its request")
+	}
 	if err != nil {
 		return nil, s.failure(ctx, slot, err)
 	}

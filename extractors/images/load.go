@@ -247,7 +247,7 @@ func (l *Loader) loadFFmpeg(ctx context.Context, path string, maxSide int) (*Pic
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("not a picture ffprobe reads: %w: %w", extractors.ErrUnsupported, err)
+		return nil, fmt.Errorf("picture not readable: %w", err)
 	}
 	size, err := ParseProbeSize(out)
 	if err != nil {

@@ -33,7 +33,7 @@ func init() {
 		Implemented:    true,
 		DefaultEnabled: true,
 		Tools:          []string{"ffmpeg", "ffprobe"},
-		Accept:         extractors.AcceptMIME([]string{"image/", "video/"}),
+		Accept:         AcceptPictures,
 		Fields:         thumbnailerFields,
 		Settings: []extractors.Setting{{Name: "max_pixels", Env: "THUMBNAIL_MAX_PIXELS", Default: strconv.Itoa(DefaultMaxPixels),
 			Doc: "largest picture decoded, in pixels (width x height); larger ones are refused before decoding"}},
@@ -72,6 +72,16 @@ var thumbnailerFields = []extractors.Field{
 	{Path: "sprite.rows", Type: extractors.TypeNumber, Doc: "rows of tiles"},
 	{Path: "sprite.count", Type: extractors.TypeNumber, Doc: "tiles holding a frame (the last row may be partly empty)"},
 	{Path: "sprite.interval", Type: extractors.TypeNumber, Doc: "seconds between tiles: tile k shows the video at about k x interval seconds (k = floor(t / interval))"},
+}
+
+// AcceptPictures takes images and videos but the picture formats neither
+// Go nor this ffmpeg decodes (vector drawings, HEIF).
+func AcceptPictures(f extractors.File) bool {
+	switch f.MIME {
+	case "image/svg+xml", "image/heic", "image/heif", "image/heic-sequence", "image/heif-sequence":
+		return false
+	}
+	return strings.HasPrefix(f.MIME, "image/") || strings.HasPrefix(f.MIME, "video/")
 }
 
 // Thumbnail sizes (long side) and artifact kinds; the first is the main
