@@ -543,7 +543,7 @@ func (f *faces) sample(ctx context.Context, in *extractors.Input) ([]frame, erro
 	filter := fmt.Sprintf("scale=w='trunc(iw*sar/2)*2':h=ih,setsar=1,fps=1/%s,%s",
 		strconv.FormatFloat(interval, 'f', -1, 64), images.FitFilter(sampleSide))
 	args = append(args, "-map", "0:v:0", "-an", "-sn", "-dn", "-vf", filter, "-frames:v", strconv.Itoa(sampleFrames),
-		"-f", "image2pipe", "-c:v", "png", "-pix_fmt", "rgb24", "pipe:1")
+		"-f", "image2pipe", "-c:v", "png", "-compression_level", "0", "-pix_fmt", "rgb24", "pipe:1")
 	limit := sampleFrames * (sampleSide*sampleSide*3 + 64<<10)
 	out, err := f.run.Run(ctx, extractors.Cmd{Name: "ffmpeg", Args: args, Heavy: true, MaxMemory: sampleMemory, MaxOutput: limit})
 	if err != nil {

@@ -56,3 +56,14 @@ func benchPaths(b *testing.B) []string {
 	}
 	return out
 }
+
+// BenchmarkThumbnailVideo is the thumbnailer on sample.mov (5.5 s,
+// 560x320 H.264): ffprobe, the representative frame, the sprite.
+func BenchmarkThumbnailVideo(b *testing.B) {
+	reg := registry(b, nil)
+	for range b.N {
+		if o, _ := run(b, reg, "thumbnailer", "testdata/sample.mov", "video/quicktime"); o.Err != nil {
+			b.Fatal(o.Err)
+		}
+	}
+}

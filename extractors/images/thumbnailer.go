@@ -211,33 +211,41 @@ func (t *thumbnailer) video(ctx context.Context, in *extractors.Input, res *extr
 	res.Data["source"] = map[string]any{"width": v.Width, "height": v.Height, "decoder": "ffmpeg", "format": clip(v.CodecName, 64)}
 	duration := probe.Duration()
 
-	img, at, err := t.representativeFrame(ctx, in.Path, duration, maxSide)
+	img, at, err := t.representativeFrame(ctx, in.Path, v.SampleAspectRatio, duration, maxSide)
 	if err != nil {
 		return nil, err
 	}
 	res.Data["frame_time"] = round(at, 3)
 	if !probe.IsStill() && duration > 0 {
-		if err := t.sprite(ctx, in, duration, res); err != nil {
+		if err := t.sprite(ctx, in, v.SampleAspectRatio, duration, res); err != nil {
 			return nil, err
 		}
 	}
 	return &Picture{Image: img, Width: v.Width, Height: v.Height, Orientation: 1, Format: v.CodecName, Decoder: "ffmpeg"}, nil
 }
 
-// squarePixels makes pixels square (anamorphic video) before anything else.
-const squarePixels = "scale=w='trunc(iw*sar/2)*2':h=ih,setsar=1"
+// squarePixels is the filter that makes the pixels of an anamorphic video
+// square before anything else ("" for a video whose pixels are square:
+// a scale to the same size still costs a copy of every frame).
+func squarePixels(sar string) string {
+	switch sar {
+	case "", "1:1", "0:1", "N/A":
+		return "null"
+	}
+	return "scale=w='trunc(iw*sar/2)*2':h=ih,setsar=1"
+}
 
 // representativeFrame tries moments of the video (10%, 30%, 50% of it, then
 // its start) and takes the first whose frame is not dark; ffmpeg's
 // thumbnail filter picks, among the frames that follow each moment, the
 // one closest to their average (no flash, no cut). When every moment is
 // dark, the brightest wins.
-func (t *thumbnailer) representativeFrame(ctx context.Context, path string, duration float64, maxSide int) (*image.RGBA, float64, error) {
+func (t *thumbnailer) representativeFrame(ctx context.Context, path, sar string, duration float64, maxSide int) (*image.RGBA, float64, error) {
 	moments := []float64{0}
 	if duration >= 2 {
 		moments = []float64{0.1 * duration, 0.3 * duration, 0.5 * duration, 0}
 	}
-	filter := fmt.Sprintf("%s,%s,thumbnail=n=%d", squarePixels, FitFilter(maxSide), candidateFrames)
+	filter := fmt.Sprintf("%s,%s,thumbnail=n=%d", squarePixels(sar), FitFilter(maxSide), candidateFrames)
 	var (
 		best     *image.RGBA
 		bestAt   float64
@@ -308,16 +316,16 @@ func SpriteInterval(duration float64) float64 {
 // seconds (fps), scales it to a tile and pipes the tiles out as PNG; they
 // are laid out here, so that the geometry is that of the frames really
 // decoded (a video ends a little before its container says).
-func (t *thumbnailer) sprite(ctx context.Context, in *extractors.Input, duration float64, res *extractors.Result) error {
+func (t *thumbnailer) sprite(ctx context.Context, in *extractors.Input, sar string, duration float64, res *extractors.Result) error {
 	interval := SpriteInterval(duration)
 	args := []string{"-nostdin", "-v", "error"}
 	if interval >= keyframesOnlyFrom {
 		args = append(args, "-skip_frame", "nokey")
 	}
 	args = append(args, av.InputArgs(in.Path)...)
-	filter := fmt.Sprintf("%s,fps=1/%s,scale=w=%d:h=-2", squarePixels, strconv.FormatFloat(interval, 'f', -1, 64), spriteTileWidth)
+	filter := fmt.Sprintf("%s,fps=1/%s,scale=w=%d:h=-2", squarePixels(sar), strconv.FormatFloat(interval, 'f', -1, 64), spriteTileWidth)
 	args = append(args, "-map", "0:v:0", "-an", "-sn", "-dn", "-vf", filter, "-frames:v", strconv.Itoa(spriteTiles),
-		"-f", "image2pipe", "-c:v", "png", "-pix_fmt", "rgb24", "pipe:1")
+		"-f", "image2pipe", "-c:v", "png", "-compression_level", "0", "-pix_fmt", "rgb24", "pipe:1")
 	limit := spriteTiles * (spriteTileWidth*maxTileHeight*3 + 64<<10)
 	out, err := t.run.Run(ctx, extractors.Cmd{Name: "ffmpeg", Args: args, Heavy: true, MaxMemory: spriteMemory, MaxOutput: limit})
 	if err != nil {

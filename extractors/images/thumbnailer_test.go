@@ -378,3 +378,20 @@ func floodTIFF(t testing.TB, w, h uint16) []byte {
 	}
 	return b
 }
+
+// An anamorphic video (160x120 stored, pixels twice as wide as high) is
+// shown 320x120: so are its thumbnail and its sprite tiles.
+func TestThumbnailAnamorphicVideo(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "wide.mp4")
+	ffmpeg(t, "-f", "lavfi", "-i", "testsrc=s=160x120:r=10:d=2", "-vf", "setsar=2", "-c:v", "libx264", "-preset", "ultrafast",
+		"-pix_fmt", "yuv420p", p)
+	o, _ := run(t, registry(t, nil), "thumbnailer", p, "video/mp4")
+	if o.Err != nil {
+		t.Fatal(o.Err)
+	}
+	if lookup(o.Data, "thumbnail.width") != 320 || lookup(o.Data, "thumbnail.height") != 120 ||
+		lookup(o.Data, "sprite.tile_width") != 160 || lookup(o.Data, "sprite.tile_height") != 60 {
+		t.Errorf("data %v", o.Data)
+	}
+}
