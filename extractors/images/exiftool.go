@@ -55,6 +55,7 @@ type stayOpen struct {
 	answerLimit  int
 	timeout      time.Duration
 	restartAfter int
+	memory       int64 // address-space bound of each process
 
 	slots chan *exiftoolProc // size of the pool; nil: not started
 	seq   atomic.Uint64
@@ -82,7 +83,7 @@ func newStayOpen(run *extractors.Runner, log *slog.Logger, size int, common []st
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &stayOpen{run: run, log: log, common: common, answerLimit: defaultAnswerLimit, timeout: defaultRequestTimeout,
-		restartAfter: defaultRestartAfter, slots: make(chan *exiftoolProc, size), live: map[*exiftoolProc]bool{},
+		restartAfter: defaultRestartAfter, memory: exiftoolMemory, slots: make(chan *exiftoolProc, size), live: map[*exiftoolProc]bool{},
 		ctx: ctx, cancel: cancel}
 	for range size {
 		s.slots <- nil
@@ -178,7 +179,7 @@ func (s *stayOpen) start() (*exiftoolProc, error) {
 		return nil, errClosed
 	}
 	args := append([]string{"-config", "", "-stay_open", "True", "-@", "-", "-common_args"}, s.common...)
-	p, err := s.run.Start(s.ctx, extractors.Cmd{Name: "exiftool", Args: args, MaxMemory: exiftoolMemory})
+	p, err := s.run.Start(s.ctx, extractors.Cmd{Name: "exiftool", Args: args, MaxMemory: s.memory})
 	if err != nil {
 		return nil, extractors.Transient(fmt.Errorf("exiftool: %w", err))
 	}

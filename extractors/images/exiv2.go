@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -111,7 +112,10 @@ func ExiftoolCommand(path string) []string {
 
 type exiv2 struct{ tool *stayOpen }
 
-var _ extractors.Extractor = (*exiv2)(nil)
+var (
+	_ extractors.Extractor = (*exiv2)(nil)
+	_ io.Closer            = (*exiv2)(nil) // Registry.Close stops exiftool
+)
 
 func (x *exiv2) Close() error { return x.tool.Close() }
 

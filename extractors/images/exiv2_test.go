@@ -276,6 +276,35 @@ func TestStayOpenHugeXMP(t *testing.T) {
 	}
 }
 
+// An XMP packet whose parsing needs more memory than exiftool may have
+// kills that exiftool (perl: "Out of memory"); the next file is served by
+// a new one.
+func TestStayOpenMemoryBound(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString(`<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:description><rdf:Alt><rdf:li xml:lang="x-default">`)
+	b.WriteString(strings.Repeat("a very long description ", 2<<20)) // 48 MiB in one value
+	b.WriteString(`</rdf:li></rdf:Alt></dc:description></rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?>`)
+	huge := filepath.Join(t.TempDir(), "huge.xmp")
+	os.WriteFile(huge, []byte(b.String()), 0o644)
+
+	s := newStayOpen(extractors.NewRunner(1), nil, 1, exiftoolArgs())
+	defer s.Close()
+	s.memory = 128 << 20
+	_, err := s.Query(context.Background(), huge)
+	if err == nil {
+		t.Fatal("a 48 MiB value read within 128 MiB")
+	}
+	t.Logf("huge XMP: %v", err)
+	out, err := s.Query(context.Background(), absPath(t, "testdata/goexif-sample1.jpg"))
+	if err != nil || !strings.Contains(string(out), "NIKON D2H") {
+		t.Fatalf("after the huge XMP: %s %v", out, err)
+	}
+	if n := s.started.Load(); n != 2 {
+		t.Errorf("%d processes started, want 2", n)
+	}
+}
+
 // A request past its deadline kills its exiftool (the answer will never be
 // taken for another's) and the next request starts a new one.
 func TestStayOpenDeadline(t *testing.T) {
