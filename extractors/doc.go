@@ -3,7 +3,8 @@
 // extractor API name of the reference (implemented or not yet) and makes the
 // extractors a process runs, the runner the worker uses to run a list of
 // extractors on one item with a time limit each, and Runner, the one way an
-// extractor starts an external program.
+// extractor starts an external program (Run for one file, Start for a
+// long-lived helper that serves many, such as exiftool -stay_open).
 //
 // # Registration
 //

@@ -10,6 +10,8 @@ import (
 	_ "github.com/metaharvest/metaharvest/extractors/broadcast" // broadcast quality control
 	_ "github.com/metaharvest/metaharvest/extractors/captions"  // caption_files, captions, captionsv2
 	_ "github.com/metaharvest/metaharvest/extractors/documents" // text, csv, json, xml, html, email, fdx, dbf
+	_ "github.com/metaharvest/metaharvest/extractors/faces"     // vendor_faces
+	_ "github.com/metaharvest/metaharvest/extractors/images"    // exiv2, thumbnailer
 	_ "github.com/metaharvest/metaharvest/extractors/office"    // officex
 	_ "github.com/metaharvest/metaharvest/extractors/pdf"       // pdf, document_pages
 	_ "github.com/metaharvest/metaharvest/extractors/probe"     // mediainfo, audioinfo, m2ts, dpx, drm

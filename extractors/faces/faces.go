@@ -1,0 +1,572 @@
+package faces
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	pigo "github.com/esimov/pigo/core"
+
+	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/av"
+	"github.com/metaharvest/metaharvest/extractors/images"
+	"github.com/metaharvest/metaharvest/internal/ids"
+)
+
+// facefinder is pigo's frontal face cascade (MIT, see cascade/LICENSE),
+// shipped here because the module has it but does not embed it.
+//
+//go:embed cascade/facefinder
+var facefinder []byte
+
+// vendor_faces finds faces with pigo, a pure-Go pixel-intensity
+// comparison cascade, on pictures and on the frames of videos that
+// video_main_frames picked (or, when it did not run, on frames sampled
+// here): rectangles with pigo's score, a crop of each face, one segment
+// per frame with faces, and the people of the item (faces followed from
+// frame to frame, unknown persons). It runs locally: no provider.
+func init() {
+	extractors.MustRegister(extractors.Info{
+		Name:           "vendor_faces",
+		DisplayName:    "Faces",
+		Version:        "1.0.0",
+		Implemented:    true,
+		DefaultEnabled: false,
+		Tools:          []string{"ffmpeg", "ffprobe"},
+		After:          []string{"video_main_frames"},
+		Accept:         images.AcceptPictures,
+		Fields:         fields,
+		Settings: []extractors.Setting{
+			{Name: "min_score", Env: "FACES_MIN_SCORE", Default: "25",
+				Doc: "weakest pigo score kept as a face (false positives of the sample set scored up to 17, real faces 79 and more)"},
+			{Name: "max_pixels", Env: "FACES_MAX_PIXELS", Default: strconv.Itoa(images.DefaultMaxPixels),
+				Doc: "largest picture decoded, in pixels; larger ones are refused before decoding"},
+		},
+		New: newFaces,
+	})
+}
+
+var fields = []extractors.Field{
+	{Path: "count", Type: extractors.TypeNumber, Doc: "faces found (every detection, in every analysed frame)"},
+	{Path: "frames_analysed", Type: extractors.TypeNumber, Doc: "pictures analysed: 1 for an image, frames for a video"},
+	{Path: "frames_source", Type: extractors.TypeString, Doc: "image, video_main_frames (the frames of that extractor) or sampled (frames taken here)"},
+	{Path: "faces.time", Type: extractors.TypeNumber, Doc: "video: time of the frame, seconds"},
+	{Path: "faces.top", Type: extractors.TypeNumber, Doc: "pixels from the top of the upright picture or frame"},
+	{Path: "faces.left", Type: extractors.TypeNumber, Doc: "pixels from the left"},
+	{Path: "faces.width", Type: extractors.TypeNumber, Doc: "pixels"},
+	{Path: "faces.height", Type: extractors.TypeNumber, Doc: "pixels"},
+	{Path: "faces.confidence", Type: extractors.TypeNumber, Doc: "pigo score (not a probability: the sum of the scores of the merged detection windows)"},
+	{Path: "faces.thumbnail_path", Type: extractors.TypeString, Doc: "crop of the face, relative to the extractor's artifact directory (artifact kind face)"},
+	{Path: "faces.person_id", Type: extractors.TypeString, Doc: "the person (see people) the face belongs to"},
+	{Path: "people.person_id", Type: extractors.TypeString, Doc: "stable id of an unknown person: one face of a picture, or one face followed across consecutive frames of a video"},
+	{Path: "people.is_known", Type: extractors.TypeBool, Doc: "always false"},
+	{Path: "people.appearances", Type: extractors.TypeNumber, Doc: "analysed frames the person appears in (1 for a picture)"},
+	{Path: "people.face_img_path", Type: extractors.TypeString, Doc: "crop of the person's best-scored face, relative to the extractor's artifact directory"},
+	{Path: "people.face_img_width", Type: extractors.TypeNumber, Doc: "pixels"},
+	{Path: "people.face_img_height", Type: extractors.TypeNumber, Doc: "pixels"},
+	{Path: "people.confidence", Type: extractors.TypeNumber, Doc: "best pigo score of the person's faces"},
+	{Path: "people.first_time", Type: extractors.TypeNumber, Doc: "video: first appearance, seconds"},
+	{Path: "people.last_time", Type: extractors.TypeNumber, Doc: "video: last appearance, seconds"},
+}
+
+const (
+	// detectSide is the long side pictures and frames are analysed at:
+	// faces of 20 pixels and more at that size are found.
+	detectSide = 1280
+	minFace    = 20
+	// maxRawDetections bounds the windows merged (an O(n²) step) on a
+	// picture that fires everywhere.
+	maxRawDetections = 20000
+	// clusterIoU merges windows that overlap this much into one face.
+	clusterIoU = 0.2
+	// maxFrames bounds the frames analysed of one video, maxFaces the
+	// faces reported of one item, maxFacesPerFrame those of one frame.
+	maxFrames        = 2000
+	maxFaces         = 2000
+	maxFacesPerFrame = 50
+	// cropSide is the long side of face crops; cropMargin the share of the
+	// face added around it.
+	cropSide   = 256
+	cropMargin = 0.25
+	// trackIoU: a face in the next analysed frame overlapping a face this
+	// much (in relative coordinates) is the same person.
+	trackIoU = 0.3
+	// Sampling when video_main_frames gave no frames: one frame every
+	// interval (at least sampleMinInterval apart), at most sampleFrames,
+	// at most sampleSide pixels.
+	sampleFrames      = 30
+	sampleMinInterval = 2.0
+	sampleSide        = 960
+	sampleMemory      = 2 << 30
+)
+
+type faces struct {
+	run      *extractors.Runner
+	load     *images.Loader
+	cascade  *pigo.Pigo
+	minScore float32
+}
+
+var _ extractors.Extractor = (*faces)(nil)
+
+func newFaces(env extractors.Env) (extractors.Extractor, error) {
+	score, err := strconv.ParseFloat(env.Get("min_score"), 32)
+	if err != nil || score < 0 {
+		return nil, fmt.Errorf("FACES_MIN_SCORE %q: want a number >= 0", env.Get("min_score"))
+	}
+	px, err := strconv.ParseInt(env.Get("max_pixels"), 10, 64)
+	if err != nil || px < 1 {
+		return nil, fmt.Errorf("FACES_MAX_PIXELS %q: want a positive number", env.Get("max_pixels"))
+	}
+	cascade, err := unpackCascade(facefinder)
+	if err != nil {
+		return nil, err
+	}
+	return &faces{run: env.Runner, load: images.NewLoader(env.Runner, px), cascade: cascade, minScore: float32(score)}, nil
+}
+
+// unpackCascade reads a pigo cascade; pigo indexes the bytes without
+// checking them, so a damaged one is a panic turned into an error.
+func unpackCascade(b []byte) (p *pigo.Pigo, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			p, err = nil, fmt.Errorf("unpack face cascade: %v", v)
+		}
+	}()
+	return pigo.NewPigo().Unpack(b)
+}
+
+// frame is one picture analysed: an image, or a frame of a video at time.
+type frame struct {
+	time  float64
+	video bool
+	img   *image.RGBA
+	// scale maps the analysed picture to the reported coordinates (the
+	// upright picture, or the frame as video_main_frames wrote it).
+	scale float64
+}
+
+// found is one face.
+type found struct {
+	frame  int
+	rect   extractors.Rectangle // reported coordinates
+	rel    [4]float64           // left, top, right, bottom in 0..1 of the frame, for tracking
+	score  float64
+	crop   string
+	cw, ch int
+	person int
+}
+
+func (f *faces) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, extractors.Transient(err)
+	}
+	var (
+		frames []frame
+		source string
+		err    error
+	)
+	if strings.HasPrefix(in.MIME, "video/") {
+		frames, source, err = f.videoFrames(ctx, in)
+	} else {
+		var pic *images.Picture
+		pic, err = f.load.Load(ctx, in.Path, detectSide)
+		if err == nil {
+			upright := pic.Width
+			if pic.Orientation >= 5 {
+				upright = pic.Height
+			}
+			frames, source = []frame{{img: pic.Image, scale: float64(upright) / float64(pic.Image.Bounds().Dx())}}, "image"
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	var all []found
+	for i, fr := range frames {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		for _, d := range f.detect(fr.img) {
+			if len(all) >= maxFaces {
+				break
+			}
+			d.frame = i
+			d.rect = extractors.Rectangle{Top: round1(d.rect.Top * fr.scale), Left: round1(d.rect.Left * fr.scale),
+				Width: round1(d.rect.Width * fr.scale), Height: round1(d.rect.Height * fr.scale)}
+			all = append(all, d)
+		}
+	}
+	track(all)
+	res := &extractors.Result{}
+	if err := f.writeCrops(in, frames, all, res); err != nil {
+		return nil, err
+	}
+	res.Data = f.data(in.ItemID, frames, source, all, res)
+	return res, nil
+}
+
+func round1(v float64) float64 { return math.Round(v*10) / 10 }
+
+// detect runs the cascade on img and returns the faces scoring at least
+// minScore, best first, with rectangles in img's pixels.
+func (f *faces) detect(img *image.RGBA) []found {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	if w < minFace || h < minFace {
+		return nil
+	}
+	gray := make([]uint8, w*h)
+	for y := range h {
+		row := img.Pix[img.PixOffset(b.Min.X, b.Min.Y+y):]
+		for x := range w {
+			p := row[4*x : 4*x+3]
+			gray[y*w+x] = uint8((299*uint32(p[0]) + 587*uint32(p[1]) + 114*uint32(p[2])) / 1000)
+		}
+	}
+	dets := f.cascade.RunCascade(pigo.CascadeParams{MinSize: minFace, MaxSize: min(w, h), ShiftFactor: 0.1, ScaleFactor: 1.1,
+		ImageParams: pigo.ImageParams{Pixels: gray, Rows: h, Cols: w, Dim: w}}, 0)
+	if len(dets) > maxRawDetections {
+		sort.Slice(dets, func(i, j int) bool { return dets[i].Q > dets[j].Q })
+		dets = dets[:maxRawDetections]
+	}
+	dets = f.cascade.ClusterDetections(dets, clusterIoU)
+	var out []found
+	for _, d := range dets {
+		if d.Q < f.minScore || d.Scale <= 0 {
+			continue
+		}
+		s := float64(d.Scale)
+		left := math.Max(0, float64(d.Col)-s/2)
+		top := math.Max(0, float64(d.Row)-s/2)
+		right := math.Min(float64(w), float64(d.Col)+s/2)
+		bottom := math.Min(float64(h), float64(d.Row)+s/2)
+		out = append(out, found{rect: extractors.Rectangle{Top: top, Left: left, Width: right - left, Height: bottom - top},
+			rel: [4]float64{left / float64(w), top / float64(h), right / float64(w), bottom / float64(h)}, score: float64(d.Q)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].score > out[j].score })
+	if len(out) > maxFacesPerFrame {
+		out = out[:maxFacesPerFrame]
+	}
+	return out
+}
+
+// track gives each face a person: a face overlapping (trackIoU) a face of
+// the previous analysed frame is the same person, best overlaps first;
+// others start a new person. Faces must be in frame order.
+func track(all []found) {
+	next := 0
+	prevStart, prevEnd := 0, 0 // faces of the previous frame: all[prevStart:prevEnd]
+	for start := 0; start < len(all); {
+		end := start
+		for end < len(all) && all[end].frame == all[start].frame {
+			end++
+		}
+		consecutive := prevEnd > prevStart && all[prevStart].frame == all[start].frame-1
+		type pair struct {
+			cur, prev int
+			iou       float64
+		}
+		var pairs []pair
+		if consecutive {
+			for i := start; i < end; i++ {
+				for j := prevStart; j < prevEnd; j++ {
+					if v := iou(all[i].rel, all[j].rel); v >= trackIoU {
+						pairs = append(pairs, pair{i, j, v})
+					}
+				}
+			}
+		}
+		sort.Slice(pairs, func(a, b int) bool { return pairs[a].iou > pairs[b].iou })
+		for i := start; i < end; i++ {
+			all[i].person = -1
+		}
+		taken := map[int]bool{}
+		for _, p := range pairs {
+			if all[p.cur].person < 0 && !taken[p.prev] {
+				all[p.cur].person = all[p.prev].person
+				taken[p.prev] = true
+			}
+		}
+		for i := start; i < end; i++ {
+			if all[i].person < 0 {
+				all[i].person = next
+				next++
+			}
+		}
+		prevStart, prevEnd = start, end
+		start = end
+	}
+}
+
+func iou(a, b [4]float64) float64 {
+	w := math.Min(a[2], b[2]) - math.Max(a[0], b[0])
+	h := math.Min(a[3], b[3]) - math.Max(a[1], b[1])
+	if w <= 0 || h <= 0 {
+		return 0
+	}
+	inter := w * h
+	union := (a[2]-a[0])*(a[3]-a[1]) + (b[2]-b[0])*(b[3]-b[1]) - inter
+	if union <= 0 {
+		return 0
+	}
+	return inter / union
+}
+
+// writeCrops writes a crop of each face (with a margin, at most cropSide
+// pixels) below faces/ of the artifact directory.
+func (f *faces) writeCrops(in *extractors.Input, frames []frame, all []found, res *extractors.Result) error {
+	if len(all) == 0 {
+		return nil
+	}
+	dir := filepath.Join(in.ArtifactDir, "faces")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return extractors.Transient(fmt.Errorf("artifact directory: %w", err))
+	}
+	for i := range all {
+		d := &all[i]
+		img := frames[d.frame].img
+		b := img.Bounds()
+		s := frames[d.frame].scale
+		l, t := d.rect.Left/s, d.rect.Top/s
+		w, h := d.rect.Width/s, d.rect.Height/s
+		mx, my := w*cropMargin, h*cropMargin
+		r := image.Rect(int(l-mx), int(t-my), int(math.Ceil(l+w+mx)), int(math.Ceil(t+h+my))).Add(b.Min).Intersect(b)
+		if r.Empty() {
+			continue
+		}
+		crop := images.Fit(img.SubImage(r), cropSide)
+		name := fmt.Sprintf("faces/%04d.jpg", i)
+		if err := images.WriteJPEG(filepath.Join(in.ArtifactDir, filepath.FromSlash(name)), crop); err != nil {
+			return err
+		}
+		d.crop, d.cw, d.ch = name, crop.Bounds().Dx(), crop.Bounds().Dy()
+		res.Artifacts = append(res.Artifacts, extractors.Artifact{Path: name, Kind: "face", Width: d.cw, Height: d.ch})
+	}
+	return nil
+}
+
+// data is the extractor's Data, and for videos its segments (one per frame
+// with faces).
+func (f *faces) data(itemID string, frames []frame, source string, all []found, res *extractors.Result) map[string]any {
+	personID := map[int]string{}
+	type person struct {
+		best          *found
+		frames        map[int]bool
+		first, last   float64
+		firstSeen     bool
+		firstRect     extractors.Rectangle
+		firstFrameIdx int
+	}
+	people := map[int]*person{}
+	var order []int
+	for i := range all {
+		d := &all[i]
+		p := people[d.person]
+		if p == nil {
+			p = &person{frames: map[int]bool{}, firstRect: d.rect, firstFrameIdx: d.frame}
+			people[d.person] = p
+			order = append(order, d.person)
+		}
+		t := frames[d.frame].time
+		if !p.firstSeen || t < p.first {
+			p.first = t
+		}
+		p.last = math.Max(p.last, t)
+		p.firstSeen = true
+		p.frames[d.frame] = true
+		if p.best == nil || d.score > p.best.score {
+			p.best = d
+		}
+	}
+	for _, k := range order {
+		p := people[k]
+		// Stable across harvests of the same content: the item, where
+		// and when the person first appears.
+		personID[k] = ids.Derived("face", itemID, strconv.Itoa(p.firstFrameIdx), strconv.FormatFloat(frames[p.firstFrameIdx].time, 'f', 3, 64),
+			strconv.FormatFloat(p.firstRect.Left, 'f', 1, 64), strconv.FormatFloat(p.firstRect.Top, 'f', 1, 64))
+	}
+
+	facesOut := make([]any, 0, len(all))
+	segAt := map[int]int{}
+	for i := range all {
+		d := &all[i]
+		fr := frames[d.frame]
+		entry := map[string]any{"top": d.rect.Top, "left": d.rect.Left, "width": d.rect.Width, "height": d.rect.Height,
+			"confidence": round3(d.score), "person_id": personID[d.person]}
+		if d.crop != "" {
+			entry["thumbnail_path"] = d.crop
+		}
+		if fr.video {
+			entry["time"] = round3(fr.time)
+			si, ok := segAt[d.frame]
+			if !ok {
+				si = len(res.Segments)
+				segAt[d.frame] = si
+				res.Segments = append(res.Segments, extractors.Segment{Time: fr.time})
+			}
+			rect := d.rect
+			res.Segments[si].Summary.People = append(res.Segments[si].Summary.People, extractors.SegmentPerson{
+				ID: personID[d.person], FaceRectangle: &rect, ThumbnailPath: d.crop, Source: "pigo",
+				FaceAttributes: map[string]any{"confidence": round3(d.score)}})
+		}
+		facesOut = append(facesOut, entry)
+	}
+	peopleOut := make([]any, 0, len(order))
+	for _, k := range order {
+		p := people[k]
+		entry := map[string]any{"person_id": personID[k], "is_known": false, "appearances": len(p.frames),
+			"confidence": round3(p.best.score)}
+		if p.best.crop != "" {
+			entry["face_img_path"], entry["face_img_width"], entry["face_img_height"] = p.best.crop, p.best.cw, p.best.ch
+		}
+		if frames[p.firstFrameIdx].video {
+			entry["first_time"], entry["last_time"] = round3(p.first), round3(p.last)
+		}
+		peopleOut = append(peopleOut, entry)
+	}
+	// Most seen first: the item summary lists people by appearances.
+	slices.SortStableFunc(peopleOut, func(a, b any) int {
+		return b.(map[string]any)["appearances"].(int) - a.(map[string]any)["appearances"].(int)
+	})
+	return map[string]any{"count": len(all), "frames_analysed": len(frames), "frames_source": source,
+		"faces": facesOut, "people": peopleOut}
+}
+
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
+
+// mainFrames is the data of video_main_frames this extractor reads.
+type mainFrames struct {
+	Frames []struct {
+		Time   float64 `json:"time"`
+		Path   string  `json:"path"`
+		Width  int     `json:"width"`
+		Height int     `json:"height"`
+		Reason string  `json:"reason"`
+	} `json:"frames"`
+}
+
+// ParseMainFrames reads video_main_frames' data: the frames with a usable
+// time and a path inside its artifact directory, in time order, at most
+// maxFrames.
+func ParseMainFrames(raw []byte) ([]MainFrame, error) {
+	var mf mainFrames
+	if err := json.Unmarshal(raw, &mf); err != nil {
+		return nil, fmt.Errorf("read video_main_frames data: %w", err)
+	}
+	var out []MainFrame
+	for _, fr := range mf.Frames {
+		if math.IsNaN(fr.Time) || math.IsInf(fr.Time, 0) || fr.Time < 0 || fr.Path == "" ||
+			!filepath.IsLocal(filepath.FromSlash(fr.Path)) || strings.ContainsRune(fr.Path, 0) {
+			continue
+		}
+		out = append(out, MainFrame{Time: fr.Time, Path: fr.Path, Width: fr.Width, Height: fr.Height})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time < out[j].Time })
+	if len(out) > maxFrames {
+		out = out[:maxFrames]
+	}
+	return out, nil
+}
+
+// MainFrame is one frame of video_main_frames: its file is Path below that
+// extractor's artifact directory.
+type MainFrame struct {
+	Time          float64
+	Path          string
+	Width, Height int
+}
+
+// videoFrames loads the frames of video_main_frames when it ran in this
+// harvest, else samples frames of the video.
+func (f *faces) videoFrames(ctx context.Context, in *extractors.Input) ([]frame, string, error) {
+	if raw, ok := in.Prior["video_main_frames"]; ok {
+		list, err := ParseMainFrames(raw)
+		if err != nil {
+			return nil, "", err
+		}
+		dir := in.ArtifactsOf("video_main_frames")
+		var frames []frame
+		for _, mf := range list {
+			pic, err := f.load.Load(ctx, filepath.Join(dir, filepath.FromSlash(mf.Path)), detectSide)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, "", err
+				}
+				return nil, "", fmt.Errorf("frame at %.3f s (%s): %w", mf.Time, mf.Path, err)
+			}
+			scale := 1.0
+			if mf.Width > 0 {
+				scale = float64(mf.Width) / float64(pic.Image.Bounds().Dx())
+			} else if pic.Width > 0 {
+				scale = float64(pic.Width) / float64(pic.Image.Bounds().Dx())
+			}
+			frames = append(frames, frame{time: mf.Time, video: true, img: pic.Image, scale: scale})
+		}
+		return frames, "video_main_frames", nil
+	}
+	frames, err := f.sample(ctx, in)
+	return frames, "sampled", err
+}
+
+// sample takes frames of the video every interval seconds in one ffmpeg
+// pass (key frames only once they are far apart), at most sampleSide
+// pixels, for a harvest without video_main_frames.
+func (f *faces) sample(ctx context.Context, in *extractors.Input) ([]frame, error) {
+	probe, err := av.Read(ctx, f.run, in)
+	if err != nil {
+		return nil, err
+	}
+	v := probe.Video()
+	if v == nil {
+		return nil, fmt.Errorf("no video stream: %w", extractors.ErrUnsupported)
+	}
+	if int64(v.Width)*int64(v.Height) > f.load.MaxPixels() {
+		return nil, fmt.Errorf("%w: video of %dx%d pixels", images.ErrTooLarge, v.Width, v.Height)
+	}
+	interval := math.Max(sampleMinInterval, math.Ceil(probe.Duration()/sampleFrames))
+	args := []string{"-nostdin", "-v", "error"}
+	if interval >= 4 {
+		args = append(args, "-skip_frame", "nokey")
+	}
+	args = append(args, av.InputArgs(in.Path)...)
+	filter := fmt.Sprintf("scale=w='trunc(iw*sar/2)*2':h=ih,setsar=1,fps=1/%s,%s",
+		strconv.FormatFloat(interval, 'f', -1, 64), images.FitFilter(sampleSide))
+	args = append(args, "-map", "0:v:0", "-an", "-sn", "-dn", "-vf", filter, "-frames:v", strconv.Itoa(sampleFrames),
+		"-f", "image2pipe", "-c:v", "png", "-compression_level", "0", "-pix_fmt", "rgb24", "pipe:1")
+	limit := sampleFrames * (sampleSide*sampleSide*3 + 64<<10)
+	out, err := f.run.Run(ctx, extractors.Cmd{Name: "ffmpeg", Args: args, Heavy: true, MaxMemory: sampleMemory, MaxOutput: limit})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("sample frames: ffmpeg: %w", err)
+	}
+	pics, err := images.DecodePNGs(out, sampleFrames, sampleSide, sampleSide)
+	if err != nil {
+		return nil, fmt.Errorf("sample frames: %w", err)
+	}
+	if len(pics) == 0 {
+		return nil, errors.New("sample frames: ffmpeg gave no frame")
+	}
+	// Rectangles are given at the video's resolution; the long sides are
+	// compared so that a rotated video (a phone held upright) maps right.
+	long := float64(max(v.Width, v.Height))
+	frames := make([]frame, 0, len(pics))
+	for i, p := range pics {
+		img := images.Fit(p, sampleSide)
+		frames = append(frames, frame{time: float64(i) * interval, video: true, img: img,
+			scale: long / float64(max(img.Bounds().Dx(), img.Bounds().Dy()))})
+	}
+	return frames, nil
+}
