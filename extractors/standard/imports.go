@@ -8,4 +8,5 @@ package standard
 import (
 	_ "github.com/metaharvest/metaharvest/extractors"           // base extractors
 	_ "github.com/metaharvest/metaharvest/extractors/broadcast" // broadcast quality control
+	_ "github.com/metaharvest/metaharvest/extractors/ocr"       // tesseract, slates, credits, vendor_digital_slates, vendor_texted, vendor_textless
 )
