@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -98,18 +99,7 @@ func drawText(file string, size int, x, y string) string {
 		itoa(size) + ":line_spacing=12:x=" + x + ":y=" + y
 }
 
-func itoa(n int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(n)) }
-
-func fmtInt(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	s := ""
-	for ; n > 0; n /= 10 {
-		s = string(rune('0'+n%10)) + s
-	}
-	return s
-}
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // picture renders text in white on black into a PNG of w x h pixels.
 func picture(t *testing.T, name, text string, w, h, size int) string {
@@ -136,18 +126,20 @@ const (
 func programmeClip(t *testing.T) string {
 	t.Helper()
 	needFont(t)
-	dir := t.TempDir()
-	slate := textFile(t, dir, "slate.txt", "TITLE: HARBOUR\nSCENE 12 TAKE 3\nDATE: 2024-05-17\nDURATION: 30s")
-	card := textFile(t, dir, "card.txt", "Directed by\nANNA BERG\nProduced by\nJON SMITH\nMusic by\nLENA HOLM")
-	scroll := textFile(t, dir, "scroll.txt", "Camera\nPETER NOLAN\nEditor\nMARIA LUND\nSound\nOSKAR VIK\nCast\nEMMA STONE\nCARL BERG\nIDA NORD")
-	graph := "color=c=black:s=640x360:r=25:d=5," + drawText(slate, 34, "40", "60") + "[a];" +
-		"sierpinski=s=640x360:r=25,trim=duration=10,setpts=PTS-STARTPTS[b];" +
-		"color=c=black:s=640x360:r=25:d=4," + drawText(card, 28, "200", "30") + "[c];" +
-		"color=c=black:s=640x360:r=25:d=5," + drawText(scroll, 28, "200", "h-t*60") + "[d];" +
-		"[a][b][c][d]concat=n=4:v=1:a=0[out0]"
-	p := filepath.Join(dir, "programme.mp4")
-	ffmpeg(t, "-f", "lavfi", "-i", graph, "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", p)
-	return p
+	return sharedClip(t, "programme.mp4", func(t *testing.T, p string) {
+		dir := t.TempDir()
+		slate := textFile(t, dir, "slate.txt", "TITLE: HARBOUR\nSCENE 12 TAKE 3\nDATE: 2024-05-17\nDURATION: 30s")
+		card := textFile(t, dir, "card.txt", "Directed by\nANNA BERG\nProduced by\nJON SMITH\nMusic by\nLENA HOLM")
+		scroll := textFile(t, dir, "scroll.txt", "Camera\nPETER NOLAN\nEditor\nMARIA LUND\nSound\nOSKAR VIK\nCast\nEMMA STONE\nCARL BERG\nIDA NORD")
+		graph := "color=c=black:s=640x360:r=25:d=5," + drawText(slate, 34, "40", "60") + "[a];" +
+			"sierpinski=s=640x360:r=25,trim=duration=10,setpts=PTS-STARTPTS[b];" +
+			"color=c=black:s=640x360:r=25:d=4," + drawText(card, 28, "200", "30") + "[c];" +
+			"color=c=black:s=640x360:r=25:d=5," + drawText(scroll, 28, "200", "h-t*90") + "[d];" +
+			"[a][b][c][d]concat=n=4:v=1:a=0[out0]"
+		ffmpeg(t, "-f", "lavfi", "-i", graph, "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", p)
+	})
 }
 
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "") == s }
+
+var execLookPath = exec.LookPath
