@@ -38,7 +38,9 @@
 //     (its data lists {time, path}), else frames sampled by one ffmpeg
 //     decode (sampling.go): every 2 s in the first and the last minute,
 //     where slates, titles and credits are, evenly between, within the
-//     budget. The bare-tool equivalent of the sampling is
+//     budget.
+//
+// The bare-tool equivalent of the sampling is
 //
 //	ffmpeg -nostdin -i FILE -map 0:v:0 -vf "select='EXPR',scale=w='min(960,iw)':h='min(960,ih)':force_original_aspect_ratio=decrease,format=gray" \
 //	  -fps_mode passthrough -frames:v 200 -f image2 DIR/%09d.png

@@ -19,8 +19,8 @@ func TestParseSlateFields(t *testing.T) {
 		"TC sc dir":                {},
 		// The first value of a field is kept.
 		"TITLE: ONE\nTITLE: TWO": {"title": "ONE"},
-		"":                        {},
-		"just words on a card":    {},
+		"":                       {},
+		"just words on a card":   {},
 	} {
 		got := ParseSlateFields(text)
 		if !maps.Equal(got, want) {
