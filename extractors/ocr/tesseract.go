@@ -24,7 +24,7 @@ func init() {
 		// document_pages renders the pages of a PDF, video_main_frames
 		// keeps the frames of a video: read here when they ran.
 		After:    []string{"document_pages", "pdf", "video_main_frames"},
-		Accept:   extractors.AcceptMIME([]string{"image/", "application/pdf", "video/", "application/mxf"}, append([]string{"pdf"}, videoExts...)...),
+		Accept:   extractors.AcceptMIME(append([]string{"application/pdf", "video/", "application/mxf"}, pictureTypes...), append(append([]string{"pdf"}, pictureExts...), videoExts...)...),
 		Timeout:  time.Hour,
 		Settings: settings,
 		Fields: []extractors.Field{
@@ -61,6 +61,14 @@ func init() {
 		},
 	})
 }
+
+// pictureTypes are the picture formats read (those both Go's DecodeConfig
+// and tesseract's leptonica read); other pictures (SVG, HEIC, camera raw)
+// are not offered to tesseract at all.
+var (
+	pictureTypes = []string{"image/png", "image/jpeg", "image/gif", "image/bmp", "image/x-ms-bmp", "image/tiff", "image/webp"}
+	pictureExts  = []string{"png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp"}
+)
 
 // videoExts are extensions of video files whose MIME type mime_type does
 // not call video/ (raw streams, broadcast containers).
