@@ -27,7 +27,7 @@
 //
 // # What tesseract reads
 //
-//   - Pictures (image/*): the picture.
+//   - Pictures (PNG, JPEG, GIF, BMP, TIFF, WebP): the picture.
 //   - PDFs: the page images document_pages rendered (its data lists
 //     {page, path}, files below its artifact directory), only the pages
 //     without a text layer when pdf ran (pdf's pages[].characters under 32,
