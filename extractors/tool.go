@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -37,6 +38,10 @@ type Cmd struct {
 	Args []string
 	// Dir is the working directory; empty means the current one.
 	Dir string
+	// Env holds variables ("NAME=value") added to the worker's environment
+	// for this program only (tesseract is told OMP_THREAD_LIMIT=1, so that
+	// its OpenMP threads stay within the one CPU its Heavy slot stands for).
+	Env []string
 	// Stdin is the program's standard input; nil means /dev/null.
 	Stdin io.Reader
 	// Stdout, when set, receives the program's output as it comes (frames
@@ -121,6 +126,9 @@ func (c *Cmd) run(ctx context.Context) ([]byte, error) {
 
 	cmd := exec.Command(c.Name, c.Args...)
 	cmd.Dir = c.Dir
+	if len(c.Env) > 0 {
+		cmd.Env = append(os.Environ(), c.Env...)
+	}
 	cmd.Stdin = c.Stdin
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr

@@ -189,3 +189,12 @@ func TestRunToolStderrSink(t *testing.T) {
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("sink full") }
+
+func TestRunToolEnv(t *testing.T) {
+	t.Parallel()
+	out, err := (&Cmd{Name: "sh", Args: []string{"-c", `echo "$METAHARVEST_TEST_VAR:$PATH"`},
+		Env: []string{"METAHARVEST_TEST_VAR=set"}}).run(context.Background())
+	if err != nil || !strings.HasPrefix(string(out), "set:") || strings.TrimSpace(string(out)) == "set:" {
+		t.Fatalf("env added to the inherited one: %q, %v", out, err)
+	}
+}

@@ -1,0 +1,58 @@
+package ocr
+
+import (
+	"math"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxText is the most text tesseract reports for one item, in bytes of
+// UTF-8: the search document indexes 256 KiB of text per item, so more
+// would be stored and never found.
+const maxText = 256 << 10
+
+// textBuilder collects text up to a cap, cut on a rune boundary, and says
+// whether anything was left out.
+type textBuilder struct {
+	b         strings.Builder
+	max       int
+	truncated bool
+}
+
+func newTextBuilder(max int) *textBuilder { return &textBuilder{max: max} }
+
+// add appends s after sep (sep is left out before the first text).
+func (t *textBuilder) add(sep, s string) {
+	if s == "" {
+		return
+	}
+	if t.b.Len() > 0 {
+		s = sep + s
+	}
+	room := t.max - t.b.Len()
+	if len(s) > room {
+		t.truncated = true
+		s = cutUTF8(s, room)
+	}
+	t.b.WriteString(s)
+}
+
+func (t *textBuilder) String() string { return t.b.String() }
+
+// cutUTF8 returns the longest prefix of s of at most n bytes that does not
+// split a rune.
+func cutUTF8(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// round3 rounds seconds to milliseconds, the precision times are stored at.
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
