@@ -85,8 +85,8 @@ func (s *Server) startHarvest(c *gin.Context) error {
 	body := gin.H{"request_id": started.RequestID, "status_url": "/api/control/harvest/" + started.RequestID}
 	if started.Skipped != "" {
 		body["skipped"] = started.Skipped
-		body["message"] = fmt.Sprintf("the container was walked less than %s ago, so nothing was harvested; "+
-			"send ignore_recently_walked: true to walk it again", jobs.RecentWalkWindow)
+		body["message"] = fmt.Sprintf("the container was walked less than %d seconds ago, so nothing was harvested; "+
+			"send ignore_recently_walked: true to walk it again", int(jobs.RecentWalkWindow.Seconds()))
 	}
 	c.JSON(http.StatusAccepted, body)
 	return nil
