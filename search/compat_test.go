@@ -2,9 +2,12 @@ package search
 
 import (
 	"encoding/json"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/metaharvest/metaharvest/internal/apperr"
 )
 
 func decodeRequest(t *testing.T, body string) Request {
@@ -135,4 +138,32 @@ func TestQueryLengthInCharacters(t *testing.T) {
 	if f := invalidFields(t, Validate(Request{Query: strings.Repeat("é", maxQueryLen+1)}, cat)); f["query"] == "" {
 		t.Errorf("over the limit: %v", f)
 	}
+}
+
+// FuzzRequestJSON: any body either fails to decode or compiles to a plan or
+// a 400 naming fields; never a panic. exists entries keep their count.
+func FuzzRequestJSON(f *testing.F) {
+	for _, s := range []string{`{}`, `{"limit":0}`, `{"limit":5000,"only":["gm_item_id","nope"]}`,
+		`{"filters":{"exists":[{"field":"extracted","value":true}],"not_exists":["size",{"field":"name","value":false}]}}`,
+		`{"filters":{"exists":[{"field":5}]}}`, `{"filters":{"exists":[null]}}`, `{"filters":{"exists":[[]]}}`,
+		`{"sort_fields":[{"field":"gm_item_id"}],"aggregations":{"terms":[{"name":"a","field":"extracted"}]}}`,
+		`{"query":"\"x","filters":{"ranges":[{"field":"size","from":1}]}}`} {
+		f.Add([]byte(s))
+	}
+	cat := NewCatalogue(ScopeItems)
+	segCat := NewCatalogue(ScopeSegments)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var req Request
+		if json.Unmarshal(b, &req) == nil {
+			if _, err := Compile(req, cat, testNow); err != nil {
+				if ae, ok := apperr.As(err); !ok || ae.Status != http.StatusBadRequest || len(ae.Fields) == 0 {
+					t.Fatalf("%s: not a 400 naming fields: %v", b, err)
+				}
+			}
+		}
+		var seg SegmentRequest
+		if json.Unmarshal(b, &seg) == nil {
+			_, _ = CompileSegments(seg, segCat, testNow)
+		}
+	})
 }
