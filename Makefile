@@ -9,31 +9,44 @@ DATA_DIR ?= $(CURDIR)/data
 HTTP_ADDR ?= :8080
 ADMIN_EMAIL ?= admin@example.com
 
-.PHONY: run test build bench lint setup clean
+.PHONY: run test build bench lint setup clean admin-password
 
 build:
 	$(GO) build -o $(BIN) ./cmd/metaharvest
 
+# dbenv prepares the machine and sets dburl (the platform's database,
+# created when missing) in the recipe's shell.
+define dbenv
+pgadmin=$$(deploy/setup.sh); \
+dburl=$${DATABASE_URL:-$${pgadmin/\/postgres\?/\/metaharvest?}}; \
+psql "$$pgadmin" -qtAc "SELECT 1 FROM pg_database WHERE datname='metaharvest'" | grep -q 1 || \
+  psql "$$pgadmin" -qc "CREATE DATABASE metaharvest"
+endef
+
+# The admin password is generated once into $(DATA_DIR)/.admin-password
+# (unless ADMIN_PASSWORD is set); `metaharvest admin bootstrap` prints it
+# only when it works for this database, and otherwise how to reset it.
 run: build
 	@set -euo pipefail; \
-	pgadmin=$$(deploy/setup.sh); \
-	dburl=$${DATABASE_URL:-$${pgadmin/\/postgres\?/\/metaharvest?}}; \
-	psql "$$pgadmin" -qtAc "SELECT 1 FROM pg_database WHERE datname='metaharvest'" | grep -q 1 || \
-	  psql "$$pgadmin" -qc "CREATE DATABASE metaharvest"; \
+	$(dbenv); \
 	mkdir -p "$(DATA_DIR)"; \
+	pwfile=""; \
 	if [ -z "$${ADMIN_PASSWORD:-}" ]; then \
-	  if [ ! -s "$(DATA_DIR)/.admin-password" ]; then \
-	    (umask 077; head -c 18 /dev/urandom | base64 | tr -d '/+=' > "$(DATA_DIR)/.admin-password"); \
-	    echo "================================================================"; \
-	    echo " bootstrap admin: $(ADMIN_EMAIL)"; \
-	    echo " password:        $$(cat "$(DATA_DIR)/.admin-password")"; \
-	    echo " (shown once; stored in $(DATA_DIR)/.admin-password)"; \
-	    echo "================================================================"; \
+	  pwfile="$(DATA_DIR)/.admin-password"; \
+	  if [ ! -s "$$pwfile" ]; then \
+	    (umask 077; head -c 18 /dev/urandom | base64 | tr -d '/+=' > "$$pwfile"); \
 	  fi; \
-	  ADMIN_PASSWORD=$$(cat "$(DATA_DIR)/.admin-password"); \
+	  ADMIN_PASSWORD=$$(cat "$$pwfile"); \
 	fi; \
 	export DATABASE_URL="$$dburl" DATA_DIR="$(DATA_DIR)" HTTP_ADDR="$(HTTP_ADDR)" ADMIN_EMAIL="$(ADMIN_EMAIL)" ADMIN_PASSWORD; \
-	$(BIN) migrate && exec $(BIN) all
+	$(BIN) migrate && $(BIN) admin bootstrap $$pwfile && exec $(BIN) all
+
+# Sets the admin's password to the one in $(DATA_DIR)/.admin-password (for
+# a database whose admin was created with another one).
+admin-password: build
+	@set -euo pipefail; \
+	$(dbenv); \
+	DATABASE_URL="$$dburl" $(BIN) admin reset-password "$(ADMIN_EMAIL)" < "$(DATA_DIR)/.admin-password"
 
 test:
 	@set -euo pipefail; \

@@ -62,7 +62,8 @@ func (s *Server) listExtractors(c *gin.Context) error {
 // extractor last went from disabled to enabled (new_extractors_only reads
 // it); it stays NULL for an extractor enabled by default and never disabled.
 func (s *Server) putExtractor(c *gin.Context) error {
-	info, ok := s.Extractors.Get(c.Param("name"))
+	name, _ := s.Extractors.Resolve(c.Param("name")) // the original product's names too
+	info, ok := s.Extractors.Get(name)
 	if !ok {
 		return apperr.NotFound("extractor", c.Param("name"))
 	}
@@ -128,22 +129,27 @@ type profileRequest struct {
 	Extractors []string `json:"extractors"`
 }
 
-// validate trims the name, refuses unknown extractor names (naming them)
-// and dedupes the list.
+// validate trims the name, refuses unknown extractor names (naming them),
+// stores the names of the original product's clients as the extractors
+// they stand for, and dedupes the list.
 func (r *profileRequest) validate(reg *extractors.Registry) error {
 	r.Name = strings.TrimSpace(r.Name)
 	problems := map[string]string{}
 	required(problems, map[string]string{"name": r.Name})
 	var unknown []string
+	names := make([]string, 0, len(r.Extractors))
 	for _, n := range r.Extractors {
-		if _, ok := reg.Get(n); !ok {
+		name, ok := reg.Resolve(n)
+		if !ok {
 			unknown = append(unknown, n)
+			continue
 		}
+		names = append(names, name)
 	}
 	if len(unknown) > 0 {
 		problems["extractors"] = "unknown extractors: " + strings.Join(unknown, ", ")
 	}
-	r.Extractors = dedupe(r.Extractors)
+	r.Extractors = dedupe(names)
 	return invalidIf(problems)
 }
 

@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -27,7 +28,9 @@ type harvestRequest struct {
 }
 
 // startHarvest validates the request, records the job and enqueues its
-// first task; progress is read from the activity endpoints.
+// first task; progress is read from GET /api/control/harvest/{request_id}
+// and the activity endpoints. A harvest that will do nothing (a container
+// walked less than a minute ago) says so in its 202 body.
 func (s *Server) startHarvest(c *gin.Context) error {
 	var req harvestRequest
 	if err := decodeJSON(c, &req); err != nil {
@@ -63,7 +66,7 @@ func (s *Server) startHarvest(c *gin.Context) error {
 			}
 		}
 	}
-	requestID, err := s.jobs.Start(c.Request.Context(), jobs.Spec{
+	started, err := s.jobs.StartJob(c.Request.Context(), jobs.Spec{
 		UserID: p.User.ID, LocationID: req.LocationID, ContainerID: req.ContainerID, ItemID: req.ItemID,
 		Extractors: req.Extractors, ProfileID: req.ProfileID, OverrideExtractors: req.OverrideExtractors,
 		NewExtractorsOnly: req.NewExtractorsOnly, Force: req.Force, IgnoreRecentlyWalked: req.IgnoreRecentlyWalked,
@@ -76,10 +79,16 @@ func (s *Server) startHarvest(c *gin.Context) error {
 	if req.ItemID != "" {
 		target = req.ItemID
 	}
-	if err := record(s.DB.WithContext(c.Request.Context()), p, "harvest", "start", requestID, target); err != nil {
+	if err := record(s.DB.WithContext(c.Request.Context()), p, "harvest", "start", started.RequestID, target); err != nil {
 		return err
 	}
-	c.JSON(http.StatusAccepted, gin.H{"request_id": requestID})
+	body := gin.H{"request_id": started.RequestID, "status_url": "/api/control/harvest/" + started.RequestID}
+	if started.Skipped != "" {
+		body["skipped"] = started.Skipped
+		body["message"] = fmt.Sprintf("the container was walked less than %d seconds ago, so nothing was harvested; "+
+			"send ignore_recently_walked: true to walk it again", int(jobs.RecentWalkWindow.Seconds()))
+	}
+	c.JSON(http.StatusAccepted, body)
 	return nil
 }
 

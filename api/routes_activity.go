@@ -8,7 +8,8 @@ func (s *Server) activityRoutes() []Route {
 		item = "/api/data/v3/activity/item/:item_id"
 	)
 	return []Route{
-		// Harvest job reports (activity.go)
+		// Harvest job reports (activity.go, jobstatus.go)
+		{get, job, "activity:read", s.requestStatus},
 		{get, job + "/extractors", "activity:read", s.requestExtractors},
 		{get, job + "/extractors/:extractor", "activity:read", s.requestExtractorErrors},
 		{get, job + "/extractors/:extractor/errors/:error_md5/files", "activity:read", s.requestErrorFiles},

@@ -2,14 +2,9 @@ package api
 
 import (
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 )
-
-var ginParam = regexp.MustCompile(`[:*]([A-Za-z0-9_]+)`)
-
-func openapiPath(ginPath string) string { return ginParam.ReplaceAllString(ginPath, "{$1}") }
 
 func samplePath(ginPath string) string { return ginParam.ReplaceAllString(ginPath, "x") }
 

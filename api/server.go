@@ -95,6 +95,10 @@ func (s *Server) buildRouter() error {
 	r.NoMethod(func(c *gin.Context) {
 		s.renderError(c, methodNotAllowed(c))
 	})
+	doc, _, err := Spec()
+	if err != nil {
+		return fmt.Errorf("openapi document: %w", err)
+	}
 	s.routes = s.routeTable()
 	seen := map[string]bool{}
 	for _, rt := range s.routes {
@@ -109,15 +113,15 @@ func (s *Server) buildRouter() error {
 		if rt.Scope != ScopePublic && !knownScope(rt.Scope) {
 			return fmt.Errorf("route %s has unknown scope %q", key, rt.Scope)
 		}
-		r.Handle(rt.Method, rt.Path, s.wrap(rt))
+		r.Handle(rt.Method, rt.Path, s.wrap(rt, bodyRuleFor(doc, rt)))
 	}
 	s.router = r
 	return nil
 }
 
-// wrap authenticates, checks the route's scope, runs the handler and renders
-// any error it returns.
-func (s *Server) wrap(rt Route) gin.HandlerFunc {
+// wrap authenticates, checks the route's scope and the request body (see
+// checkBody), runs the handler and renders any error it returns.
+func (s *Server) wrap(rt Route, body bodyRule) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if rt.Scope != ScopePublic {
 			p, err := s.authenticate(c)
@@ -130,6 +134,10 @@ func (s *Server) wrap(rt Route) gin.HandlerFunc {
 				return
 			}
 			c.Set(principalKey, p)
+		}
+		if err := checkBody(c, body, s.Config.MaxBodyBytes); err != nil {
+			s.renderError(c, err)
+			return
 		}
 		if err := rt.Handler(c); err != nil {
 			s.renderError(c, err)

@@ -1,28 +1,44 @@
 #!/usr/bin/env bash
 # Prepares a Debian machine for metaharvest: installs the missing packages
-# (Postgres, Redis, media tools), starts Postgres and Redis when they are not
-# running, and prints the Postgres admin URL that works here on stdout.
+# (Postgres, Redis, media tools, and curl and jq for the README's
+# walkthrough), starts Postgres and Redis when they are not running, and
+# prints the Postgres admin URL that works here on stdout.
 # Idempotent; needs root for installs. Usage: deploy/setup.sh [--s3]
+# It says one line (on stderr) per step it takes; the output of the tools
+# it runs is shown only when one fails.
 set -euo pipefail
 
 log() { echo "setup: $*" >&2; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+# quiet runs a command with its output kept aside, and shows that output
+# (on stderr) only when the command fails.
+quiet() {
+  local out rc=0
+  out=$(mktemp)
+  "$@" >"$out" 2>&1 || rc=$?
+  if [ "$rc" != 0 ]; then
+    log "failed ($rc): $*"
+    cat "$out" >&2
+  fi
+  rm -f "$out"
+  return "$rc"
+}
 
-pkgs=(postgresql redis-server ffmpeg mediainfo libimage-exiftool-perl tesseract-ocr poppler-utils)
+pkgs=(postgresql redis-server ffmpeg mediainfo libimage-exiftool-perl tesseract-ocr poppler-utils curl jq)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing ${missing[*]}"
-  as_root apt-get update -qq >&2
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  quiet as_root apt-get update -qq
+  quiet as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
 if ! pg_isready -q -h 127.0.0.1 -p 5432; then
   log "starting postgres"
   ver=$(ls /etc/postgresql | sort -V | tail -n 1)
-  as_root pg_ctlcluster --skip-systemctl-redirect "$ver" main start >&2 || true
+  quiet as_root pg_ctlcluster --skip-systemctl-redirect "$ver" main start || true
   for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
 fi
 pg_isready -q -h 127.0.0.1 -p 5432 || { log "postgres does not answer on 127.0.0.1:5432"; exit 1; }
@@ -30,8 +46,8 @@ pg_isready -q -h 127.0.0.1 -p 5432 || { log "postgres does not answer on 127.0.0
 if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   log "starting redis"
   as_root mkdir -p /var/lib/redis /var/log/redis
-  as_root redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no \
-    --dir /var/lib/redis --logfile /var/log/redis/metaharvest.log >&2
+  quiet as_root redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no \
+    --dir /var/lib/redis --logfile /var/log/redis/metaharvest.log
   for _ in $(seq 1 30); do redis-cli -h 127.0.0.1 ping >/dev/null 2>&1 && break; sleep 0.5; done
 fi
 redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null || { log "redis does not answer on 127.0.0.1:6379"; exit 1; }
@@ -43,7 +59,7 @@ if ! psql "$url" -qtAc 'SELECT 1' >/dev/null 2>&1; then
   url="postgres://postgres:postgres@127.0.0.1:5432/postgres?sslmode=disable"
   if ! psql "$url" -qtAc 'SELECT 1' >/dev/null 2>&1; then
     log "setting a local password for the postgres role (TCP access for metaharvest)"
-    as_root runuser -u postgres -- psql -qc "ALTER ROLE postgres PASSWORD 'postgres'" >&2
+    quiet as_root runuser -u postgres -- psql -qc "ALTER ROLE postgres PASSWORD 'postgres'"
   fi
 fi
 
@@ -51,7 +67,7 @@ if [ "${1:-}" = "--s3" ]; then
   gobin=$(go env GOPATH)/bin
   if ! command -v versitygw >/dev/null && [ ! -x "$gobin/versitygw" ]; then
     log "building versitygw (S3 server for tests)"
-    GOFLAGS= go install github.com/versity/versitygw/cmd/versitygw@v1.8.0 >&2
+    quiet env GOFLAGS= go install github.com/versity/versitygw/cmd/versitygw@v1.8.0
   fi
 fi
 echo "$url"

@@ -185,6 +185,9 @@ func (r *Registry) Available(name string) (ok bool, reason string) {
 	info, found := r.Get(name)
 	switch {
 	case !found:
+		if reason, ok := unregisteredReason(name); ok {
+			return false, reason
+		}
 		return false, fmt.Sprintf("unknown extractor %q", name)
 	case !info.Implemented:
 		return false, "not implemented in this release"

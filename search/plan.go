@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/metaharvest/metaharvest/internal/apperr"
 )
@@ -147,7 +148,7 @@ func Validate(req Request, cat *Catalogue) error {
 func Compile(req Request, cat *Catalogue, now time.Time) (*Plan, error) {
 	pr := problems{}
 	p := &Plan{}
-	compileCommon(p, pr, req.Query, req.Limit, req.Page, req.SortFields, req.Only, cat)
+	compileCommon(p, pr, req.Query, req.Limit, req.limitGiven, req.Page, req.SortFields, req.Only, cat)
 
 	seenType := map[string]bool{}
 	for _, t := range req.Types {
@@ -169,6 +170,7 @@ func Compile(req Request, cat *Catalogue, now time.Time) (*Plan, error) {
 	} else if len(req.Fields) > 0 {
 		seen := map[string]bool{}
 		for _, f := range req.Fields {
+			f = FieldAlias(f)
 			if !cat.Known(f) {
 				pr.add("fields", "unknown field %q", f)
 				continue
@@ -241,7 +243,7 @@ func ValidateSegments(req SegmentRequest, cat *Catalogue) error {
 func CompileSegments(req SegmentRequest, cat *Catalogue, now time.Time) (*Plan, error) {
 	pr := problems{}
 	p := &Plan{}
-	compileCommon(p, pr, req.Query, req.Limit, req.Page, req.SortFields, req.Only, cat)
+	compileCommon(p, pr, req.Query, req.Limit, req.limitGiven, req.Page, req.SortFields, req.Only, cat)
 	f := req.Filters.filters()
 	if f.Empty() {
 		pr.add("filters", "required, with at least one filter (exact_terms, multi_terms, ranges or exists)")
@@ -261,10 +263,13 @@ func CompileSegments(req SegmentRequest, cat *Catalogue, now time.Time) (*Plan, 
 	return p, nil
 }
 
-func compileCommon(p *Plan, pr problems, query string, limit, page int, sorts []SortField, only []string, cat *Catalogue) {
+// compileCommon reads the parts shared by item and segment searches.
+// limitGiven says the body named limit: then 0 is refused like a negative
+// limit (DECISIONS.md: 400 for a limit outside 1..max, above max clamped).
+func compileCommon(p *Plan, pr problems, query string, limit int, limitGiven bool, page int, sorts []SortField, only []string, cat *Catalogue) {
 	switch {
-	case limit < 0:
-		pr.add("limit", "must not be negative")
+	case limit < 0, limit == 0 && limitGiven:
+		pr.add("limit", "must be between 1 and %d (above %d is read as %d)", MaxLimit, MaxLimit, MaxLimit)
 	case limit == 0:
 		p.Limit = DefaultLimit
 	case limit > MaxLimit:
@@ -280,8 +285,8 @@ func compileCommon(p *Plan, pr problems, query string, limit, page int, sorts []
 	default:
 		p.Page = page
 	}
-	if len(query) > maxQueryLen {
-		pr.add("query", "must be at most %d bytes", maxQueryLen)
+	if utf8.RuneCountInString(query) > maxQueryLen {
+		pr.add("query", "must be at most %d characters", maxQueryLen)
 	}
 	p.Query, p.Prefix = normalizeQuery(query)
 
@@ -289,7 +294,8 @@ func compileCommon(p *Plan, pr problems, query string, limit, page int, sorts []
 		pr.add("sort_fields", "at most 10 sort fields")
 	}
 	for i, s := range sorts {
-		k, ok := cat.Kind(s.Field)
+		field := FieldAlias(s.Field)
+		k, ok := cat.Kind(field)
 		if !ok {
 			if cat.IsParent(s.Field) {
 				pr.add("sort_fields", "field %q is an object, not a value (sort_fields[%d])", s.Field, i)
@@ -298,20 +304,22 @@ func compileCommon(p *Plan, pr problems, query string, limit, page int, sorts []
 			}
 			continue
 		}
-		p.Sort = append(p.Sort, SortKey{Field: s.Field, Asc: s.Asc, Kind: sortKind(k)})
+		p.Sort = append(p.Sort, SortKey{Field: field, Asc: s.Asc, Kind: sortKind(k)})
 	}
 
 	if len(only) > maxListLen {
 		pr.add("only", "at most %d fields", maxListLen)
 	}
+	// Unknown names in only are left out (DECISIONS.md): a client asking for
+	// a field this platform does not have gets the others.
 	for _, f := range only {
-		if !cat.Known(f) {
-			pr.add("only", "unknown field %q", f)
-			continue
-		}
-		if !slices.Contains(p.Only, f) {
+		f = FieldAlias(f)
+		if cat.Known(f) && !slices.Contains(p.Only, f) {
 			p.Only = append(p.Only, f)
 		}
+	}
+	if len(only) > 0 && len(p.Only) == 0 {
+		p.Only = []string{FieldID} // none known: the results carry their ids only
 	}
 }
 
@@ -366,20 +374,24 @@ func compileFilters(p *Plan, pr problems, f *Filters, key string, cat *Catalogue
 		pr.add(key, "at most 200 conditions")
 		return
 	}
-	leafField := func(k, field string) bool {
-		if _, ok := cat.Kind(field); ok {
+	// leafField resolves an alias and reports whether the field is a leaf
+	// of the catalogue, naming the problem under k when it is not.
+	leafField := func(k string, field *string) bool {
+		name := *field
+		*field = FieldAlias(name)
+		if _, ok := cat.Kind(*field); ok {
 			return true
 		}
-		if cat.IsParent(field) {
-			pr.add(k, "field %q is an object, not a value", field)
+		if cat.IsParent(*field) {
+			pr.add(k, "field %q is an object, not a value", name)
 		} else {
-			pr.add(k, "unknown field %q", field)
+			pr.add(k, "unknown field %q", name)
 		}
 		return false
 	}
 	for i, t := range f.Terms {
 		k := fmt.Sprintf("%s.terms[%d]", key, i)
-		if !leafField(k, t.Field) {
+		if !leafField(k, &t.Field) {
 			continue
 		}
 		if len(t.Value) > maxValueLength {
@@ -390,7 +402,7 @@ func compileFilters(p *Plan, pr problems, f *Filters, key string, cat *Catalogue
 	}
 	for i, t := range f.MultiTerms {
 		k := fmt.Sprintf("%s.multi_terms[%d]", key, i)
-		if !leafField(k, t.Field) {
+		if !leafField(k, &t.Field) {
 			continue
 		}
 		var vals []string
@@ -411,7 +423,7 @@ func compileFilters(p *Plan, pr problems, f *Filters, key string, cat *Catalogue
 	}
 	for i, r := range f.Ranges {
 		k := fmt.Sprintf("%s.ranges[%d]", key, i)
-		if !leafField(k, r.Field) {
+		if !leafField(k, &r.Field) {
 			continue
 		}
 		rc := RangeCond{Field: r.Field}
@@ -459,11 +471,12 @@ func compileFilters(p *Plan, pr problems, f *Filters, key string, cat *Catalogue
 		}
 		p.Ranges = append(p.Ranges, rc)
 	}
-	exists := func(list []string, name string) []ExistsCond {
+	exists := func(list []string, listName string) []ExistsCond {
 		var out []ExistsCond
-		for i, field := range list {
+		for i, name := range list {
+			field := FieldAlias(name)
 			if !cat.Known(field) {
-				pr.add(fmt.Sprintf("%s.%s[%d]", key, name, i), "unknown field %q", field)
+				pr.add(fmt.Sprintf("%s.%s[%d]", key, listName, i), "unknown field %q", name)
 				continue
 			}
 			out = append(out, ExistsCond{Field: field, Leaves: cat.Leaves(field)})
@@ -491,9 +504,9 @@ func compileAggregations(p *Plan, pr problems, a *Aggregations, cat *Catalogue) 
 			return k, 0, false
 		}
 		names[group][name] = true
-		fk, ok := cat.Kind(field)
+		fk, ok := cat.Kind(FieldAlias(field))
 		if !ok {
-			if cat.IsParent(field) {
+			if cat.IsParent(FieldAlias(field)) {
 				pr.add(k, "field %q is an object, not a value", field)
 			} else {
 				pr.add(k, "unknown field %q", field)
@@ -509,14 +522,14 @@ func compileAggregations(p *Plan, pr problems, a *Aggregations, cat *Catalogue) 
 		}
 		switch m.Type {
 		case MetricCardinality:
-			p.Metrics = append(p.Metrics, MetricPlan{Name: m.Name, Field: m.Field, Type: m.Type})
+			p.Metrics = append(p.Metrics, MetricPlan{Name: m.Name, Field: FieldAlias(m.Field), Type: m.Type})
 		case MetricMin, MetricMax, MetricAvg, MetricSum:
 			nk := numericKind(fk)
 			if nk == 0 {
 				pr.add(k, "field %q holds no numbers or dates", m.Field)
 				continue
 			}
-			p.Metrics = append(p.Metrics, MetricPlan{Name: m.Name, Field: m.Field, Type: m.Type, Kind: nk})
+			p.Metrics = append(p.Metrics, MetricPlan{Name: m.Name, Field: FieldAlias(m.Field), Type: m.Type, Kind: nk})
 		default:
 			pr.add(k, "unknown metric type %q (min, max, avg, sum, cardinality)", m.Type)
 		}
@@ -534,7 +547,7 @@ func compileAggregations(p *Plan, pr problems, a *Aggregations, cat *Catalogue) 
 			pr.add(k, "size must be between 1 and %d", MaxTermsSize)
 			continue
 		}
-		p.TermsAggs = append(p.TermsAggs, TermsPlan{Name: t.Name, Field: t.Field, Size: size})
+		p.TermsAggs = append(p.TermsAggs, TermsPlan{Name: t.Name, Field: FieldAlias(t.Field), Size: size})
 	}
 	for i, h := range a.Histograms {
 		k, fk, ok := check("histograms", i, h.Name, h.Field)
@@ -550,7 +563,7 @@ func compileAggregations(p *Plan, pr problems, a *Aggregations, cat *Catalogue) 
 		case h.MinCount < 0:
 			pr.add(k, "min_count must not be negative")
 		default:
-			p.Histograms = append(p.Histograms, HistogramPlan{Name: h.Name, Field: h.Field, Kind: nk, Interval: h.Interval, MinCount: h.MinCount})
+			p.Histograms = append(p.Histograms, HistogramPlan{Name: h.Name, Field: FieldAlias(h.Field), Kind: nk, Interval: h.Interval, MinCount: h.MinCount})
 		}
 	}
 }

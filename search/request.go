@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 )
 
 // Request is the body of POST /api/data/search.
@@ -11,8 +12,10 @@ type Request struct {
 	// Query is the text to search (web-search syntax: words, "phrases",
 	// -excluded, or). Empty matches every document.
 	Query string `json:"query"`
-	// Limit is the page size: 0 means the default 20, above 1000 is clamped to
-	// 1000, negative is refused.
+	// Limit is the page size, 1 to 1000; above 1000 is clamped to 1000. A
+	// body without limit asks for the default 20; a limit of 0 or below in a
+	// body is refused (limitGiven), while a Request built in Go with Limit 0
+	// asks for the default.
 	Limit int `json:"limit"`
 	// Page is zero-based.
 	Page int `json:"page"`
@@ -32,6 +35,25 @@ type Request struct {
 	// HitCounts, when present, asks for hit counts of the listed data types
 	// (keys; the numbers are ignored); an empty object asks for every type.
 	HitCounts map[string]int `json:"hit_counts,omitempty"`
+
+	// limitGiven: the JSON body named a limit.
+	limitGiven bool
+}
+
+// UnmarshalJSON decodes a request body, noting whether it named a limit.
+func (r *Request) UnmarshalJSON(b []byte) error {
+	type fields Request // without this method
+	aux := struct {
+		*fields
+		Limit *int `json:"limit"`
+	}{fields: (*fields)(r)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	if aux.Limit != nil {
+		r.Limit, r.limitGiven = *aux.Limit, true
+	}
+	return nil
 }
 
 // SortField is one sort key; Asc true is ascending.
@@ -50,10 +72,78 @@ type Filters struct {
 	// Ranges: inclusive bounds; see ParseBound for what a bound may be.
 	Ranges []Range `json:"ranges,omitempty"`
 	// Exists: fields that must have a value (non-empty; for an object, any
-	// value below it).
+	// value below it). In JSON an entry is a name or {"field", "value"}
+	// (see existsEntry).
 	Exists []string `json:"exists,omitempty"`
 	// NotExists: fields that must have no value.
 	NotExists []string `json:"not_exists,omitempty"`
+}
+
+// UnmarshalJSON decodes filters, reading exists and not_exists entries in
+// both forms.
+func (f *Filters) UnmarshalJSON(b []byte) error {
+	type fields Filters // without this method
+	aux := struct {
+		*fields
+		Exists    []existsEntry `json:"exists"`
+		NotExists []existsEntry `json:"not_exists"`
+	}{fields: (*fields)(f)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	f.Exists, f.NotExists = splitExists(aux.Exists, aux.NotExists)
+	return nil
+}
+
+// existsEntry is one entry of exists or not_exists: a field name, or the
+// object form clients of the original product send, {"field": F, "value":
+// true}. Value true (or absent) means the entry as written; false the
+// opposite condition: {"field": F, "value": false} in exists asks that F
+// have no value, in not_exists that it have one.
+type existsEntry struct {
+	Field string
+	Want  bool
+}
+
+// UnmarshalJSON accepts a string or {"field": string, "value": bool}.
+func (e *existsEntry) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) > 0 && b[0] == '"':
+		e.Want = true
+		return json.Unmarshal(b, &e.Field)
+	case len(b) > 0 && b[0] == '{':
+		var obj struct {
+			Field string `json:"field"`
+			Value *bool  `json:"value"`
+		}
+		if err := json.Unmarshal(b, &obj); err != nil {
+			return err
+		}
+		e.Field, e.Want = obj.Field, obj.Value == nil || *obj.Value
+		return nil
+	}
+	return &json.UnmarshalTypeError{Value: "a field name or {\"field\", \"value\"}", Type: reflect.TypeFor[string]()}
+}
+
+// splitExists sorts entries into the fields that must have a value and
+// those that must not, in the order given.
+func splitExists(exists, notExists []existsEntry) (have, haveNot []string) {
+	for _, e := range exists {
+		if e.Want {
+			have = append(have, e.Field)
+		} else {
+			haveNot = append(haveNot, e.Field)
+		}
+	}
+	for _, e := range notExists {
+		if e.Want {
+			haveNot = append(haveNot, e.Field)
+		} else {
+			have = append(have, e.Field)
+		}
+	}
+	return have, haveNot
 }
 
 // Empty reports whether no condition is set.

@@ -105,12 +105,31 @@ func nonNil(s []string) []string {
 
 // SegmentRequest is the body of POST /api/data/segments/search.
 type SegmentRequest struct {
-	Query      string          `json:"query"`
-	Limit      int             `json:"limit"` // 0: default 20; above 1000: 1000
+	Query string `json:"query"`
+	// Limit: 1 to 1000, above 1000 is 1000; absent is 20 (see Request.Limit).
+	Limit      int             `json:"limit"`
 	Page       int             `json:"page"`
 	Only       []string        `json:"only,omitempty"`
 	SortFields []SortField     `json:"sort_fields,omitempty"`
 	Filters    *SegmentFilters `json:"filters"` // required, at least one condition
+
+	limitGiven bool
+}
+
+// UnmarshalJSON decodes a request body, noting whether it named a limit.
+func (r *SegmentRequest) UnmarshalJSON(b []byte) error {
+	type fields SegmentRequest // without this method
+	aux := struct {
+		*fields
+		Limit *int `json:"limit"`
+	}{fields: (*fields)(r)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	if aux.Limit != nil {
+		r.Limit, r.limitGiven = *aux.Limit, true
+	}
+	return nil
 }
 
 // SegmentFilters narrow segments; ExactTerms are Filters.Terms.
@@ -120,6 +139,22 @@ type SegmentFilters struct {
 	Ranges     []Range  `json:"ranges"`
 	Exists     []string `json:"exists"`
 	NotExists  []string `json:"not_exists,omitempty"`
+}
+
+// UnmarshalJSON decodes segment filters, reading exists and not_exists
+// entries in both forms (see existsEntry).
+func (f *SegmentFilters) UnmarshalJSON(b []byte) error {
+	type fields SegmentFilters // without this method
+	aux := struct {
+		*fields
+		Exists    []existsEntry `json:"exists"`
+		NotExists []existsEntry `json:"not_exists"`
+	}{fields: (*fields)(f)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	f.Exists, f.NotExists = splitExists(aux.Exists, aux.NotExists)
+	return nil
 }
 
 func (f *SegmentFilters) filters() *Filters {

@@ -27,10 +27,6 @@ const WalkPageSize = 1000
 // one or a few per task (a crashed task redoes little).
 const ItemBatchBytes = 64 << 20
 
-// RecentWalkWindow: a container walked less than this ago is not walked
-// again unless the request sets ignore_recently_walked.
-const RecentWalkWindow = time.Minute
-
 // Walk lists one page of a container, records the files it finds, enqueues
 // item tasks for new or changed ones (all of them with force) and the next
 // page, or completes the walk. Re-delivery is harmless: rows are upserts,
@@ -47,9 +43,11 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 	if t.job.Cancelled {
 		return nil
 	}
-	if p.Page == 0 && p.Cursor == "" && p.Repair == "" && !t.opts.IgnoreRecentlyWalked && t.ctr.LastWalked != nil &&
-		t.ctr.LastWalked.After(t.job.Created.Add(-RecentWalkWindow)) && t.ctr.RequestID != t.job.RequestID {
-		return h.finishWalk(ctx, t, "skipped: the container was walked recently")
+	// The starter skips most such walks already (jobs.StartJob); this
+	// catches a walk that finished after the job was started.
+	if p.Page == 0 && p.Cursor == "" && p.Repair == "" && !t.opts.IgnoreRecentlyWalked &&
+		jobs.RecentlyWalked(t.ctr, t.job.RequestID, t.job.Created) {
+		return h.finishWalk(ctx, t, "skipped: "+jobs.SkipRecentlyWalked)
 	}
 	st, err := h.openStorage(t.loc)
 	if err != nil {

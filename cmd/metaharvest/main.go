@@ -24,11 +24,14 @@ roles:
   all        api, worker and scheduler in one process
   migrate    apply database migrations and exit
   reindex    rebuild the search index from Postgres and exit
+  admin      operator commands: bootstrap, reset-password EMAIL
+             (metaharvest admin for details)
 
 Configuration comes from the environment; see README.md.`
 
 func main() {
-	if len(os.Args) != 2 {
+	admin := len(os.Args) >= 2 && os.Args[1] == "admin"
+	if len(os.Args) != 2 && !admin {
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}
@@ -40,6 +43,17 @@ func main() {
 	logger := newLogger(cfg.LogLevel)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if admin {
+		if err := runAdmin(ctx, os.Args[2:], cfg, os.Stdin, os.Stdout); err != nil {
+			if errors.Is(err, errAdminUsage) {
+				fmt.Fprintln(os.Stderr, adminUsage)
+				os.Exit(2)
+			}
+			fmt.Fprintln(os.Stderr, "metaharvest admin:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(ctx, os.Args[1], cfg, logger); err != nil {
 		if errors.Is(err, errUsage) {
 			fmt.Fprintln(os.Stderr, usage)

@@ -55,42 +55,80 @@ type Starter struct {
 	Registry *extractors.Registry
 }
 
+// RecentWalkWindow: a container walked less than this ago is not walked
+// again unless the request sets ignore_recently_walked.
+const RecentWalkWindow = time.Minute
+
+// SkipRecentlyWalked is why a harvest of a container walked less than
+// RecentWalkWindow ago does nothing: its job completes at once, with a walk
+// activity whose source is "skipped: " + SkipRecentlyWalked.
+const SkipRecentlyWalked = "recently_walked"
+
+// RecentlyWalked reports whether a harvest (request requestID, started at
+// at) of the container skips the walk: the container was walked less than
+// RecentWalkWindow before, by another request.
+func RecentlyWalked(ctr models.Container, requestID string, at time.Time) bool {
+	return ctr.LastWalked != nil && ctr.LastWalked.After(at.Add(-RecentWalkWindow)) && ctr.RequestID != requestID
+}
+
+// Started is what Start did.
+type Started struct {
+	RequestID string
+	// Skipped says why the job does nothing ("" when it runs):
+	// SkipRecentlyWalked.
+	Skipped string
+}
+
 // Start validates spec, records the job and enqueues its first task. It
 // returns the request id. Validation problems are *apperr.Error values.
 func (s *Starter) Start(ctx context.Context, spec Spec) (string, error) {
+	st, err := s.StartJob(ctx, spec)
+	return st.RequestID, err
+}
+
+// StartJob is Start, also saying whether the job was skipped: a container
+// harvest without ignore_recently_walked, of a container walked less than
+// RecentWalkWindow ago, is recorded as a complete job with a walk activity
+// saying so, and enqueues nothing.
+func (s *Starter) StartJob(ctx context.Context, spec Spec) (Started, error) {
+	id, skipped, err := s.start(ctx, spec)
+	return Started{RequestID: id, Skipped: skipped}, err
+}
+
+func (s *Starter) start(ctx context.Context, spec Spec) (string, string, error) {
 	db := s.DB.WithContext(ctx)
 	var loc models.Location
 	if err := db.Where("id = ?", spec.LocationID).Take(&loc).Error; err != nil {
 		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return "", apperr.NotFound("location", spec.LocationID)
+			return "", "", apperr.NotFound("location", spec.LocationID)
 		}
-		return "", err
+		return "", "", err
 	}
 	var ctr models.Container
 	var item models.Item
 	switch {
 	case spec.ItemID != "" && spec.ContainerID != "":
-		return "", apperr.InvalidField("item_id", "give item_id or container_id, not both")
+		return "", "", apperr.InvalidField("item_id", "give item_id or container_id, not both")
 	case spec.ItemID != "":
 		err := db.Where("id = ? AND location_id = ? AND deleted_at IS NULL", spec.ItemID, loc.ID).Take(&item).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return "", apperr.NotFound("item", spec.ItemID)
+			return "", "", apperr.NotFound("item", spec.ItemID)
 		} else if err != nil {
-			return "", err
+			return "", "", err
 		}
 		spec.ContainerID = item.ContainerID
 	case spec.ContainerID == "":
-		return "", apperr.InvalidField("container_id", "give item_id or container_id")
+		return "", "", apperr.InvalidField("container_id", "give item_id or container_id")
 	}
 	err := db.Where("id = ? AND location_id = ?", spec.ContainerID, loc.ID).Take(&ctr).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return "", apperr.NotFound("container", spec.ContainerID)
+		return "", "", apperr.NotFound("container", spec.ContainerID)
 	} else if err != nil {
-		return "", err
+		return "", "", err
 	}
 	names, err := s.Resolve(ctx, spec.Extractors, firstNonEmpty(spec.ProfileID, ctr.ProfileID, "default"), spec.OverrideExtractors)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	profileID := firstNonEmpty(spec.ProfileID, ctr.ProfileID, "default")
 	if len(spec.Extractors) > 0 {
@@ -115,16 +153,37 @@ func (s *Starter) Start(ctx context.Context, spec Spec) (string, error) {
 		opts = WalkTaskOptions(s.Names, job.RequestID, "", "")
 	}
 	if err != nil {
-		return "", err
+		return "", "", err
+	}
+	if spec.ItemID == "" && !spec.IgnoreRecentlyWalked && RecentlyWalked(ctr, job.RequestID, time.Now()) {
+		if err := s.recordSkipped(ctx, job, ctr); err != nil {
+			return "", "", err
+		}
+		return job.RequestID, SkipRecentlyWalked, nil
 	}
 	res := db.Clauses(clause.OnConflict{DoNothing: true}).Create(&job)
 	if res.Error != nil {
-		return "", fmt.Errorf("create job: %w", res.Error)
+		return "", "", fmt.Errorf("create job: %w", res.Error)
 	}
 	if err := Enqueue(ctx, s.Queue, task, opts...); err != nil {
-		return "", err
+		return "", "", err
 	}
-	return job.RequestID, nil
+	return job.RequestID, "", nil
+}
+
+// recordSkipped records a job that skips its walk: complete, with the walk
+// activity a worker would have written.
+func (s *Starter) recordSkipped(ctx context.Context, job models.Job, ctr models.Container) error {
+	job.WalkComplete = true
+	return s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&job)
+		if res.Error != nil || res.RowsAffected == 0 {
+			return res.Error // a job started twice (same request id) is recorded once
+		}
+		return tx.Create(&models.Activity{TS: time.Now().UTC(), Kind: models.ActivityWalk, RequestID: job.RequestID,
+			LocationID: job.LocationID, ContainerID: ctr.ID, HarvestID: job.RequestID, ProfileID: job.ProfileID,
+			Extractors: job.Extractors, Name: ctr.Name, Source: "skipped: " + SkipRecentlyWalked}).Error
+	})
 }
 
 // Enqueue enqueues a task; a task id already taken means the task exists,
@@ -156,9 +215,13 @@ func ItemTaskOptions(n queue.Names, requestID, key string, priority int) []asynq
 }
 
 // Resolve turns a request's extractor list (or, when empty, the profile's)
-// into the list a job runs. Requested names must be known and configured
-// (implemented and their tools installed); without override only enabled
-// extractors run. A profile with no extractors means every enabled one.
+// into the list a job runs. Requested names must be known: registered, or
+// a name of the original product's clients (extractors.Registry.Resolve).
+// One that cannot run here (not implemented, tool missing, provider not
+// configured) is still accepted: each item records it as "not available:
+// <reason>" and the others run (DECISIONS.md). Without override only
+// enabled extractors run. A profile with no extractors means every enabled
+// one; a profile's list runs only its available extractors.
 func (s *Starter) Resolve(ctx context.Context, requested []string, profileID string, override bool) (models.Strings, error) {
 	enabled, err := EnabledSet(ctx, s.DB, s.Registry)
 	if err != nil {
@@ -166,24 +229,18 @@ func (s *Starter) Resolve(ctx context.Context, requested []string, profileID str
 	}
 	var chosen []string
 	if len(requested) > 0 {
-		var unknown, unconfigured []string
+		var unknown []string
 		for _, n := range requested {
-			if _, ok := s.Registry.Get(n); !ok {
+			name, ok := s.Registry.Resolve(n)
+			switch {
+			case !ok:
 				unknown = append(unknown, n)
-			} else if ok, _ := s.Registry.Available(n); !ok {
-				unconfigured = append(unconfigured, n)
+			case override || enabled[name]:
+				chosen = append(chosen, name)
 			}
 		}
 		if len(unknown) > 0 {
 			return nil, apperr.InvalidField("extractors", fmt.Sprintf("unknown extractors: %v", unknown))
-		}
-		if len(unconfigured) > 0 {
-			return nil, apperr.InvalidField("extractors", fmt.Sprintf("extractors not configured on this platform: %v", unconfigured))
-		}
-		for _, n := range requested {
-			if override || enabled[n] {
-				chosen = append(chosen, n)
-			}
 		}
 	} else {
 		var p models.ExtractorProfile
@@ -198,8 +255,10 @@ func (s *Starter) Resolve(ctx context.Context, requested []string, profileID str
 			list = s.Registry.Names()
 		}
 		for _, n := range list {
-			if ok, _ := s.Registry.Available(n); ok && (override || enabled[n]) {
-				chosen = append(chosen, n)
+			if name, known := s.Registry.Resolve(n); known {
+				if ok, _ := s.Registry.Available(name); ok && (override || enabled[name]) {
+					chosen = append(chosen, name)
+				}
 			}
 		}
 	}

@@ -80,8 +80,14 @@ func TestResolveRules(t *testing.T) {
 		{"requested disabled is dropped", []string{"alpha", "beta"}, "default", false, "[store mime_type alpha]", 0},
 		{"override runs disabled", []string{"beta"}, "default", true, "[store mime_type beta]", 0},
 		{"unknown name", []string{"alpha", "zeta"}, "default", false, "", http.StatusBadRequest},
-		{"tool missing: not configured", []string{"gamma"}, "default", false, "", http.StatusBadRequest},
-		{"not implemented: not configured", []string{"delta"}, "default", false, "", http.StatusBadRequest},
+		// Issue 9: names that exist but cannot run here are accepted (each
+		// item records "not available"), not 400 "not configured".
+		{"tool missing: accepted", []string{"gamma"}, "default", false, "[store mime_type gamma]", 0},
+		{"not implemented, disabled: dropped", []string{"delta"}, "default", false, "[store mime_type]", 0},
+		{"not implemented with override: accepted", []string{"delta"}, "default", true, "[store mime_type delta]", 0},
+		{"alias of a base extractor", []string{"stow", "alpha"}, "default", false, "[store mime_type alpha]", 0},
+		{"provider extractor without counterpart", []string{"gms2t", "gmlogos"}, "default", true, "[store mime_type gmlogos gms2t]", 0},
+		{"an alias whose target is not registered here", []string{"gm_faces"}, "default", true, "", http.StatusBadRequest},
 		{"default profile: every enabled, available one", nil, "default", false, "[store mime_type alpha hashes]", 0},
 		{"profile list, disabled dropped", nil, "p1", false, "[store mime_type]", 0},
 		{"profile list with override", nil, "p1", true, "[store mime_type beta]", 0},
@@ -173,5 +179,44 @@ func TestStartRecordsJobAndEnqueues(t *testing.T) {
 	}
 	if info, _ := asynq.NewInspector(opt).GetQueueInfo(s.Names.Stage(2)); info == nil || info.Pending != 1 {
 		t.Fatalf("stage02: %+v", info)
+	}
+}
+
+// A container walked less than a minute ago is not walked again: the job is
+// recorded complete with the reason, and nothing is enqueued (issue 9: the
+// request answered 202 and silently did nothing).
+func TestStartSkipsRecentlyWalkedContainer(t *testing.T) {
+	t.Parallel()
+	s, _, opt := newStarter(t)
+	ctx := context.Background()
+	walked := time.Now().Add(-10 * time.Second)
+	s.DB.Model(&models.Container{}).Where("id = ?", "c2").Updates(map[string]any{"last_walked": walked, "request_id": "earlier"})
+
+	st, err := s.StartJob(ctx, Spec{LocationID: "l", ContainerID: "c2"})
+	if err != nil || st.Skipped != SkipRecentlyWalked || st.RequestID == "" {
+		t.Fatalf("started %+v, %v", st, err)
+	}
+	var job models.Job
+	s.DB.Where("request_id = ?", st.RequestID).Take(&job)
+	if !job.WalkComplete || job.EnqueuedCount != 0 {
+		t.Fatalf("skipped job %+v", job)
+	}
+	var acts []models.Activity
+	s.DB.Where("request_id = ?", st.RequestID).Find(&acts)
+	if len(acts) != 1 || acts[0].Kind != models.ActivityWalk || acts[0].Source != "skipped: recently_walked" {
+		t.Fatalf("activities %+v", acts)
+	}
+	if info, err := asynq.NewInspector(opt).GetQueueInfo(s.Names.Walk()); err == nil && info.Pending != 0 {
+		t.Fatalf("a skipped job enqueued a walk: %+v", info)
+	}
+
+	// ignore_recently_walked walks anyway; so does a walk a minute old.
+	st, err = s.StartJob(ctx, Spec{LocationID: "l", ContainerID: "c2", IgnoreRecentlyWalked: true})
+	if err != nil || st.Skipped != "" {
+		t.Fatalf("ignore_recently_walked: %+v %v", st, err)
+	}
+	s.DB.Model(&models.Container{}).Where("id = ?", "c2").Update("last_walked", time.Now().Add(-RecentWalkWindow-time.Second))
+	if st, err = s.StartJob(ctx, Spec{LocationID: "l", ContainerID: "c2"}); err != nil || st.Skipped != "" {
+		t.Fatalf("walked over a minute ago: %+v %v", st, err)
 	}
 }

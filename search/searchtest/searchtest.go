@@ -721,7 +721,16 @@ func (s *suite) only(t *testing.T) {
 			}
 		}
 	}
-	s.invalid(t, search.Request{Only: []string{"name", "no_such_field"}}, "only", "no_such_field")
+	// Unknown names are left out (DECISIONS.md); gm_item_id is _id.
+	resp = s.search(t, search.Request{Only: []string{"name", "no_such_field", "gm_item_id"}, Limit: 5}, admin)
+	if len(resp.Results) == 0 {
+		t.Fatal("only with an unknown name: no results")
+	}
+	for _, r := range resp.Results {
+		if len(r.Result) != 2 || r.Result["_id"] == nil || r.Result["name"] == nil {
+			t.Fatalf("only name, no_such_field, gm_item_id: %v", r.Result)
+		}
+	}
 }
 
 func (s *suite) hitCounts(t *testing.T) {
@@ -964,7 +973,12 @@ func (s *suite) unknownFields(t *testing.T) {
 	s.invalid(t, search.Request{Filters: &search.Filters{Ranges: []search.Range{{Field: "weight", From: "1"}}}}, "filters.ranges[0]", "weight")
 	// Internal fields are not fields.
 	s.invalid(t, search.Request{Filters: termFilter(term(search.FieldLocationGroups, GroupB))}, search.FieldLocationGroups)
-	s.invalid(t, search.Request{Only: []string{search.FieldContainerGroups}}, search.FieldContainerGroups)
+	resp := s.search(t, search.Request{Only: []string{search.FieldContainerGroups}, Limit: 5}, admin)
+	for _, r := range resp.Results {
+		if len(r.Result) != 1 || r.Result["_id"] == nil {
+			t.Fatalf("only %s: %v", search.FieldContainerGroups, r.Result)
+		}
+	}
 }
 
 func (s *suite) analytics(t *testing.T) {
