@@ -43,7 +43,7 @@ func TestHarvestJobStatus(t *testing.T) {
 	start := func() string {
 		t.Helper()
 		r := e.do("POST", "/api/control/harvest", e.adminToken, map[string]any{"location_id": locID, "container_id": ctrID,
-			"ignore_recently_walked": true}).status(202).json()
+			"ignore_recently_walked": true, "extractors": []string{"hashes"}}).status(202).json()
 		id := r["request_id"].(string)
 		if r["status_url"] != "/api/control/harvest/"+id || r["skipped"] != nil {
 			t.Fatalf("202 body %v", r)

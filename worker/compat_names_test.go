@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/models"
 )
@@ -14,7 +15,7 @@ import (
 // records every other extractor, aliases resolved, as "not available".
 func TestHarvestWithOriginalClientExtractorNames(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, nil)
+	f := newFixture(t, extractors.Default)
 	f.write("notes/readme.txt", "hello\n")
 	f.startWorker()
 	names := []string{

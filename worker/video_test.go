@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metaharvest/metaharvest/extractors"
 	_ "github.com/metaharvest/metaharvest/extractors/standard" // every extractor family, as the binary links them
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/models"
@@ -35,7 +36,7 @@ func (f *fixture) generateClip(rel string, args ...string) {
 // the extractors while the worker goes on.
 func TestHarvestVideoSegmentsAndPreviews(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, nil)
+	f := newFixture(t, extractors.Default)
 	// 2 s red, 2 s blue, 2 s test pattern, with sound.
 	f.generateClip("clip.mp4",
 		"-f", "lavfi", "-i", "color=red:s=320x240:r=25:d=2",
