@@ -9,4 +9,5 @@ import (
 	_ "github.com/metaharvest/metaharvest/extractors"           // base extractors
 	_ "github.com/metaharvest/metaharvest/extractors/broadcast" // broadcast quality control
 	_ "github.com/metaharvest/metaharvest/extractors/captions"  // caption_files, captions, captionsv2
+	_ "github.com/metaharvest/metaharvest/extractors/speech"    // speech_to_text
 )
