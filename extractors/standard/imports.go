@@ -7,6 +7,7 @@ package standard
 
 import (
 	_ "github.com/metaharvest/metaharvest/extractors"           // base extractors
+	_ "github.com/metaharvest/metaharvest/extractors/archive"   // archive
 	_ "github.com/metaharvest/metaharvest/extractors/broadcast" // broadcast quality control
 	_ "github.com/metaharvest/metaharvest/extractors/captions"  // caption_files, captions, captionsv2
 	_ "github.com/metaharvest/metaharvest/extractors/speech"    // speech_to_text
