@@ -24,6 +24,9 @@ func FuzzWalk(f *testing.F) {
 	}
 	f.Add([]byte("PK\x05\x06"+string(make([]byte, 18))), "empty.zip")
 	f.Add([]byte("7z\xbc\xaf\x27\x1c"), "short.7z")
+	// Substreams before the folders they describe.
+	f.Add(append([]byte("7z\xbc\xaf\x27\x1c\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x0e\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"),
+		id7Header, id7MainStreamsInfo, id7SubStreamsInfo, id7End, id7UnpackInfo, id7Folder, 1, 0, 1, 0, 0, id7CodersUnpack, 1, id7End, id7End, id7End), "order.7z")
 	f.Fuzz(func(t *testing.T, data []byte, name string) {
 		l := &listing{ctx: context.Background(), archiveSize: int64(len(data)), maxEntries: 1000}
 		r := bytesReader(data)

@@ -204,6 +204,9 @@ func (h *hreader) streamsInfo() (*streamsInfo, error) {
 		}
 		switch id {
 		case id7End:
+			if perFolder != nil && len(perFolder) != len(si.folders) {
+				return nil, errBad7z
+			}
 			if si.subSizes == nil {
 				for i, f := range si.folders {
 					n := 1
@@ -221,6 +224,9 @@ func (h *hreader) streamsInfo() (*streamsInfo, error) {
 				return nil, err
 			}
 		case id7UnpackInfo:
+			if si.folders != nil || perFolder != nil {
+				return nil, errBad7z
+			}
 			if err := h.unpackInfo(si); err != nil {
 				return nil, err
 			}
