@@ -7,6 +7,7 @@ package standard
 
 import (
 	_ "github.com/metaharvest/metaharvest/extractors"           // base extractors
+	_ "github.com/metaharvest/metaharvest/extractors/archive"   // archive
 	_ "github.com/metaharvest/metaharvest/extractors/broadcast" // broadcast quality control
 	_ "github.com/metaharvest/metaharvest/extractors/captions"  // caption_files, captions, captionsv2
 	_ "github.com/metaharvest/metaharvest/extractors/documents" // text, csv, json, xml, html, email, fdx, dbf
@@ -16,5 +17,6 @@ import (
 	_ "github.com/metaharvest/metaharvest/extractors/office"    // officex
 	_ "github.com/metaharvest/metaharvest/extractors/pdf"       // pdf, document_pages
 	_ "github.com/metaharvest/metaharvest/extractors/probe"     // mediainfo, audioinfo, m2ts, dpx, drm
+	_ "github.com/metaharvest/metaharvest/extractors/speech"    // speech_to_text
 	_ "github.com/metaharvest/metaharvest/extractors/video"     // video_main_frames, video_previews, audio_previews
 )

@@ -1,0 +1,31 @@
+// Package speech is the speech-to-text family: speech_to_text turns the
+// spoken words of an audio file, or of the sound of a video, into a timed
+// transcript, offline.
+//
+// The engine here is CMU PocketSphinx (Debian's pocketsphinx with its US
+// English model pocketsphinx-en-us, shipped inside the package: nothing is
+// downloaded at run time). It is fast and small (about 0.5 s of one core per
+// second of audio, about 110 MB of memory) and of low accuracy (roughly one
+// word in four to one in three wrong on read speech, worse on noise and
+// music): good enough to find an item by the words it says, not to read
+// as subtitles. No better offline engine with a model inside a package is
+// served by the registries this project uses (no Whisper or Vosk model is
+// packaged), so a better engine plugs in as a Recognizer (an HTTP provider
+// configured by key) and reuses Result.
+//
+// The audio stream is decoded by ffmpeg (local file only, av.InputArgs) to
+// 16 kHz mono PCM, padded so that sample 0 is the start of the file's
+// timeline, and streamed into pocketsphinx_continuous through Go, which
+// counts what it feeds: at most SPEECH_MAX_SECONDS of audio is recognised,
+// and when the extractor's time limit draws near the feed is closed, so
+// that the words recognised so far are kept (complete: false, stopped_by
+// "time_limit") instead of the whole run being lost.
+//
+// The transcript is reported twice: as a Caption (source "speech",
+// language "en", format "speech"), whose cues are phrases cut at pauses,
+// utterance ends and a maximum length, searchable as transcript.text and
+// read by keyword hits with their times; and in Data (text, word and cue
+// counts, seconds processed, mean word confidence). No Segments are
+// written: the reference's segment summary has no speech part, and the
+// caption already carries the times.
+package speech

@@ -1,0 +1,154 @@
+package speech
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/av"
+)
+
+// Name is the extractor's API name. The reference names only branded
+// providers; clients of the original product call it gms2t, an alias.
+const Name = "speech_to_text"
+
+// Limits of one item.
+const (
+	// DefaultMaxSeconds is the audio recognised per item by default (the
+	// first hour): about half an hour of one core.
+	DefaultMaxSeconds = 3600
+	// timeout is the extractor's time limit. When it draws near the
+	// recognition stops and keeps the words so far.
+	timeout = 60 * time.Minute
+	// maxTextBytes bounds Data.text; the caption keeps every cue.
+	maxTextBytes = 256 << 10
+)
+
+// Fields are what Result writes in Data, for any engine.
+var Fields = []extractors.Field{
+	{Path: "text", Type: extractors.TypeText, Doc: "the transcript, one phrase a line (at most 256 KiB; the caption has all of it)"},
+	{Path: "words", Type: extractors.TypeNumber, Doc: "words recognised"},
+	{Path: "cues", Type: extractors.TypeNumber, Doc: "phrases of the caption"},
+	{Path: "seconds", Type: extractors.TypeNumber, Doc: "seconds of audio recognised, from the start"},
+	{Path: "complete", Type: extractors.TypeBool, Doc: "whether the whole audio stream was recognised"},
+	{Path: "stopped_by", Type: extractors.TypeString, Doc: "why recognition stopped early: max_seconds, time_limit or decode_error"},
+	{Path: "language", Type: extractors.TypeString, Doc: "language the engine recognises (en)"},
+	{Path: "engine", Type: extractors.TypeString, Doc: "speech engine (pocketsphinx)"},
+	{Path: "confidence", Type: extractors.TypeNumber, Doc: "mean word confidence of the engine, 0..1"},
+	{Path: "stream", Type: extractors.TypeNumber, Doc: "index of the audio stream recognised"},
+}
+
+func init() {
+	extractors.MustRegister(extractors.Info{
+		Name:           Name,
+		DisplayName:    "Speech to Text",
+		Version:        "1.0.0",
+		Implemented:    true,
+		DefaultEnabled: false, // half a core-second per second of audio: enabled per profile
+		Tools:          []string{"ffprobe", "ffmpeg", "pocketsphinx_continuous"},
+		Accept:         extractors.AcceptMIME([]string{"audio/", "video/", "application/ogg", "application/mxf"}),
+		Timeout:        timeout,
+		Fields:         Fields,
+		Settings: []extractors.Setting{{
+			Name: "max_seconds", Env: "SPEECH_MAX_SECONDS", Default: strconv.Itoa(DefaultMaxSeconds),
+			Doc: "seconds of audio recognised per item, from the start",
+		}},
+		New: newExtractor,
+	})
+}
+
+func newExtractor(env extractors.Env) (extractors.Extractor, error) {
+	maxSeconds, err := strconv.ParseFloat(env.Get("max_seconds"), 64)
+	if err != nil || math.IsNaN(maxSeconds) || maxSeconds < 1 || maxSeconds > 24*3600 {
+		return nil, fmt.Errorf("SPEECH_MAX_SECONDS %q: want seconds from 1 to 86400", env.Get("max_seconds"))
+	}
+	ps := &Pocketsphinx{Run: env.Runner, Model: ModelDir}
+	if err := ps.checkModel(); err != nil {
+		return nil, err
+	}
+	return &Extractor{Recognizer: ps, Run: env.Runner, MaxSeconds: maxSeconds}, nil
+}
+
+// Extractor is speech_to_text over any Recognizer: it picks the audio
+// stream (av.Read) and reports the transcript with Result.
+type Extractor struct {
+	Recognizer Recognizer
+	Run        *extractors.Runner
+	MaxSeconds float64
+}
+
+var _ extractors.Extractor = (*Extractor)(nil)
+
+// Extract implements extractors.Extractor. A file without an audio stream
+// is extractors.ErrUnsupported.
+func (x *Extractor) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, extractors.Transient(err)
+	}
+	probe, err := av.Read(ctx, x.Run, in)
+	if err != nil {
+		return nil, err
+	}
+	stream := probe.Audio()
+	if stream == nil {
+		return nil, fmt.Errorf("no audio stream: %w", extractors.ErrUnsupported)
+	}
+	t, err := x.Recognizer.Recognize(ctx, Audio{Path: in.Path, Stream: stream.Index, MaxSeconds: x.MaxSeconds})
+	if err != nil {
+		return nil, err
+	}
+	res := Result(t, x.Recognizer.Engine())
+	res.Data["stream"] = stream.Index
+	return res, nil
+}
+
+// Result is the extractor result of a transcript: Data and, when words
+// were heard, one Caption of source "speech".
+func Result(t *Transcript, engine string) *extractors.Result {
+	cues := Cues(t.Words)
+	var conf float64
+	for _, w := range t.Words {
+		conf += w.Confidence
+	}
+	if len(t.Words) > 0 {
+		conf = math.Round(conf/float64(len(t.Words))*1000) / 1000
+	}
+	data := map[string]any{
+		"text":       transcriptText(cues),
+		"words":      len(t.Words),
+		"cues":       len(cues),
+		"seconds":    math.Round(t.Seconds*1000) / 1000,
+		"complete":   t.StoppedBy == "",
+		"language":   t.Language,
+		"engine":     engine,
+		"confidence": conf,
+	}
+	if t.StoppedBy != "" {
+		data["stopped_by"] = t.StoppedBy
+	}
+	res := &extractors.Result{Data: data}
+	if len(cues) > 0 {
+		res.Captions = []extractors.Caption{{Source: "speech", Language: t.Language, Format: "speech", Cues: cues}}
+	}
+	return res
+}
+
+// transcriptText is the cues one a line, cut at maxTextBytes on a line
+// end.
+func transcriptText(cues []extractors.Cue) string {
+	var b strings.Builder
+	for _, c := range cues {
+		if b.Len()+len(c.Text)+1 > maxTextBytes {
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(c.Text)
+	}
+	return b.String()
+}
