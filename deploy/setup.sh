@@ -24,7 +24,8 @@ quiet() {
   return "$rc"
 }
 
-pkgs=(postgresql redis-server ffmpeg mediainfo libimage-exiftool-perl tesseract-ocr poppler-utils curl jq)
+pkgs=(postgresql redis-server ffmpeg mediainfo libimage-exiftool-perl tesseract-ocr tesseract-ocr-eng poppler-utils
+      pocketsphinx pocketsphinx-en-us fonts-dejavu-core curl jq)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
