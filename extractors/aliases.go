@@ -38,7 +38,7 @@ type providerExtractor struct {
 
 var providerExtractors = map[string]providerExtractor{
 	"gmlogos": {What: "logo detection"},
-	"gms2t":   {What: "speech to text"},
+	"gms2t":   {What: "speech to text", Target: "speech_to_text"},
 }
 
 // Resolve returns the API name a requested extractor name runs as: a
