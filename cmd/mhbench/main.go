@@ -24,18 +24,20 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	_ "github.com/metaharvest/metaharvest/extractors/standard" // every extractor family
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/worker"
 )
 
 func main() {
 	smallN := flag.Int("small", 20000, "number of 4 KiB files")
 	largeMiB := flag.Int("large-mib", 1024, "total size of the large files in MiB (two files)")
-	only := flag.String("only", "", "run one suite: harvest or search")
+	only := flag.String("only", "", "run one suite: harvest, search or extractors")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -69,6 +71,16 @@ func run(smallN, largeMiB int, only string) error {
 	}
 	if only == "" || only == "search" {
 		if err := benchSearch(ctx); err != nil {
+			return err
+		}
+	}
+	if only == "" || only == "extractors" {
+		env, err := newEnv(ctx)
+		if err != nil {
+			return err
+		}
+		defer env.close()
+		if err := benchExtractors(ctx, env); err != nil {
 			return err
 		}
 	}
@@ -153,7 +165,11 @@ func newEnv(ctx context.Context) (*env, error) {
 		starter: &jobs.Starter{DB: db, Queue: client, Names: queue.Names{Namespace: cfg.RedisNamespace}, Registry: extractors.Default}}
 	wctx, cancel := context.WithCancel(ctx)
 	e.workers = cancel
-	go worker.Run(wctx, worker.Deps{Config: cfg, DB: db, Queue: client, RedisOpt: opt,
+	engine, err := search.Open(search.Config{DB: db})
+	if err != nil {
+		return nil, err
+	}
+	go worker.Run(wctx, worker.Deps{Config: cfg, DB: db, Queue: client, RedisOpt: opt, Search: engine,
 		Logger: slog.New(slog.DiscardHandler)})
 	return e, nil
 }
@@ -173,19 +189,26 @@ func (e *env) close() {
 	os.RemoveAll(e.dir)
 }
 
-// harvest walks a folder location and waits until every file is done.
-func (e *env) harvest(ctx context.Context, root string, extractorNames []string, want int64) (time.Duration, error) {
-	locID := ids.New()
+// startHarvest makes a folder location of root (its container "media")
+// and starts a harvest of it; it returns the location and request ids.
+func (e *env) startHarvest(ctx context.Context, root string, extractorNames []string) (locID, req string, err error) {
+	locID = ids.New()
 	if err := e.db.Create(&models.Location{ID: locID, Kind: "filesystem", Name: locID,
 		Config: models.MustJSON(map[string]string{"path": root})}).Error; err != nil {
-		return 0, err
+		return "", "", err
 	}
 	ctrID := models.ContainerID(locID, "media")
 	if err := e.db.Create(&models.Container{ID: ctrID, LocationID: locID, Name: "media"}).Error; err != nil {
-		return 0, err
+		return "", "", err
 	}
+	req, err = e.starter.Start(ctx, jobs.Spec{LocationID: locID, ContainerID: ctrID, Force: true, Extractors: extractorNames})
+	return locID, req, err
+}
+
+// harvest walks a folder location and waits until every file is done.
+func (e *env) harvest(ctx context.Context, root string, extractorNames []string, want int64) (time.Duration, error) {
 	start := time.Now()
-	req, err := e.starter.Start(ctx, jobs.Spec{LocationID: locID, ContainerID: ctrID, Force: true, Extractors: extractorNames})
+	_, req, err := e.startHarvest(ctx, root, extractorNames)
 	if err != nil {
 		return 0, err
 	}
