@@ -35,8 +35,9 @@ type City struct {
 	Name        string
 	Country     string
 	CountryCode string // ISO 3166-1 alpha-2, "" when unknown
-	Region      string // first-level region (state, province), "" when unknown
-	Lat, Lon    float64
+	Region      string // first-level region (state, province) when nearly all the city lies in one, else ""
+
+	Lat, Lon float64
 
 	box   [4]int32  // minLat, minLon, maxLat, maxLon
 	rings [][]int32 // lat, lon pairs

@@ -19,10 +19,12 @@ func TestCityAt(t *testing.T) {
 		lat, lon          float64
 		city, code, regio string
 	}{
-		{"Eiffel Tower", 48.8584, 2.2945, "Paris", "FR", "Paris"},
-		{"Tokyo Station", 35.6812, 139.7671, "Tokyo", "JP", "Tokyo"},
-		{"Trafalgar Square", 51.5080, -0.1281, "London", "GB", "Hammersmith and Fulham"}, // the borough of the urban area's centre
-		{"Times Square", 40.7580, -73.9855, "New York", "US", "New York"},
+		{"Eiffel Tower", 48.8584, 2.2945, "Paris", "FR", ""},       // over four departments: no single region,
+		{"Tokyo Station", 35.6812, 139.7671, "Tokyo", "JP", ""},    // over four prefectures,
+		{"Trafalgar Square", 51.5080, -0.1281, "London", "GB", ""}, // over many boroughs
+		{"Times Square", 40.7580, -73.9855, "New York", "US", ""},  // New York and New Jersey,
+		{"Stockholm, Norrmalm", 59.3325, 18.0649, "Stockholm", "SE", "Stockholm"},
+		{"Zhengzhou, inside the merged \"Beijing\" urban area", 34.7466, 113.6253, "Zhengzhou", "CN", "Henan"},
 		{"Sydney Town Hall", -33.8732, 151.2061, "Sydney", "AU", "New South Wales"},
 		{"Nice, Promenade des Anglais", 43.6950, 7.2650, "Nice", "FR", "Alpes-Maritimes"},
 	}

@@ -131,15 +131,47 @@ func main() {
 				c.box[2], c.box[3] = max(c.box[2], p[0]), max(c.box[3], p[1])
 			}
 		}
-		c.lat, c.lon = labelPoint(kept)
-		loc, err := geo.ReverseGeocode([]float64{float64(c.lon) / 1e5, float64(c.lat) / 1e5})
-		if err == nil {
-			c.country, c.region = loc.Country, loc.Province
-			c.code = codes[loc.Country][0]
-			if c.code == "" {
-				c.code = code(loc.CountryCode2, "")
+		// Urban areas traced on a raster merge into regional blobs (the
+		// "Beijing" area covers the North China Plain down to Henan): a
+		// point is in the city only inside its core, the smaller of the two
+		// bounding boxes Natural Earth gives, widened by coreMargin.
+		core := coreBox(f.Properties, c.box)
+		c.box = [4]int64{max(c.box[0], core[0]), max(c.box[1], core[1]), min(c.box[2], core[2]), min(c.box[3], core[3])}
+		if c.box[0] > c.box[2] || c.box[1] > c.box[3] {
+			continue
+		}
+		c.lat, c.lon = labelPoint(kept, (core[0]+core[2])/2, (core[1]+core[3])/2)
+		// The country is the one of most of the city; the region only
+		// when nearly all of it lies in one (Paris spreads over four
+		// departments, Tokyo over four prefectures: no region for them).
+		countryVotes, regionVotes, samples := map[string]int{}, map[string]int{}, 0
+		for i := 0; i <= 6; i++ {
+			for j := 0; j <= 6; j++ {
+				y := c.box[0] + (c.box[2]-c.box[0])*int64(i)/6
+				x := c.box[1] + (c.box[3]-c.box[1])*int64(j)/6
+				if !inside(kept, float64(y), float64(x)) && !(y == c.lat && x == c.lon) {
+					continue
+				}
+				loc, err := geo.ReverseGeocode([]float64{float64(x) / 1e5, float64(y) / 1e5})
+				if err != nil {
+					continue
+				}
+				samples++
+				countryVotes[loc.Country]++
+				regionVotes[loc.Province]++
+				if loc.CountryCode2 != "" && codes[loc.Country][0] == "" {
+					codes[loc.Country] = [2]string{code(loc.CountryCode2, ""), ""}
+				}
 			}
 		}
+		if loc, err := geo.ReverseGeocode([]float64{float64(c.lon) / 1e5, float64(c.lat) / 1e5}); err == nil {
+			samples++
+			countryVotes[loc.Country]++
+			regionVotes[loc.Province]++
+		}
+		c.country, _ = majority(countryVotes, samples, 0.5)
+		c.region, _ = majority(regionVotes, samples, 0.9)
+		c.code = codes[c.country][0]
 		out2 = append(out2, c)
 	}
 	sort.Slice(out2, func(i, j int) bool {
@@ -340,47 +372,64 @@ func segDist(p, a, b [2]int64) float64 {
 	return math.Hypot(px-(ax+t*dx), py-(ay+t*dy))
 }
 
-// labelPoint is the centroid of the largest ring when it lies inside the
-// outline, else the vertex of that ring nearest to it.
-func labelPoint(rings [][][2]int64) (lat, lon int64) {
-	big, bigArea := 0, -1.0
-	for i, r := range rings {
-		if a := math.Abs(area(r)); a > bigArea {
-			big, bigArea = i, a
+// majority returns the value with at least share of the votes.
+func majority(votes map[string]int, total int, share float64) (string, bool) {
+	for v, n := range votes {
+		if v != "" && float64(n) >= share*float64(total) && total > 0 {
+			return v, true
 		}
 	}
-	r := rings[big]
-	var cx, cy, a float64
-	for i := range r {
-		j := (i + 1) % len(r)
-		x0, y0, x1, y1 := float64(r[i][1]), float64(r[i][0]), float64(r[j][1]), float64(r[j][0])
-		cross := x0*y1 - x1*y0
-		a += cross
-		cx += (x0 + x1) * cross
-		cy += (y0 + y1) * cross
-	}
-	if a != 0 {
-		cx, cy = cx/(3*a), cy/(3*a)
-		if inside(rings, cy, cx) {
-			return int64(math.Round(cy)), int64(math.Round(cx))
+	return "", false
+}
+
+// coreMargin widens a city's core box, in 1e-5 degrees (about 5 km).
+const coreMargin = 5000
+
+// coreBox is the smaller of the min_bb_* and max_bb_* boxes of an urban
+// area (which of the two is the core varies), widened by coreMargin; the
+// outline's box when they are missing.
+func coreBox(p map[string]any, outline [4]int64) [4]int64 {
+	box := func(prefix string) ([4]int64, bool) {
+		var v [4]float64
+		for i, k := range []string{"ymi", "xmi", "yma", "xma"} {
+			f, ok := p[prefix+k].(float64)
+			if !ok {
+				return [4]int64{}, false
+			}
+			v[i] = f
 		}
+		return [4]int64{int64(v[0]*1e5) - coreMargin, int64(v[1]*1e5) - coreMargin, int64(v[2]*1e5) + coreMargin, int64(v[3]*1e5) + coreMargin}, true
 	}
-	best, bd := r[0], math.Inf(1)
-	for _, p := range r {
-		if d := math.Hypot(float64(p[0])-cy, float64(p[1])-cx); d < bd {
-			best, bd = p, d
+	a, okA := box("min_bb_")
+	b, okB := box("max_bb_")
+	size := func(x [4]int64) int64 { return (x[2] - x[0]) * (x[3] - x[1]) }
+	switch {
+	case okA && okB && size(b) < size(a):
+		return b
+	case okA:
+		return a
+	case okB:
+		return b
+	}
+	return outline
+}
+
+// labelPoint is the centre of the core box when it lies inside the
+// outline, else the outline's vertex nearest to it: where the city's
+// country and region are looked up.
+func labelPoint(rings [][][2]int64, cy, cx int64) (lat, lon int64) {
+	if inside(rings, float64(cy), float64(cx)) {
+		return cy, cx
+	}
+	best, bd := rings[0][0], math.Inf(1)
+	for _, r := range rings {
+		for _, p := range r {
+			if d := math.Hypot(float64(p[0]-cy), float64(p[1]-cx)); d < bd {
+				best, bd = p, d
+			}
 		}
 	}
 	return best[0], best[1]
-}
-
-func area(r [][2]int64) float64 {
-	var a float64
-	for i := range r {
-		j := (i + 1) % len(r)
-		a += float64(r[i][1])*float64(r[j][0]) - float64(r[j][1])*float64(r[i][0])
-	}
-	return a / 2
 }
 
 func inside(rings [][][2]int64, y, x float64) bool {

@@ -1,0 +1,158 @@
+package places
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"github.com/sams96/rgeo"
+
+	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/places/gazetteer"
+)
+
+// Levels are the layers a geocoder answers from (GEOCODING_LEVELS). Their
+// cost, measured on the 2-core build machine (see the package doc):
+//
+//	countries  rgeo Countries10 (1:10m countries): ~75 MB held, ~0.5 GB while loading, 1.3 s CPU once
+//	provinces  rgeo Provinces10 (countries and first-level regions): ~190 MB held, ~1.1 GB while loading, 4 s CPU once
+//	cities     the shipped gazetteer (urban areas, with their country and region): ~7 MB, 0.2 s
+type Levels struct {
+	Countries, Provinces, Cities bool
+}
+
+// ParseLevels reads a comma-separated list of countries, provinces and
+// cities.
+func ParseLevels(s string) (Levels, error) {
+	var l Levels
+	for _, p := range strings.Split(s, ",") {
+		switch strings.ToLower(strings.TrimSpace(p)) {
+		case "countries":
+			l.Countries = true
+		case "provinces", "regions":
+			l.Provinces = true
+		case "cities":
+			l.Cities = true
+		case "":
+		default:
+			return l, fmt.Errorf("GEOCODING_LEVELS: unknown level %q (want countries, provinces, cities)", p)
+		}
+	}
+	if l == (Levels{}) {
+		return l, fmt.Errorf("GEOCODING_LEVELS: no level in %q", s)
+	}
+	return l, nil
+}
+
+// Place is what a point is in. Empty fields are unknown (the sea, a level
+// not loaded).
+type Place struct {
+	Country, CountryCode string
+	Region, RegionCode   string
+	City                 string
+}
+
+// Geocoder answers Place for a point from the levels it was made with,
+// loading rgeo's polygons once, on first need, in the background (callers
+// wait for them under their own context).
+type Geocoder struct {
+	levels Levels
+	atlas  *gazetteer.Atlas
+
+	once sync.Once
+	done chan struct{}
+	geo  *rgeo.Rgeo
+	err  error
+}
+
+// NewGeocoder returns a geocoder; the gazetteer is read at once (it is
+// small and also names countries), rgeo's polygons on first need.
+func NewGeocoder(l Levels) (*Geocoder, error) {
+	atlas, err := gazetteer.Default()
+	if err != nil {
+		return nil, err
+	}
+	return &Geocoder{levels: l, atlas: atlas, done: make(chan struct{})}, nil
+}
+
+// Lookup returns the place of a point. The only error is ctx's, while
+// waiting for the polygons to load (marked Transient), or a failed load.
+func (g *Geocoder) Lookup(ctx context.Context, lat, lon float64) (Place, error) {
+	var p Place
+	city, inCity := gazetteer.City{}, false
+	if g.levels.Cities {
+		city, inCity = g.atlas.CityAt(lat, lon)
+		if inCity {
+			p = Place{Country: city.Country, CountryCode: city.CountryCode, Region: city.Region, City: city.Name}
+		}
+	}
+	// A city names its country and the region of its centre; the polygons
+	// are loaded only for what it cannot say.
+	if !g.levels.Provinces && (!g.levels.Countries || (inCity && p.Country != "")) {
+		return p, nil
+	}
+	geo, err := g.polygons(ctx)
+	if err != nil {
+		return Place{}, err
+	}
+	loc, err := geo.ReverseGeocode([]float64{lon, lat})
+	if err != nil {
+		return p, nil // in no country: the sea, Antarctica's ice shelves
+	}
+	p.Country, p.CountryCode = loc.Country, cleanCode(loc.CountryCode2)
+	if c, ok := g.atlas.CountryNamed(loc.Country); ok {
+		p.CountryCode = c.A2
+	}
+	if g.levels.Provinces {
+		p.Region, p.RegionCode = loc.Province, cleanCode(loc.ProvinceCode)
+	}
+	return p, nil
+}
+
+// cleanCode drops Natural Earth's "no code" values (-99, -1).
+func cleanCode(c string) string {
+	if c == "" || strings.HasPrefix(c, "-") {
+		return ""
+	}
+	return c
+}
+
+func (g *Geocoder) polygons(ctx context.Context) (*rgeo.Rgeo, error) {
+	g.once.Do(func() { go g.load() })
+	select {
+	case <-g.done:
+		return g.geo, g.err
+	case <-ctx.Done():
+		return nil, extractors.Transient(fmt.Errorf("waiting for the geocoding polygons: %w", ctx.Err()))
+	}
+}
+
+// load builds rgeo's index. Decoding the GeoJSON makes several times the
+// memory the index keeps: the collector runs more often meanwhile (workers
+// run with GOGC=400) and the garbage is handed back to the system after.
+func (g *Geocoder) load() {
+	defer close(g.done)
+	old := debug.SetGCPercent(50)
+	defer func() {
+		debug.SetGCPercent(old)
+		debug.FreeOSMemory()
+	}()
+	defer func() {
+		if v := recover(); v != nil {
+			g.err = fmt.Errorf("load geocoding polygons: %v", v)
+		}
+	}()
+	data := rgeo.Countries10
+	if g.levels.Provinces {
+		data = rgeo.Provinces10 // holds the countries too
+	}
+	geo, err := rgeo.New(data)
+	if err != nil {
+		g.err = fmt.Errorf("load geocoding polygons: %w", err)
+		return
+	}
+	geo.Build()
+	g.geo = geo
+}
