@@ -13,12 +13,8 @@ import (
 	"github.com/metaharvest/metaharvest/extractors/places/gazetteer"
 )
 
-// Levels are the layers a geocoder answers from (GEOCODING_LEVELS). Their
-// cost, measured on the 2-core build machine (see the package doc):
-//
-//	countries  rgeo Countries10 (1:10m countries): ~75 MB held, ~0.5 GB while loading, 1.3 s CPU once
-//	provinces  rgeo Provinces10 (countries and first-level regions): ~190 MB held, ~1.1 GB while loading, 4 s CPU once
-//	cities     the shipped gazetteer (urban areas, with their country and region): ~7 MB, 0.2 s
+// Levels are the layers a geocoder answers from (GEOCODING_LEVELS); their
+// cost is in the package doc.
 type Levels struct {
 	Countries, Provinces, Cities bool
 }

@@ -32,8 +32,9 @@ func init() {
 			{Path: "locations.appearances", Type: extractors.TypeNumber, Doc: "times the place is named (1)"},
 		},
 		Settings: []extractors.Setting{{Name: "levels", Env: "GEOCODING_LEVELS", Default: "countries,cities",
-			Doc: "comma-separated layers: countries (~75 MB held per worker process once loaded, ~0.5 GB while loading), " +
-				"provinces (regions of any point; ~190 MB held, ~1.1 GB while loading), cities (shipped gazetteer, ~7 MB)"}},
+			Doc: "comma-separated layers, loaded once per worker process: cities (shipped gazetteer, 10 MB), " +
+				"countries (for points outside cities; +56 MB held, 250 MB peak while loading), " +
+				"provinces (countries and the region of any point; +131 MB held, 650 MB peak while loading)"}},
 		New: func(env extractors.Env) (extractors.Extractor, error) {
 			l, err := ParseLevels(env.Get("levels"))
 			if err != nil {
