@@ -51,17 +51,30 @@ type Place struct {
 }
 
 // Geocoder answers Place for a point from the levels it was made with,
-// loading rgeo's polygons once, on first need, in the background (callers
-// wait for them under their own context).
+// loading rgeo's polygons on first need, in the background (callers wait
+// for them under their own context).
 type Geocoder struct {
 	levels Levels
 	atlas  *gazetteer.Atlas
+	layer  *layer
+}
 
+// layer is one of rgeo's datasets, loaded once per process whatever the
+// number of geocoders (a registry configured again makes its extractors
+// anew; the polygons are immutable and shared).
+type layer struct {
+	data func() []byte
 	once sync.Once
 	done chan struct{}
 	geo  *rgeo.Rgeo
 	err  error
 }
+
+var (
+	loading        sync.Mutex
+	countriesLayer = &layer{data: rgeo.Countries10, done: make(chan struct{})}
+	provincesLayer = &layer{data: rgeo.Provinces10, done: make(chan struct{})} // holds the countries too
+)
 
 // NewGeocoder returns a geocoder; the gazetteer is read at once (it is
 // small and also names countries), rgeo's polygons on first need.
@@ -70,7 +83,11 @@ func NewGeocoder(l Levels) (*Geocoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Geocoder{levels: l, atlas: atlas, done: make(chan struct{})}, nil
+	g := &Geocoder{levels: l, atlas: atlas, layer: countriesLayer}
+	if l.Provinces {
+		g.layer = provincesLayer
+	}
+	return g, nil
 }
 
 // Lookup returns the place of a point. The only error is ctx's, while
@@ -116,10 +133,11 @@ func cleanCode(c string) string {
 }
 
 func (g *Geocoder) polygons(ctx context.Context) (*rgeo.Rgeo, error) {
-	g.once.Do(func() { go g.load() })
+	l := g.layer
+	l.once.Do(func() { go l.load() })
 	select {
-	case <-g.done:
-		return g.geo, g.err
+	case <-l.done:
+		return l.geo, l.err
 	case <-ctx.Done():
 		return nil, extractors.Transient(fmt.Errorf("waiting for the geocoding polygons: %w", ctx.Err()))
 	}
@@ -128,8 +146,10 @@ func (g *Geocoder) polygons(ctx context.Context) (*rgeo.Rgeo, error) {
 // load builds rgeo's index. Decoding the GeoJSON makes several times the
 // memory the index keeps: the collector runs more often meanwhile (workers
 // run with GOGC=400) and the garbage is handed back to the system after.
-func (g *Geocoder) load() {
-	defer close(g.done)
+func (l *layer) load() {
+	defer close(l.done)
+	loading.Lock() // one at a time: each restores the collector setting it found
+	defer loading.Unlock()
 	old := debug.SetGCPercent(50)
 	defer func() {
 		debug.SetGCPercent(old)
@@ -137,18 +157,14 @@ func (g *Geocoder) load() {
 	}()
 	defer func() {
 		if v := recover(); v != nil {
-			g.err = fmt.Errorf("load geocoding polygons: %v", v)
+			l.err = fmt.Errorf("load geocoding polygons: %v", v)
 		}
 	}()
-	data := rgeo.Countries10
-	if g.levels.Provinces {
-		data = rgeo.Provinces10 // holds the countries too
-	}
-	geo, err := rgeo.New(data)
+	geo, err := rgeo.New(l.data)
 	if err != nil {
-		g.err = fmt.Errorf("load geocoding polygons: %w", err)
+		l.err = fmt.Errorf("load geocoding polygons: %w", err)
 		return
 	}
 	geo.Build()
-	g.geo = geo
+	l.geo = geo
 }
