@@ -1,0 +1,5 @@
+//go:build !race
+
+package places
+
+const raceEnabled = false
