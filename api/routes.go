@@ -22,6 +22,7 @@ func (s *Server) routeTable() []Route {
 		s.platformRoutes(), s.identityRoutes(), s.storageRoutes(), s.harvestRoutes(),
 		s.activityRoutes(), s.searchRoutes(), s.captionRoutes(),
 		s.compatRoutes(),
+		s.insightRoutes(),
 	} {
 		all = append(all, area...)
 	}
