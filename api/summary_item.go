@@ -39,7 +39,7 @@ type summarySentimentJSON struct {
 // summaryInsightJSON counts the hits of a keyword group in the item, by
 // kind of text: ocrs and speech_to_texts as the reference names them, and
 // captions and texts (documents) beside them. Groups without hits are left
-// out.
+// out, and every group for a caller without keywords:read.
 type summaryInsightJSON struct {
 	Name          string `json:"name"`
 	Color         string `json:"color"`
@@ -106,9 +106,13 @@ func (s *Server) itemSummary(c *gin.Context) error {
 	out.Tags, out.Logos, out.Locations = seg["tags"].list(), seg["logos"].list(), seg["locations"].list()
 	out.KeyPhrases, out.Entities = phrases.list(), entities.list()
 
-	insights, err := s.keywordInsights(ctx, it, raw)
-	if err != nil {
-		return err
+	// Keyword groups are read with keywords:read: a caller without it sees
+	// no insights rather than the groups' names.
+	var insights []keywordInsightJSON
+	if p := principalOf(c); p != nil && p.Can("keywords:read") {
+		if insights, err = s.keywordInsights(ctx, it, raw); err != nil {
+			return err
+		}
 	}
 	out.Insights = make([]summaryInsightJSON, 0, len(insights))
 	for _, g := range insights {

@@ -123,6 +123,13 @@ func TestItemSummary(t *testing.T) {
 		}
 	}
 
+	// Keyword groups are not shown to a caller who may not read them.
+	_, itemsOnly := e.userWithScopes("items-only@example.com", "items:read")
+	e.do("GET", "/api/data/v3/summary/items/"+clip, itemsOnly, nil).status(200).decode(&got)
+	if !sameJSON(t, got.Summary["insights"], `[]`) || !sameJSON(t, got.Summary["logos"], `[{"appearances":2,"name":"Acme"}]`) {
+		t.Errorf("without keywords:read: insights %s, logos %s", got.Summary["insights"], got.Summary["logos"])
+	}
+
 	// Item rules.
 	e.do("GET", "/api/data/v3/summary/items/nope", e.adminToken, nil).status(404)
 	outsider := e.hiddenItemUser(locID, "outsider@example.com", "items:read")
