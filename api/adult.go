@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -59,11 +60,7 @@ func (s *Server) adultCategory(c *gin.Context) error {
 		return err
 	}
 	category := strings.ToLower(c.Param("category"))
-	known := false
-	for _, k := range adultCategories {
-		known = known || k == category
-	}
-	if !known {
+	if !slices.Contains(adultCategories, category) {
 		return apperr.InvalidField("category", "must be one of "+strings.Join(adultCategories, ", "))
 	}
 	it, err := s.loadVisibleItem(c, c.Param("id"))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/ids"
@@ -117,7 +118,7 @@ func loadKeywordGroup(tx *gorm.DB, id string, lock bool) (models.KeywordGroup, e
 	var g models.KeywordGroup
 	q := tx.Where("id = ?", id)
 	if lock {
-		q = q.Set("gorm:query_option", "FOR UPDATE")
+		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
 	}
 	err := q.Take(&g).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {

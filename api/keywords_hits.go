@@ -67,11 +67,7 @@ func (s *Server) keywordHits(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	meta, err := itemMetadata(it)
-	if err != nil {
-		return err
-	}
-	insights, err := s.keywordInsights(c.Request.Context(), it, meta)
+	insights, err := s.keywordInsights(c.Request.Context(), it, itemMetadata(it))
 	if err != nil {
 		return err
 	}
@@ -79,16 +75,14 @@ func (s *Server) keywordHits(c *gin.Context) error {
 	return nil
 }
 
-// itemMetadata splits an item's metadata by extractor.
-func itemMetadata(it models.Item) (map[string]json.RawMessage, error) {
+// itemMetadata splits an item's metadata by extractor; metadata that is
+// not an object reads as nothing extracted.
+func itemMetadata(it models.Item) map[string]json.RawMessage {
 	meta := map[string]json.RawMessage{}
-	if len(it.Metadata) == 0 {
-		return meta, nil
+	if len(it.Metadata) == 0 || json.Unmarshal(it.Metadata, &meta) != nil || meta == nil {
+		return map[string]json.RawMessage{}
 	}
-	if err := json.Unmarshal(it.Metadata, &meta); err != nil || meta == nil {
-		return map[string]json.RawMessage{}, nil // not an object: nothing extracted to read
-	}
-	return meta, nil
+	return meta
 }
 
 // keywordInsights matches every keyword group against the item's texts.

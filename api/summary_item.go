@@ -62,10 +62,7 @@ func (s *Server) itemSummary(c *gin.Context) error {
 		return err
 	}
 	ctx := c.Request.Context()
-	raw, err := itemMetadata(it)
-	if err != nil {
-		return err
-	}
+	raw := itemMetadata(it)
 	decoded := map[string]map[string]any{}
 	meta := metaReader(func(x string) map[string]any {
 		d, ok := decoded[x]
