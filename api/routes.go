@@ -19,7 +19,7 @@ type Route struct {
 func (s *Server) routeTable() []Route {
 	var all []Route
 	for _, area := range [][]Route{
-		s.platformRoutes(), s.identityRoutes(), s.storageRoutes(), s.harvestRoutes(),
+		s.platformRoutes(), s.identityRoutes(), s.storageRoutes(), s.insightRoutes(), s.harvestRoutes(),
 		s.activityRoutes(), s.searchRoutes(), s.captionRoutes(),
 		s.compatRoutes(),
 	} {

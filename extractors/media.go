@@ -113,6 +113,11 @@ type SegmentNSFW struct {
 	Source    string  `json:"source,omitempty"`
 	NSFW      bool    `json:"nsfw"`
 	NSFWScore float64 `json:"nsfw_score"` // 0 safe .. 1 unsafe
+	// Categories are the scores (0..1) of a categorising classifier by
+	// category: porn, sexy, hentai, drawing, neutral (the classes of
+	// nsfwjs). The adult histograms per category read them
+	// (GET /api/data/items/{id}/adult/{category}).
+	Categories map[string]float64 `json:"categories,omitempty"`
 }
 
 // Caption is a timed transcript of an item: a subtitle track, a sidecar

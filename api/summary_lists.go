@@ -1,0 +1,126 @@
+package api
+
+import (
+	"context"
+	"sort"
+	"strings"
+)
+
+// The named lists of the item summary (tags, logos, locations, key
+// phrases, entities), each entry with its appearances, most frequent
+// first, at most maxSummaryEntries. Names that differ only by case are one
+// entry, named as first met.
+//
+//   - tags: exiv2's keywords, the keywords property of documents (pdf,
+//     officex, html; split at commas and semicolons), one appearance each;
+//     tags of the video's segments (providers), one appearance per
+//     segment they are in.
+//   - logos: logos of the segments, one appearance per segment.
+//   - locations: geocoding's places (city, region, country); places of the
+//     segments (GeoJSON feature names), one appearance per segment.
+//   - key_phrases and entities: tokens' lists as it counted them.
+
+const maxSummaryEntries = 100
+
+type summaryNameCountJSON struct {
+	Appearances float64 `json:"appearances"`
+	Name        string  `json:"name"`
+	// Type of an entity: person, place or organization.
+	Type string `json:"type,omitempty"`
+}
+
+// nameCounts adds up appearances by name, case-insensitively.
+type nameCounts struct {
+	entries []summaryNameCountJSON
+	at      map[string]int
+}
+
+func (n *nameCounts) add(name, typ string, appearances float64) {
+	name = strings.TrimSpace(name)
+	if name == "" || appearances <= 0 {
+		return
+	}
+	key := strings.ToLower(name)
+	if n.at == nil {
+		n.at = map[string]int{}
+	}
+	if i, ok := n.at[key]; ok {
+		n.entries[i].Appearances += appearances
+		return
+	}
+	n.at[key] = len(n.entries)
+	n.entries = append(n.entries, summaryNameCountJSON{Name: name, Type: typ, Appearances: appearances})
+}
+
+// list is the entries, most frequent first (then by name), at most
+// maxSummaryEntries; never nil.
+func (n *nameCounts) list() []summaryNameCountJSON {
+	out := append([]summaryNameCountJSON{}, n.entries...)
+	sort.SliceStable(out, func(a, b int) bool {
+		if out[a].Appearances != out[b].Appearances {
+			return out[a].Appearances > out[b].Appearances
+		}
+		return strings.ToLower(out[a].Name) < strings.ToLower(out[b].Name)
+	})
+	if len(out) > maxSummaryEntries {
+		out = out[:maxSummaryEntries]
+	}
+	return out
+}
+
+// addListed adds a list of {name, appearances[, type]} objects.
+func (n *nameCounts) addListed(list []any) {
+	for _, e := range list {
+		a, ok := numAt(e, "appearances")
+		if !ok {
+			a = 1
+		}
+		n.add(strAt(e, "name"), strAt(e, "type"), a)
+	}
+}
+
+// segmentNames counts the segments of an item each tag, logo and place
+// name appears in, by list ("tags", "logos", "locations").
+func (s *Server) segmentNames(ctx context.Context, itemID string) (map[string]*nameCounts, error) {
+	var rows []struct {
+		Kind        string
+		Name        string
+		Appearances int64
+	}
+	// Segments are the parts of every extractor merged by time: a name
+	// appears in as many segments as distinct times it is reported at.
+	elems := func(kind, arr, name string) string {
+		return `SELECT '` + kind + `' AS kind, e` + name + ` AS name, sp.time_ms FROM segment_parts sp
+			CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(` + arr + `) = 'array' THEN ` + arr + ` ELSE '[]'::jsonb END) e
+			WHERE sp.item_id = @id`
+	}
+	q := `SELECT kind, name, count(DISTINCT time_ms) AS appearances FROM (` +
+		elems("tags", "sp.summary->'tags'", "->>'name'") + ` UNION ALL ` +
+		elems("logos", "sp.summary->'logos'", "->>'name'") + ` UNION ALL ` +
+		elems("locations", "sp.summary->'locations'->'features'", "->'properties'->>'name'") + ` UNION ALL
+		SELECT 'locations', sp.summary->'locations'->'properties'->>'name', sp.time_ms FROM segment_parts sp
+			WHERE sp.item_id = @id AND jsonb_typeof(sp.summary->'locations'->'properties') = 'object'
+		) x WHERE name IS NOT NULL AND btrim(name) <> '' GROUP BY kind, name ORDER BY kind, appearances DESC, name`
+	if err := s.DB.WithContext(ctx).Raw(q, map[string]any{"id": itemID}).Scan(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := map[string]*nameCounts{"tags": {}, "logos": {}, "locations": {}}
+	for _, r := range rows {
+		out[r.Kind].add(r.Name, "", float64(r.Appearances))
+	}
+	return out, nil
+}
+
+// documentTags are the keywords the file itself carries.
+func documentTags(meta metaReader, tags *nameCounts) {
+	for _, kw := range stringsAt(meta("exiv2"), "keywords") {
+		tags.add(kw, "", 1)
+	}
+	for _, x := range []string{"pdf", "officex", "html"} {
+		for _, s := range stringsAt(meta(x), "keywords") {
+			for _, kw := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ';' }) {
+				tags.add(kw, "", 1)
+			}
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package api
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/metaharvest/metaharvest/models"
+)
+
+// People of the item summary, from vendor_faces: the persons it followed
+// (unknown persons: is_known false, name ""), most seen first, each with
+// the crop of their best face. vendor_faces names its crops relative to
+// its artifact directory; the summary gives the artifact's full path (as
+// in the item's artifacts) and the URL it is served at. One crop is made
+// per face (at most 256 pixels a side), so the "small" image is that same
+// crop. created_at and updated_at are when vendor_faces ran on the item:
+// persons are not kept beyond the item's harvest.
+
+const facesExtractor = "vendor_faces"
+
+type summaryPersonJSON struct {
+	PersonID           string    `json:"person_id"`
+	Name               string    `json:"name"`
+	IsKnown            bool      `json:"is_known"`
+	FaceImgPath        string    `json:"face_img_path"`
+	FaceImgURL         string    `json:"face_img_url"`
+	FaceImgWidth       int64     `json:"face_img_width"`
+	FaceImgHeight      int64     `json:"face_img_height"`
+	FaceImgSmallPath   string    `json:"face_img_small_path"`
+	FaceImgSmallURL    string    `json:"face_img_small_url"`
+	FaceImgSmallWidth  int64     `json:"face_img_small_width"`
+	FaceImgSmallHeight int64     `json:"face_img_small_height"`
+	NumFaces           int       `json:"num_faces"`
+	CreatedAt          time.Time `json:"created_at"`
+	UpdatedAt          time.Time `json:"updated_at"`
+}
+
+type summaryPeopleEntryJSON struct {
+	Appearances float64           `json:"appearances"`
+	Person      summaryPersonJSON `json:"person"`
+}
+
+func (s *Server) peopleSummary(ctx context.Context, it models.Item, meta metaReader) ([]summaryPeopleEntryJSON, error) {
+	out := []summaryPeopleEntryJSON{}
+	data := meta(facesExtractor)
+	people := listAt(data, "people")
+	if len(people) == 0 {
+		return out, nil
+	}
+	crops, err := s.faceCrops(ctx, it.ID)
+	if err != nil {
+		return nil, err
+	}
+	faces := map[string]int{}
+	for _, f := range listAt(data, "faces") {
+		if id := strAt(f, "person_id"); id != "" {
+			faces[id]++
+		}
+	}
+	ran := it.Runs()[facesExtractor].RanAt
+	if ran.IsZero() && it.LastHarvested != nil {
+		ran = *it.LastHarvested
+	}
+	ran = ran.UTC()
+	for _, p := range people {
+		id := strAt(p, "person_id")
+		if id == "" {
+			continue
+		}
+		known, _ := at(p, "is_known").(bool)
+		person := summaryPersonJSON{PersonID: id, Name: strAt(p, "name"), IsKnown: known, NumFaces: faces[id],
+			CreatedAt: ran, UpdatedAt: ran}
+		if full, ok := crops[strAt(p, "face_img_path")]; ok {
+			w, _ := intAt(p, "face_img_width")
+			h, _ := intAt(p, "face_img_height")
+			person.FaceImgPath, person.FaceImgURL, person.FaceImgWidth, person.FaceImgHeight = full, artifactURL(full), w, h
+			person.FaceImgSmallPath, person.FaceImgSmallURL = full, artifactURL(full)
+			person.FaceImgSmallWidth, person.FaceImgSmallHeight = w, h
+		}
+		n, _ := numAt(p, "appearances")
+		out = append(out, summaryPeopleEntryJSON{Appearances: n, Person: person})
+		if len(out) == maxSummaryEntries {
+			break
+		}
+	}
+	return out, nil
+}
+
+// faceCrops maps vendor_faces' own names of its crops to their artifact
+// paths (which start with the item's artifact directory).
+func (s *Server) faceCrops(ctx context.Context, itemID string) (map[string]string, error) {
+	var paths []string
+	if err := s.DB.WithContext(ctx).Model(&models.Artifact{}).Where("item_id = ? AND extractor = ?", itemID, facesExtractor).
+		Pluck("path", &paths).Error; err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(paths))
+	marker := "/" + facesExtractor + "/"
+	for _, p := range paths {
+		if i := strings.Index(p, marker); i >= 0 {
+			out[p[i+len(marker):]] = p
+		}
+	}
+	return out, nil
+}
