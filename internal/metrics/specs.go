@@ -2,19 +2,19 @@ package metrics
 
 // Names of the recorded series (counters and histograms kept in Redis).
 const (
-	HTTPRequests        = "metaharvest_http_requests_total"
-	HTTPDuration        = "metaharvest_http_request_duration_seconds"
-	TasksProcessed      = "metaharvest_tasks_processed_total"
-	TasksFailed         = "metaharvest_tasks_failed_total"
-	TasksRetried        = "metaharvest_tasks_retried_total"
-	TaskDuration        = "metaharvest_task_duration_seconds"
-	ItemsHarvested      = "metaharvest_items_harvested_total"
-	ItemsFailed         = "metaharvest_items_failed_total"
-	ExtractorDuration   = "metaharvest_extractor_duration_seconds"
-	ExtractorErrors     = "metaharvest_extractor_errors_total"
-	SearchDuration      = "metaharvest_search_duration_seconds"
-	SearchErrors        = "metaharvest_search_errors_total"
-	ShutdownsRequeued   = "metaharvest_shutdown_requeued_tasks_total"
+	HTTPRequests      = "metaharvest_http_requests_total"
+	HTTPDuration      = "metaharvest_http_request_duration_seconds"
+	TasksProcessed    = "metaharvest_tasks_processed_total"
+	TasksFailed       = "metaharvest_tasks_failed_total"
+	TasksRetried      = "metaharvest_tasks_retried_total"
+	TaskDuration      = "metaharvest_task_duration_seconds"
+	ItemsHarvested    = "metaharvest_items_harvested_total"
+	ItemsFailed       = "metaharvest_items_failed_total"
+	ExtractorDuration = "metaharvest_extractor_duration_seconds"
+	ExtractorErrors   = "metaharvest_extractor_errors_total"
+	SearchDuration    = "metaharvest_search_duration_seconds"
+	SearchErrors      = "metaharvest_search_errors_total"
+	ShutdownsRequeued = "metaharvest_shutdown_requeued_tasks_total"
 )
 
 // Names of the series read when scraped.
