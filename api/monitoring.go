@@ -113,28 +113,32 @@ var loginPage = template.Must(template.New("login").Parse(`<!doctype html>
 </form></body></html>
 `))
 
-func (s *Server) renderLoginPage(c *gin.Context, status int, email, problem string) {
+// renderLoginPage shows the login form, with the problem of a failed
+// attempt. It always answers 200: the platform's non-2xx answers are JSON
+// error bodies, and a browser shows this page whatever the status.
+func (s *Server) renderLoginPage(c *gin.Context, email, problem string) {
 	c.Header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
 	c.Header("X-Frame-Options", "DENY")
 	c.Header("Cache-Control", "no-store")
-	c.Status(status)
+	c.Status(http.StatusOK)
 	c.Header("Content-Type", "text/html; charset=utf-8")
 	_ = loginPage.Execute(c.Writer, struct{ Email, Problem string }{email, problem})
 }
 
 // GET /api/monitoring/login
 func (s *Server) monitoringLoginPage(c *gin.Context) error {
-	s.renderLoginPage(c, http.StatusOK, "", "")
+	s.renderLoginPage(c, "", "")
 	return nil
 }
 
 // POST /api/monitoring/login: a form (email, password) from the login page.
 // On success the session cookie is set and the browser sent to the
-// dashboard; otherwise the page comes back with the reason.
+// dashboard; otherwise the page comes back with the reason (a rate-limited
+// client also gets Retry-After).
 func (s *Server) monitoringLogin(c *gin.Context) error {
 	email, password := c.PostForm("email"), c.PostForm("password")
 	if email == "" || password == "" || utf8.RuneCountInString(email) > 254 || utf8.RuneCountInString(password) > 128 {
-		s.renderLoginPage(c, http.StatusBadRequest, "", "Give your email (at most 254 characters) and password (at most 128).")
+		s.renderLoginPage(c, "", "Give your email (at most 254 characters) and password (at most 128).")
 		return nil
 	}
 	u, err := s.checkPassword(c, email, password)
@@ -146,7 +150,7 @@ func (s *Server) monitoringLogin(c *gin.Context) error {
 		if ae.RetryAfter > 0 {
 			c.Header("Retry-After", formatSeconds(ae.RetryAfter))
 		}
-		s.renderLoginPage(c, ae.Status, email, ae.Message)
+		s.renderLoginPage(c, email, ae.Message)
 		return nil
 	}
 	p, err := s.loadPrincipal(c, u.ID, &Principal{})
@@ -154,7 +158,7 @@ func (s *Server) monitoringLogin(c *gin.Context) error {
 		return err
 	}
 	if !p.Can("system:read") {
-		s.renderLoginPage(c, http.StatusForbidden, email, `This account may not see the queue dashboard (it needs the scope "system:read").`)
+		s.renderLoginPage(c, email, `This account may not see the queue dashboard (it needs the scope "system:read").`)
 		return nil
 	}
 	ttl := min(monitoringSessionTTL, s.Config.TokenTTL)
