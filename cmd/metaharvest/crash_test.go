@@ -34,11 +34,11 @@ type platform struct {
 	t        *testing.T
 	dbURL    string
 	redisURL string
-	db     *gorm.DB
-	ns     string
-	data   string
-	client *asynq.Client
-	opt    asynq.RedisConnOpt
+	db       *gorm.DB
+	ns       string
+	data     string
+	client   *asynq.Client
+	opt      asynq.RedisConnOpt
 }
 
 func newPlatform(t *testing.T) *platform {

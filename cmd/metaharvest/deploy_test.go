@@ -66,15 +66,16 @@ func loadManifests(t *testing.T) []manifest {
 		}
 		dec := yaml.NewDecoder(bytes.NewReader(raw))
 		for {
-			var m manifest
-			if err := dec.Decode(&m); errors.Is(err, io.EOF) {
+			var raw map[string]any // not a manifest: nested maps would decode as manifests too
+			if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
 				break
 			} else if err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
-			if m == nil {
+			if raw == nil {
 				continue
 			}
+			m := manifest(raw)
 			if str(m, "apiVersion") == "" || m.kind() == "" || m.name() == "" {
 				t.Fatalf("%s: a document without apiVersion, kind or metadata.name: %v", f, m)
 			}
