@@ -81,7 +81,7 @@ func Run(ctx context.Context, d Deps) error {
 	<-ctx.Done()
 	running := track.count()
 	d.Logger.Info("worker stopping: no new tasks; waiting for the running ones",
-		slog.Int("running", running), slog.Duration("timeout", d.Config.ShutdownTimeout))
+		slog.Int("running", running), slog.String("timeout", d.Config.ShutdownTimeout.String()))
 	start := time.Now()
 	srv.Shutdown()
 	left := track.count()
@@ -94,7 +94,7 @@ func Run(ctx context.Context, d Deps) error {
 	}
 	h.Metrics.Requeued(left)
 	d.Logger.Info("worker stopped", slog.Int("finished", running-left), slog.Int("requeued", left),
-		slog.Duration("took", time.Since(start).Round(time.Millisecond)))
+		slog.String("took", time.Since(start).Round(time.Millisecond).String()))
 	return nil
 }
 

@@ -183,7 +183,7 @@ func serveHTTP(ctx context.Context, addr string, h http.Handler, timeout time.Du
 	case <-ctx.Done():
 	}
 	busy := conns.active()
-	logger.Info("api draining connections", slog.Int("active", busy), slog.Duration("timeout", timeout))
+	logger.Info("api draining connections", slog.Int("active", busy), slog.String("timeout", timeout.String()))
 	start := time.Now()
 	shutdown, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -191,11 +191,11 @@ func serveHTTP(ctx context.Context, addr string, h http.Handler, timeout time.Du
 		cut := conns.active()
 		_ = srv.Close()
 		logger.Warn("api stopped: connections cut after the shutdown timeout", slog.Int("cut", cut),
-			slog.Duration("took", time.Since(start).Round(time.Millisecond)))
+			slog.String("took", time.Since(start).Round(time.Millisecond).String()))
 		return nil
 	}
 	logger.Info("api stopped: connections drained", slog.Int("finished", busy),
-		slog.Duration("took", time.Since(start).Round(time.Millisecond)))
+		slog.String("took", time.Since(start).Round(time.Millisecond).String()))
 	return nil
 }
 
