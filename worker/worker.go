@@ -60,7 +60,7 @@ func Run(ctx context.Context, d Deps) error {
 		Concurrency:     d.Config.WorkerConcurrency,
 		Queues:          h.names.Weights(),
 		StrictPriority:  d.Config.StrictPriority,
-		Logger:          asynqLogger{d.Logger},
+		Logger:          asynqLogger{h.Logger},
 		LogLevel:        asynq.WarnLevel,
 		ShutdownTimeout: d.Config.ShutdownTimeout,
 		BaseContext:     func() context.Context { return base },
@@ -80,7 +80,7 @@ func Run(ctx context.Context, d Deps) error {
 	}
 	<-ctx.Done()
 	running := track.count()
-	d.Logger.Info("worker stopping: no new tasks; waiting for the running ones",
+	h.Logger.Info("worker stopping: no new tasks; waiting for the running ones",
 		slog.Int("running", running), slog.String("timeout", d.Config.ShutdownTimeout.String()))
 	start := time.Now()
 	srv.Shutdown()
@@ -93,7 +93,7 @@ func Run(ctx context.Context, d Deps) error {
 		time.Sleep(10 * time.Millisecond)
 	}
 	h.Metrics.Requeued(left)
-	d.Logger.Info("worker stopped", slog.Int("finished", running-left), slog.Int("requeued", left),
+	h.Logger.Info("worker stopped", slog.Int("finished", running-left), slog.Int("requeued", left),
 		slog.String("took", time.Since(start).Round(time.Millisecond).String()))
 	return nil
 }
