@@ -9,7 +9,7 @@ DATA_DIR ?= $(CURDIR)/data
 HTTP_ADDR ?= :8080
 ADMIN_EMAIL ?= admin@example.com
 
-.PHONY: run test build bench lint setup clean admin-password
+.PHONY: run test test-faults build bench lint setup clean admin-password
 
 build:
 	$(GO) build -o $(BIN) ./cmd/metaharvest
@@ -54,6 +54,15 @@ test:
 	export TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$pgadmin}"; \
 	$(GO) vet ./...; \
 	$(GO) test -race -timeout 20m ./...
+
+# The fault tests alone (they are part of `make test` too): workers killed,
+# Redis and Postgres restarted, the search backend stopped, graceful stops.
+FAULT_TESTS := Killed|Restart|SearchBackendDown|GracefulStop|GivesBack
+test-faults:
+	@set -euo pipefail; \
+	pgadmin=$$(deploy/setup.sh --s3); \
+	export TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$pgadmin}"; \
+	$(GO) test -count=1 -v -run '$(FAULT_TESTS)' ./cmd/metaharvest
 
 bench: build
 	@set -euo pipefail; \

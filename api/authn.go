@@ -81,7 +81,14 @@ func (s *Server) authenticate(c *gin.Context) (*Principal, error) {
 		}
 		p.KeyID = key.ID
 	}
-	err = db.Where("id = ?", claims.Subject).Take(&p.User).Error
+	return s.loadPrincipal(c, claims.Subject, p)
+}
+
+// loadPrincipal fills p with the enabled user userID and the scopes of its
+// role (errBadCredential when there is no such enabled user).
+func (s *Server) loadPrincipal(c *gin.Context, userID string, p *Principal) (*Principal, error) {
+	db := s.DB.WithContext(c.Request.Context())
+	err := db.Where("id = ?", userID).Take(&p.User).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) || (err == nil && !p.User.Enabled) {
 		return nil, errBadCredential
 	}

@@ -75,8 +75,18 @@ func (s *Server) jobStatus(c *gin.Context, requestID string) error {
 	if err != nil {
 		return err
 	}
+	a, err := s.jobActivityOf(c, job.RequestID)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, jobStatusOut(job, a))
+	return nil
+}
+
+// jobActivityOf reads what the activity rows of a job say about it.
+func (s *Server) jobActivityOf(c *gin.Context, requestID string) (jobActivity, error) {
 	var a jobActivity
-	err = s.DB.WithContext(c.Request.Context()).Raw(`SELECT
+	err := s.DB.WithContext(c.Request.Context()).Raw(`SELECT
 			count(*) FILTER (WHERE kind = 'harvestend') AS finished,
 			count(*) FILTER (WHERE kind = 'harvestend' AND error <> '') AS failed,
 			count(*) FILTER (WHERE kind = 'harvestend' AND error = '' AND count = 0) AS unchanged,
@@ -84,12 +94,8 @@ func (s *Server) jobStatus(c *gin.Context, requestID string) error {
 			coalesce(bool_or(kind = 'walk' AND error <> ''), false) AS walk_failed,
 			coalesce(max(source) FILTER (WHERE kind = 'walk' AND source LIKE 'skipped: %'), '') AS skipped,
 			min(ts) AS first, max(ts) AS last
-		FROM activities WHERE request_id = ?`, job.RequestID).Scan(&a).Error
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, jobStatusOut(job, a))
-	return nil
+		FROM activities WHERE request_id = ?`, requestID).Scan(&a).Error
+	return a, err
 }
 
 func jobStatusOut(job models.Job, a jobActivity) jobStatusJSON {

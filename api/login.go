@@ -31,28 +31,11 @@ func (s *Server) login(c *gin.Context) error {
 	if err := invalidIf(problems); err != nil {
 		return err
 	}
+	u, err := s.checkPassword(c, req.Email, req.Password)
+	if err != nil {
+		return err
+	}
 	ctx := c.Request.Context()
-	client := c.ClientIP()
-	if wait, err := s.limiter.blocked(ctx, req.Email, client); err != nil {
-		return err
-	} else if wait > 0 {
-		return apperr.TooManyRequests(wait, "too many failed logins; try again later")
-	}
-	var u models.User
-	err := s.DB.WithContext(ctx).Where("lower(email) = lower(?)", strings.TrimSpace(req.Email)).Take(&u).Error
-	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
-		return err
-	}
-	ok := auth.CheckPasswordOrDummy(u.PasswordHash, req.Password)
-	if !ok || !u.Enabled {
-		if err := s.limiter.failed(ctx, req.Email, client); err != nil {
-			return err
-		}
-		return apperr.Unauthorized("invalid email or password")
-	}
-	if err := s.limiter.succeeded(ctx, req.Email); err != nil {
-		return err
-	}
 	token, exp, err := s.tokens.IssueLogin(u.ID, ids.New(), s.Config.TokenTTL)
 	if err != nil {
 		return err
@@ -62,4 +45,35 @@ func (s *Server) login(c *gin.Context) error {
 	}
 	c.JSON(http.StatusOK, gin.H{"token": token, "expires_at": exp.UTC().Format(time.RFC3339), "user": userOut(u)})
 	return nil
+}
+
+// checkPassword returns the enabled user with that email and password;
+// unknown email, wrong password and disabled account all give the same 401
+// after the same work, and failures are rate limited per account and per
+// client (429).
+func (s *Server) checkPassword(c *gin.Context, email, password string) (models.User, error) {
+	ctx := c.Request.Context()
+	client := c.ClientIP()
+	req := struct{ Email, Password string }{email, password}
+	if wait, err := s.limiter.blocked(ctx, req.Email, client); err != nil {
+		return models.User{}, err
+	} else if wait > 0 {
+		return models.User{}, apperr.TooManyRequests(wait, "too many failed logins; try again later")
+	}
+	var u models.User
+	err := s.DB.WithContext(ctx).Where("lower(email) = lower(?)", strings.TrimSpace(req.Email)).Take(&u).Error
+	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
+		return u, err
+	}
+	ok := auth.CheckPasswordOrDummy(u.PasswordHash, req.Password)
+	if !ok || !u.Enabled {
+		if err := s.limiter.failed(ctx, req.Email, client); err != nil {
+			return models.User{}, err
+		}
+		return models.User{}, apperr.Unauthorized("invalid email or password")
+	}
+	if err := s.limiter.succeeded(ctx, req.Email); err != nil {
+		return models.User{}, err
+	}
+	return u, nil
 }

@@ -41,6 +41,14 @@ func (s *Server) platformRoutes() []Route {
 		{get, "/api/docs/openapi.json", ScopePublic, s.docsJSON},
 		{post, "/api/login", ScopePublic, s.login},
 		{get, "/api/data/summary/platform", "summary:read", s.platformSummary},
+		// Operations (metrics.go, monitoring.go)
+		{get, metricsPath, "system:read", s.serveMetrics},
+		{get, monitoringRoot, ScopePublic, s.monitoringRedirect},
+		{get, monitoringRoot + "/*path", "system:read", s.monitoring},
+		{post, monitoringRoot + "/*path", "system:write", s.monitoring},
+		{del, monitoringRoot + "/*path", "system:write", s.monitoring},
+		{get, monitoringLoginPath, ScopePublic, s.monitoringLoginPage},
+		{post, monitoringLoginPath, ScopePublic, s.monitoringLogin},
 	}
 }
 

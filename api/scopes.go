@@ -63,7 +63,8 @@ var scopeCatalogue = []ScopeGroup{
 	{Name: "Platform", SortOrder: 8, Scopes: []ScopeInfo{
 		{"Read summaries", "summary:read"},
 		{"Switch platform features", "features:write"},
-		{"Read system statistics", "system:read"},
+		{"Read system statistics, metrics and the queue dashboard", "system:read"},
+		{"Act on task queues in the queue dashboard", "system:write"},
 	}},
 }
 

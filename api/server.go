@@ -15,6 +15,7 @@ import (
 	"github.com/metaharvest/metaharvest/internal/auth"
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/jobs"
+	"github.com/metaharvest/metaharvest/internal/metrics"
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/search"
 )
@@ -30,6 +31,8 @@ type Deps struct {
 	Extractors *extractors.Registry
 	// Search is the search engine the search endpoints query.
 	Search search.Engine
+	// Metrics records every request (nil: nothing is recorded).
+	Metrics *metrics.Recorder
 }
 
 // Server serves the HTTP interface.
@@ -41,6 +44,9 @@ type Server struct {
 	routes  []Route
 	limiter *loginLimiter
 	jobs    *jobs.Starter
+
+	metricsEP  metricsEndpoint
+	dashboards dashboards
 }
 
 // New builds the server: loads the signing secret, registers every route.
@@ -88,7 +94,7 @@ func (s *Server) buildRouter() error {
 	if err := r.SetTrustedProxies(s.Config.TrustedProxies); err != nil {
 		return fmt.Errorf("trusted proxies: %w", err)
 	}
-	r.Use(s.requestID, s.recoverPanics, s.accessLog, s.limitBody)
+	r.Use(s.requestID, s.recoverPanics, s.measureHTTP, s.accessLog, s.limitBody)
 	r.NoRoute(func(c *gin.Context) {
 		s.renderError(c, notFoundRoute(c))
 	})
@@ -124,9 +130,9 @@ func (s *Server) buildRouter() error {
 func (s *Server) wrap(rt Route, body bodyRule) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if rt.Scope != ScopePublic {
-			p, err := s.authenticate(c)
+			p, err := s.credentialFor(c, rt)
 			if err != nil {
-				s.renderError(c, err)
+				s.authFailed(c, rt, err)
 				return
 			}
 			if !p.Can(rt.Scope) {

@@ -19,6 +19,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/internal/config"
+	"github.com/metaharvest/metaharvest/internal/metrics"
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/internal/testdb"
 	"github.com/metaharvest/metaharvest/internal/testredis"
@@ -68,7 +69,9 @@ func newEnv(t *testing.T, tweak ...func(*config.Config)) *env {
 	}
 	qc := asynq.NewClient(qopt)
 	t.Cleanup(func() { qc.Close() })
-	srv, err := New(context.Background(), Deps{Config: cfg, DB: db, Redis: rdb, Queue: qc})
+	sqlDB, _ := db.DB()
+	rec := metrics.NewRecorder(metrics.RecorderConfig{Redis: rdb, Namespace: cfg.RedisNamespace, Role: "api", DB: sqlDB})
+	srv, err := New(context.Background(), Deps{Config: cfg, DB: db, Redis: rdb, Queue: qc, Metrics: rec})
 	if err != nil {
 		t.Fatal(err)
 	}

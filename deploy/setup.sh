@@ -4,6 +4,7 @@
 # walkthrough), starts Postgres and Redis when they are not running, and
 # prints the Postgres admin URL that works here on stdout.
 # Idempotent; needs root for installs. Usage: deploy/setup.sh [--s3]
+# (--s3: also what only the tests need: an S3 test server, chromium).
 # It says one line (on stderr) per step it takes; the output of the tools
 # it runs is shown only when one fails.
 set -euo pipefail
@@ -65,6 +66,12 @@ if ! psql "$url" -qtAc 'SELECT 1' >/dev/null 2>&1; then
 fi
 
 if [ "${1:-}" = "--s3" ]; then
+  # Tests only: the queue dashboard's test drives a headless Chromium.
+  if ! command -v chromium >/dev/null; then
+    log "installing chromium (browser test of the queue dashboard)"
+    quiet as_root apt-get update -qq
+    quiet as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium
+  fi
   gobin=$(go env GOPATH)/bin
   if ! command -v versitygw >/dev/null && [ ! -x "$gobin/versitygw" ]; then
     log "building versitygw (S3 server for tests)"

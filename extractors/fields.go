@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // FieldType is the type of a declared field.
@@ -99,6 +100,12 @@ type Config struct {
 	// Runner is shared by every extractor; nil means NewRunner(0).
 	Runner *Runner
 	Logger *slog.Logger
+	// Observer, when set, is told of every Outcome that Run and RunOne
+	// produce: the extractor's name, the time it took and its error (nil on
+	// success). The worker's metrics are fed from here, so no extractor
+	// measures itself. It is called from the harvesting goroutines: it must
+	// be quick and safe for concurrent use.
+	Observer func(name string, took time.Duration, err error)
 }
 
 // settingsOf resolves info's settings: values set in the environment, else

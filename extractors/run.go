@@ -120,6 +120,17 @@ func (r *Registry) Order(names []string) []string {
 }
 
 func runOne(ctx context.Context, reg *Registry, name string, in *Input, prior map[string]json.RawMessage, timeout time.Duration) Outcome {
+	o := runExtractor(ctx, reg, name, in, prior, timeout)
+	reg.mu.RLock()
+	observe := reg.cfg.Observer
+	reg.mu.RUnlock()
+	if observe != nil {
+		observe(o.Name, o.Duration, o.Err)
+	}
+	return o
+}
+
+func runExtractor(ctx context.Context, reg *Registry, name string, in *Input, prior map[string]json.RawMessage, timeout time.Duration) Outcome {
 	start := time.Now()
 	o := Outcome{Name: name, Started: start}
 	fail := func(err error) Outcome {

@@ -53,33 +53,46 @@ func New(d Deps) *Scheduler {
 
 // Run plans harvests and repairs stalled ones until ctx ends, checking
 // every tenth of the refresh time or third of the stall timeout, whichever
-// is shorter (at most every minute, at least every second).
+// is shorter (at most every minute, at least every second). A round under
+// way when ctx ends is finished (within SHUTDOWN_TIMEOUT) rather than cut
+// between a job's row and its task.
 func Run(ctx context.Context, d Deps) error {
 	s := New(d)
 	every := min(max(min(d.Config.HarvestRefreshTime/10, d.Config.JobStallTimeout/3), time.Second), time.Minute)
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		// Safety net for the search index: a kick lost to a crash (or an
-		// engine that was down) is retried here.
-		if err := jobs.KickIndex(ctx, s.d.Queue, s.starter.Names); err != nil {
-			s.d.Logger.Warn("kick search index", slog.String("error", err.Error()))
-		}
-		if n, err := s.RepairStalled(ctx, time.Now()); err != nil {
-			s.d.Logger.Error("repair stalled harvests", slog.String("error", err.Error()))
-		} else if n > 0 {
-			s.d.Logger.Warn("stalled harvests repaired", slog.Int("jobs", n))
-		}
-		if n, err := s.Plan(ctx, time.Now()); err != nil {
-			s.d.Logger.Error("plan live harvests", slog.String("error", err.Error()))
-		} else if n > 0 {
-			s.d.Logger.Info("live harvests planned", slog.Int("containers", n))
-		}
+		s.round(ctx)
 		select {
 		case <-ctx.Done():
+			s.d.Logger.Info("scheduler stopped")
 			return nil
 		case <-t.C:
 		}
+	}
+}
+
+// round runs one planning round under a context that outlives a stop
+// signal by at most the shutdown timeout.
+func (s *Scheduler) round(stop context.Context) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(stop))
+	defer cancel()
+	grace := max(s.d.Config.ShutdownTimeout, time.Second)
+	defer context.AfterFunc(stop, func() { time.AfterFunc(grace, cancel) })()
+	// Safety net for the search index: a kick lost to a crash (or an
+	// engine that was down) is retried here.
+	if err := jobs.KickIndex(ctx, s.d.Queue, s.starter.Names); err != nil {
+		s.d.Logger.Warn("kick search index", slog.String("error", err.Error()))
+	}
+	if n, err := s.RepairStalled(ctx, time.Now()); err != nil {
+		s.d.Logger.Error("repair stalled harvests", slog.String("error", err.Error()))
+	} else if n > 0 {
+		s.d.Logger.Warn("stalled harvests repaired", slog.Int("jobs", n))
+	}
+	if n, err := s.Plan(ctx, time.Now()); err != nil {
+		s.d.Logger.Error("plan live harvests", slog.String("error", err.Error()))
+	} else if n > 0 {
+		s.d.Logger.Info("live harvests planned", slog.Int("containers", n))
 	}
 }
 

@@ -121,7 +121,9 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 	}
 	dirty = append(dirty, gone...)
 
-	return h.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	// What the committed transaction finished, for the metrics.
+	var harvestedItems, failedItems int64
+	err := h.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		conn := tx.Statement.ConnPool // the transaction's database/sql handle
 		// The activity rows go first: the harvestend rows this call inserts
 		// name the items it finishes, and everything else is written for
@@ -161,6 +163,7 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 		if err := rows.Err(); err != nil {
 			return fmt.Errorf("insert activities: %w", err)
 		}
+		harvestedItems, failedItems = successes, failures
 		if len(fresh) == 0 {
 			return nil
 		}
@@ -211,6 +214,10 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 		}
 		return tx.Model(&models.Container{}).Where("id = ?", t.ctr.ID).Updates(upd).Error
 	})
+	if err == nil {
+		h.Metrics.Items(harvestedItems, failedItems)
+	}
+	return err
 }
 
 // runsEncoder writes the Item.Results entries of a harvest's outcomes,

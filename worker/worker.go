@@ -2,10 +2,12 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"math/rand/v2"
 	"os"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/internal/config"
+	"github.com/metaharvest/metaharvest/internal/metrics"
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/search"
 )
@@ -28,10 +31,13 @@ type Deps struct {
 	Logger     *slog.Logger
 	Extractors *extractors.Registry // extractors.Default when nil
 	Search     search.Engine        // nil: nothing is indexed (tests of harvesting alone)
+	Metrics    *metrics.Recorder    // nil: nothing is measured
 }
 
-// Run serves tasks until ctx ends, then lets running tasks finish (asynq
-// re-queues what does not finish in time).
+// Run serves tasks until ctx ends, then stops gracefully: it takes no new
+// task, lets the running ones finish within SHUTDOWN_TIMEOUT and gives
+// those that did not back to their queue (asynq re-queues them; handlers
+// are idempotent), then cancels what still runs and logs what happened.
 func Run(ctx context.Context, d Deps) error {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		// A worker's live heap is a few MB and it allocates for every file,
@@ -40,13 +46,24 @@ func Run(ctx context.Context, d Deps) error {
 		debug.SetGCPercent(workerGCPercent)
 	}
 	h := NewHandler(d)
+	if d.Redis != nil {
+		if err := queue.Declare(ctx, d.Redis, h.names); err != nil {
+			return err
+		}
+	}
+	// Handlers run under base, not under ctx: a stop signal must not cut
+	// them short; base ends only once the grace period is over.
+	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelBase()
+	track := &inflight{}
 	srv := asynq.NewServer(d.RedisOpt, asynq.Config{
 		Concurrency:     d.Config.WorkerConcurrency,
 		Queues:          h.names.Weights(),
 		StrictPriority:  d.Config.StrictPriority,
-		Logger:          asynqLogger{d.Logger},
+		Logger:          asynqLogger{h.Logger},
 		LogLevel:        asynq.WarnLevel,
-		ShutdownTimeout: 20 * time.Second,
+		ShutdownTimeout: d.Config.ShutdownTimeout,
+		BaseContext:     func() context.Context { return base },
 		RetryDelayFunc:  retryDelay,
 		// asynq waits this long before looking again when every queue is
 		// empty; the default second shows up as latency at each stage of a
@@ -54,13 +71,80 @@ func Run(ctx context.Context, d Deps) error {
 		// costs Redis one cheap script call per interval per goroutine.
 		TaskCheckInterval: 25 * time.Millisecond,
 		IsFailure:         func(err error) bool { return err != nil },
+		ErrorHandler:      asynq.ErrorHandlerFunc(h.taskFailed),
 	})
-	if err := srv.Start(h.Mux()); err != nil {
+	mux := h.Mux()
+	mux.Use(h.measure(track))
+	if err := srv.Start(mux); err != nil {
 		return err
 	}
 	<-ctx.Done()
+	running := track.count()
+	h.Logger.Info("worker stopping: no new tasks; waiting for the running ones",
+		slog.Int("running", running), slog.String("timeout", d.Config.ShutdownTimeout.String()))
+	start := time.Now()
 	srv.Shutdown()
+	left := track.count()
+	cancelBase()
+	// What did not finish was given back to its queue; its handlers are
+	// cancelled now and get a moment to stop their programs.
+	deadline := time.Now().Add(2 * time.Second)
+	for track.count() > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	h.Metrics.Requeued(left)
+	h.Logger.Info("worker stopped", slog.Int("finished", running-left), slog.Int("requeued", left),
+		slog.String("took", time.Since(start).Round(time.Millisecond).String()))
 	return nil
+}
+
+// inflight counts the task handlers running in this process.
+type inflight struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (f *inflight) add(d int) {
+	f.mu.Lock()
+	f.n += d
+	f.mu.Unlock()
+}
+
+func (f *inflight) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.n
+}
+
+// measure is the middleware every task passes through: it counts running
+// handlers (for the shutdown report) and records each run's type, duration
+// and outcome.
+func (h *Handler) measure(track *inflight) asynq.MiddlewareFunc {
+	return func(next asynq.Handler) asynq.Handler {
+		return asynq.HandlerFunc(func(ctx context.Context, t *asynq.Task) error {
+			track.add(1)
+			defer track.add(-1)
+			start := time.Now()
+			err := next.ProcessTask(ctx, t)
+			h.Metrics.Task(t.Type(), time.Since(start), err != nil)
+			return err
+		})
+	}
+}
+
+// taskFailed is asynq's error handler: it counts the failures asynq will
+// retry (transient errors with retries left), and logs the others, which
+// asynq archives.
+func (h *Handler) taskFailed(ctx context.Context, t *asynq.Task, err error) {
+	retried, _ := asynq.GetRetryCount(ctx)
+	maxRetry, _ := asynq.GetMaxRetry(ctx)
+	if retried < maxRetry && !errors.Is(err, asynq.SkipRetry) {
+		h.Metrics.TaskRetried(t.Type())
+		return
+	}
+	id, _ := asynq.GetTaskID(ctx)
+	h.Logger.Warn("task failed for good", slog.String("task_id", id), slog.String("type", t.Type()),
+		slog.Int("retried", retried), slog.String("error", err.Error()))
 }
 
 // workerGCPercent is the worker's GOGC unless the environment sets one.

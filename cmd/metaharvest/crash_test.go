@@ -31,24 +31,31 @@ func TestMain(m *testing.M) { os.Exit(tests3.RunMain(m)) }
 // platform is a database, a Redis namespace and a data dir shared by the
 // processes a test starts.
 type platform struct {
-	t      *testing.T
-	dbURL  string
-	db     *gorm.DB
-	ns     string
-	data   string
-	client *asynq.Client
-	opt    asynq.RedisConnOpt
+	t        *testing.T
+	dbURL    string
+	redisURL string
+	db       *gorm.DB
+	ns       string
+	data     string
+	client   *asynq.Client
+	opt      asynq.RedisConnOpt
 }
 
 func newPlatform(t *testing.T) *platform {
-	p := &platform{t: t, dbURL: testdb.URL(t), ns: testredis.Namespace(t), data: t.TempDir()}
+	return newPlatformOn(t, testdb.URL(t), testredis.URL())
+}
+
+// newPlatformOn is a platform on the given database and Redis (the fault
+// tests' private servers).
+func newPlatformOn(t *testing.T, dbURL, redisURL string) *platform {
+	p := &platform{t: t, dbURL: dbURL, redisURL: redisURL, ns: testredis.Namespace(t), data: t.TempDir()}
 	db, err := models.Open(p.dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s, _ := db.DB(); s.Close() })
 	p.db = db
-	if p.opt, err = queue.RedisOpt(testredis.URL()); err != nil {
+	if p.opt, err = queue.RedisOpt(p.redisURL); err != nil {
 		t.Fatal(err)
 	}
 	p.client = asynq.NewClient(p.opt)
@@ -58,7 +65,7 @@ func newPlatform(t *testing.T) *platform {
 
 func (p *platform) env(extra ...string) []string {
 	return append([]string{
-		"DATABASE_URL=" + p.dbURL, "REDIS_URL=" + testredis.URL(), "REDIS_NAMESPACE=" + p.ns,
+		"DATABASE_URL=" + p.dbURL, "REDIS_URL=" + p.redisURL, "REDIS_NAMESPACE=" + p.ns,
 		"DATA_DIR=" + p.data, "LOG_LEVEL=warn", "EXTRACTOR_TIMEOUT=60",
 		// Small batches: the job advances in small steps, so a kill lands
 		// mid-harvest whatever the machine's speed.
@@ -82,43 +89,95 @@ func (p *platform) harvestEnds(requestID string) int64 {
 	return n
 }
 
-// killMidHarvest runs one worker until part of the job is done, kills it
-// with SIGKILL, lets two fresh workers finish, and checks that every item
-// was harvested exactly once.
-func (p *platform) killMidHarvest(requestID string, want int64, sha map[string]string) {
+// killMidHarvest runs a worker until part of the job is done and kills it
+// with SIGKILL, runs a second one until more is done and kills it too, lets
+// two fresh workers finish, and checks that every item was harvested
+// exactly once, the counters are exact and search has every file.
+func (p *platform) killMidHarvest(requestID, ctrID string, want int64, sha map[string]string) {
 	t := p.t
-	first := testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=2"))
-	deadline := time.Now().Add(3 * time.Minute)
-	for p.harvestEnds(requestID) < want/5 {
-		if time.Now().After(deadline) || first.Exited() {
-			t.Fatalf("first worker made no progress (exited=%v)", first.Exited())
+	at := int64(0)
+	var killed time.Time
+	for kill := 1; kill <= 2; kill++ {
+		w := testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=2"))
+		deadline := time.Now().Add(3 * time.Minute)
+		for p.harvestEnds(requestID) < at+want/5 {
+			if time.Now().After(deadline) || w.Exited() {
+				t.Fatalf("worker %d made no progress (exited=%v)", kill, w.Exited())
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
-		time.Sleep(10 * time.Millisecond)
+		w.Kill()
+		killed = time.Now()
+		at = p.harvestEnds(requestID)
+		if at >= want {
+			t.Fatalf("the job finished before kill %d (%d items): make it bigger", kill, at)
+		}
+		t.Logf("kill %d: SIGKILL with %d of %d items harvested", kill, at, want)
 	}
-	first.Kill()
-	at := p.harvestEnds(requestID)
-	if at >= want {
-		t.Fatalf("the job finished before the kill (%d items): make it bigger", at)
-	}
-	t.Logf("killed the worker with %d of %d items harvested", at, want)
 	testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=2"))
 	testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=2"))
+	// asynq gives the killed workers' tasks back when their leases expire
+	// (30 s) and its recoverer next looks (each minute).
+	p.recovered("two worker kills", requestID, ctrID, want, killed, 4*time.Minute)
+	p.checkExactlyOnce(requestID, ctrID, want, sha)
+}
 
-	deadline = time.Now().Add(4 * time.Minute) // asynq reclaims the killed worker's lease after ~1 minute
+// recovered waits until the job is complete and search has every file of
+// the container, and reports how long that took after the fault ended:
+// until the next item was harvested, until the job was complete, until
+// search had converged.
+func (p *platform) recovered(fault, requestID, ctrID string, want int64, faultEnded time.Time, within time.Duration) {
+	t := p.t
+	t.Helper()
+	before := p.harvestEnds(requestID)
+	deadline := faultEnded.Add(within)
+	var progress, complete, converged time.Duration
 	var job models.Job
 	for {
+		now := time.Now()
+		n := p.harvestEnds(requestID)
+		if progress == 0 && (n > before || n == want) {
+			progress = now.Sub(faultEnded)
+		}
 		p.db.Where("request_id = ?", requestID).Take(&job)
-		if job.WalkComplete && p.harvestEnds(requestID) == want && job.IndexedCount == want {
+		if complete == 0 && job.WalkComplete && n == want && job.IndexedCount == want {
+			complete = now.Sub(faultEnded)
+		}
+		if complete != 0 && p.searchHas(ctrID) == want && p.outboxDepth() == 0 {
+			converged = now.Sub(faultEnded)
 			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job not complete: %+v, %d harvestend", job, p.harvestEnds(requestID))
+		if now.After(deadline) {
+			t.Fatalf("%s: not recovered within %s: job %+v, %d harvestend, search has %d, outbox %d",
+				fault, within, job, n, p.searchHas(ctrID), p.outboxDepth())
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 	}
-	// The killed worker may have committed a batch without acknowledging
-	// its task: the task comes back when its lease expires and must change
-	// nothing. Wait for every queue to drain, then check the rows.
+	t.Logf("recovery after %s: harvesting again after %s, job complete after %s, search converged after %s",
+		fault, progress.Round(10*time.Millisecond), complete.Round(10*time.Millisecond), converged.Round(10*time.Millisecond))
+}
+
+// searchHas counts the container's documents in the search index.
+func (p *platform) searchHas(ctrID string) int64 {
+	var n int64
+	p.db.Raw(`SELECT count(*) FROM search_documents WHERE container_id = ?`, ctrID).Scan(&n)
+	return n
+}
+
+func (p *platform) outboxDepth() int64 {
+	var n int64
+	p.db.Raw(`SELECT count(*) FROM search_outbox`).Scan(&n)
+	return n
+}
+
+// checkExactlyOnce waits for every queue to drain (a task whose batch was
+// committed before its worker died comes back and must change nothing),
+// then checks the rows: one harvestend per item, exact job and container
+// counters, every result and hash, and search agreeing.
+func (p *platform) checkExactlyOnce(requestID, ctrID string, want int64, sha map[string]string) {
+	t := p.t
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
 	insp := asynq.NewInspector(p.opt)
 	defer insp.Close()
 	for _, q := range (queue.Names{Namespace: p.ns}).All() {
@@ -136,12 +195,18 @@ func (p *platform) killMidHarvest(requestID string, want int64, sha map[string]s
 			time.Sleep(200 * time.Millisecond)
 		}
 	}
+	var job models.Job
 	p.db.Where("request_id = ?", requestID).Take(&job)
 	if p.harvestEnds(requestID) != want || job.IndexedCount != want {
 		t.Fatalf("after the queues drained: %+v, %d harvestend", job, p.harvestEnds(requestID))
 	}
 	if job.WalkedCount != want || job.EnqueuedCount != want || job.ErrorCount != 0 {
 		t.Fatalf("job counts: %+v", job)
+	}
+	var ctr models.Container
+	p.db.Where("id = ?", ctrID).Take(&ctr)
+	if ctr.HarvestSuccessCount != want || ctr.HarvestFailureCount != 0 {
+		t.Fatalf("container counters: %d harvested, %d failed; want %d and 0", ctr.HarvestSuccessCount, ctr.HarvestFailureCount, want)
 	}
 	var perItem []struct {
 		ItemID string
@@ -156,6 +221,9 @@ func (p *platform) killMidHarvest(requestID string, want int64, sha map[string]s
 	p.db.Model(&models.Item{}).Where("deleted_at IS NULL").Count(&items)
 	if items != want || results != 3*want {
 		t.Fatalf("%d items, %d results; want %d and %d", items, results, want, 3*want)
+	}
+	if n := p.searchHas(ctrID); n != want || p.outboxDepth() != 0 {
+		t.Fatalf("search has %d documents (want %d), outbox %d", n, want, p.outboxDepth())
 	}
 	p.checkHashes(sha)
 }
@@ -188,7 +256,7 @@ func TestWorkerKilledMidHarvestFilesystem(t *testing.T) {
 	ctr := models.Container{ID: models.ContainerID("fs", "media"), LocationID: "fs", Name: "media"}
 	p.db.Create(&loc)
 	p.db.Create(&ctr)
-	p.killMidHarvest(p.startJob(loc.ID, ctr.ID), n, sha)
+	p.killMidHarvest(p.startJob(loc.ID, ctr.ID), ctr.ID, n, sha)
 }
 
 func TestWorkerKilledMidHarvestS3(t *testing.T) {
@@ -206,7 +274,7 @@ func TestWorkerKilledMidHarvestS3(t *testing.T) {
 	p.db.Create(&loc)
 	p.db.Create(&ctr)
 	req := p.startJob(loc.ID, ctr.ID)
-	p.killMidHarvest(req, n, sha)
+	p.killMidHarvest(req, ctr.ID, n, sha)
 	var downloads int64
 	p.db.Model(&models.Activity{}).Where("request_id = ? AND kind = 'harvestdownload'", req).Count(&downloads)
 	if downloads != n {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,7 +60,7 @@ func TestInsightsOfAHarvestedVideo(t *testing.T) {
 	apiProc := testproc.Start(t, "api", p.env("HTTP_ADDR="+addr, "ADMIN_EMAIL=admin@example.com", "ADMIN_PASSWORD=e2e-password-1"))
 	testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=2"))
 	c := &client{t: t, base: "http://" + addr}
-	waitReady(t, c, apiProc)
+	waitReady(t, c.base, apiProc)
 	c.token = c.call("POST", "/api/login", map[string]string{"email": "admin@example.com", "password": "e2e-password-1"}, 200)["token"].(string)
 
 	locID := c.call("POST", "/api/data/v3/locations", map[string]any{"kind": "filesystem", "name": "Shows",
@@ -172,24 +171,5 @@ func TestInsightsOfAHarvestedVideo(t *testing.T) {
 			t.Fatalf("search for a subtitle word: %v", r)
 		}
 		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// waitReady waits for the api process to answer /readyz.
-func waitReady(t *testing.T, c *client, proc *testproc.Process) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		res, err := http.Get(c.base + "/readyz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				return
-			}
-		}
-		if time.Now().After(deadline) || proc.Exited() {
-			t.Fatalf("api not ready: %v\n%s", err, proc.Output())
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -1,6 +1,7 @@
 // Command metaharvest is the one binary of the platform. Its first argument
 // is the role: api, worker, scheduler, all (the three in one process),
-// migrate, or reindex.
+// migrate, or reindex; or an operator's command: admin (on the database),
+// harvest, search, jobs (clients of a running platform's API).
 package main
 
 import (
@@ -27,9 +28,21 @@ roles:
   admin      operator commands: bootstrap, reset-password EMAIL
              (metaharvest admin for details)
 
+clients of a running platform (METAHARVEST_URL, METAHARVEST_API_KEY):
+  harvest    start a harvest; --wait shows its progress until it ends
+  search     search items, printed as a table
+  jobs       harvest jobs under way
+
 Configuration comes from the environment; see README.md.`
 
 func main() {
+	if len(os.Args) >= 2 && cliCommands[os.Args[1]] != nil {
+		// Clients of a running platform: no platform configuration.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := runCLI(ctx, os.Args[1], os.Args[2:], os.Stdout, os.Stderr, os.LookupEnv)
+		stop()
+		os.Exit(code)
+	}
 	admin := len(os.Args) >= 2 && os.Args[1] == "admin"
 	if len(os.Args) != 2 && !admin {
 		fmt.Fprintln(os.Stderr, usage)

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -15,7 +17,9 @@ import (
 	"github.com/metaharvest/metaharvest/api"
 	"github.com/metaharvest/metaharvest/extractors"
 	_ "github.com/metaharvest/metaharvest/extractors/standard" // every extractor family
+	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/config"
+	"github.com/metaharvest/metaharvest/internal/metrics"
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/scheduler"
@@ -84,10 +88,25 @@ func run(ctx context.Context, role string, cfg config.Config, logger *slog.Logge
 		return nil
 	}
 
+	// Every role adds what it measures to the deployment's totals, flushed
+	// until the roles have stopped (so a stopping worker's last counts are
+	// kept).
+	rec := metrics.NewRecorder(metrics.RecorderConfig{Redis: rdb, Namespace: cfg.RedisNamespace, Role: role, DB: sqlDB})
+	recCtx, stopRec := context.WithCancel(context.WithoutCancel(ctx))
+	recDone := make(chan struct{})
+	go func() { rec.Run(recCtx, logger); close(recDone) }()
+	defer func() { stopRec(); <-recDone }()
+	engine = search.Observed(engine, func(op string, took time.Duration, err error) {
+		rec.Search(op, took, engineFailed(err))
+	})
+
 	// Extractors read their settings and provider keys through the
 	// configuration's environment; every role configures them (the api
 	// reports which are available, the worker runs them).
-	extractors.Default.Configure(extractors.Config{Lookup: cfg.Env, Runner: extractors.NewRunner(cfg.ToolSlots), Logger: logger})
+	extractors.Default.Configure(extractors.Config{Lookup: cfg.Env, Runner: extractors.NewRunner(cfg.ToolSlots), Logger: logger,
+		Observer: func(name string, took time.Duration, err error) {
+			rec.Extractor(name, took, err != nil && !errors.Is(err, extractors.ErrUnsupported))
+		}})
 	defer func() {
 		if err := extractors.Default.Close(); err != nil {
 			logger.Warn("close extractors", slog.Any("error", err))
@@ -103,13 +122,17 @@ func run(ctx context.Context, role string, cfg config.Config, logger *slog.Logge
 		if created {
 			logger.Info("bootstrap admin created", slog.String("email", cfg.AdminEmail))
 		}
-		srv, err := api.New(ctx, api.Deps{Config: cfg, DB: db, Redis: rdb, Queue: client, Logger: logger, Search: engine})
+		srv, err := api.New(ctx, api.Deps{Config: cfg, DB: db, Redis: rdb, Queue: client, Logger: logger, Search: engine, Metrics: rec})
 		if err != nil {
 			return err
 		}
-		g.Go(func() error { return serveHTTP(ctx, cfg.HTTPAddr, srv.Handler(), logger) })
+		// The dashboard and /metrics list every queue from the start.
+		if err := queue.Declare(ctx, rdb, queue.Names{Namespace: cfg.RedisNamespace}); err != nil {
+			return err
+		}
+		g.Go(func() error { return serveHTTP(ctx, cfg.HTTPAddr, srv.Handler(), cfg.ShutdownTimeout, logger) })
 	}
-	deps := worker.Deps{Config: cfg, DB: db, Redis: rdb, Queue: client, RedisOpt: redisOpt, Logger: logger, Search: engine}
+	deps := worker.Deps{Config: cfg, DB: db, Redis: rdb, Queue: client, RedisOpt: redisOpt, Logger: logger, Search: engine, Metrics: rec}
 	if role == "worker" || role == "all" {
 		g.Go(func() error { return worker.Run(ctx, deps) })
 	}
@@ -142,8 +165,13 @@ func openMigrated(ctx context.Context, cfg config.Config) (*gorm.DB, error) {
 	return db, nil
 }
 
-func serveHTTP(ctx context.Context, addr string, h http.Handler, logger *slog.Logger) error {
-	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+// serveHTTP serves until ctx ends, then drains: it stops accepting, lets
+// requests under way finish within timeout, and cuts the connections still
+// busy after it. Either way a log line says which.
+func serveHTTP(ctx context.Context, addr string, h http.Handler, timeout time.Duration, logger *slog.Logger) error {
+	conns := &connCount{}
+	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ConnState: conns.track}
 	errc := make(chan error, 1)
 	go func() {
 		logger.Info("api listening", slog.String("addr", addr))
@@ -153,8 +181,63 @@ func serveHTTP(ctx context.Context, addr string, h http.Handler, logger *slog.Lo
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-		defer cancel()
-		return srv.Shutdown(shutdown)
 	}
+	busy := conns.active()
+	logger.Info("api draining connections", slog.Int("active", busy), slog.String("timeout", timeout.String()))
+	start := time.Now()
+	shutdown, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		cut := conns.active()
+		_ = srv.Close()
+		logger.Warn("api stopped: connections cut after the shutdown timeout", slog.Int("cut", cut),
+			slog.String("took", time.Since(start).Round(time.Millisecond).String()))
+		return nil
+	}
+	logger.Info("api stopped: connections drained", slog.Int("finished", busy),
+		slog.String("took", time.Since(start).Round(time.Millisecond).String()))
+	return nil
+}
+
+// connCount counts the connections serving a request (not idle ones).
+type connCount struct {
+	mu    sync.Mutex
+	state map[net.Conn]http.ConnState
+}
+
+func (c *connCount) track(conn net.Conn, st http.ConnState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state == nil {
+		c.state = map[net.Conn]http.ConnState{}
+	}
+	if st == http.StateClosed || st == http.StateHijacked {
+		delete(c.state, conn)
+		return
+	}
+	c.state[conn] = st
+}
+
+func (c *connCount) active() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, st := range c.state {
+		if st == http.StateActive || st == http.StateNew {
+			n++
+		}
+	}
+	return n
+}
+
+// engineFailed tells an engine failure (down, refusing) from a request it
+// rightly refused (an unknown field: 400), which is the caller's mistake.
+func engineFailed(err error) bool {
+	if err == nil {
+		return false
+	}
+	if ae, ok := apperr.As(err); ok && ae.Status < 500 {
+		return false
+	}
+	return true
 }

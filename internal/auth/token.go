@@ -14,6 +14,9 @@ import (
 const (
 	KindAPIKey = "key"
 	KindLogin  = "login"
+	// KindSession is a browser session of the queue dashboard, carried in
+	// a cookie. Parse refuses it: it is no bearer credential.
+	KindSession = "session"
 )
 
 // Claims of a metaharvest bearer token.
@@ -60,6 +63,24 @@ func (t *Tokens) sign(c Claims) (string, error) {
 		return "", fmt.Errorf("sign token: %w", err)
 	}
 	return s, nil
+}
+
+// IssueSession returns a dashboard session token valid for ttl.
+func (t *Tokens) IssueSession(userID string, ttl time.Duration) (string, error) {
+	return t.sign(Claims{Kind: KindSession, RegisteredClaims: jwt.RegisteredClaims{
+		Subject: userID, IssuedAt: jwt.NewNumericDate(t.now()), ExpiresAt: jwt.NewNumericDate(t.now().Add(ttl)),
+	}})
+}
+
+// ParseSession verifies a dashboard session token and returns its user.
+func (t *Tokens) ParseSession(token string) (string, error) {
+	var c Claims
+	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return t.secret, nil },
+		jwt.WithValidMethods([]string{"HS256"}), jwt.WithTimeFunc(t.now), jwt.WithExpirationRequired())
+	if err != nil || c.Kind != KindSession || c.Subject == "" {
+		return "", ErrBadToken
+	}
+	return c.Subject, nil
 }
 
 // ErrBadToken covers every reason a token is refused by its signature or form.

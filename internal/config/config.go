@@ -90,6 +90,15 @@ type Config struct {
 	// ToolSlots is how many heavy external programs (ffmpeg decodes, OCR)
 	// one process runs at once (TOOL_SLOTS, default the number of CPUs).
 	ToolSlots int
+	// MetricsToken lets a scraper read /metrics with "Authorization: Bearer
+	// <token>" besides administrators (METRICS_TOKEN, default empty: only
+	// credentials holding system:read). Secret.
+	MetricsToken string
+	// ShutdownTimeout bounds a graceful stop (SHUTDOWN_TIMEOUT, seconds,
+	// default 20): running tasks finish within it or go back to their queue,
+	// and the api drains its connections within it. Keep it below the
+	// orchestrator's grace period (Kubernetes: terminationGracePeriodSeconds).
+	ShutdownTimeout time.Duration
 	// Env is the lookup Load read from: extractor settings and provider keys
 	// (TESSERACT_LANGUAGES, WEATHER_API_KEY, ...) are declared by the
 	// extractors themselves and read through it by their registry.
@@ -173,6 +182,8 @@ func Load(get Getenv) (Config, error) {
 		LoginMaxFailures:             int(integer("LOGIN_MAX_FAILURES", 5, 1)),
 		LoginWindow:                  time.Duration(integer("LOGIN_WINDOW", 900, 1)) * time.Second,
 		ToolSlots:                    int(integer("TOOL_SLOTS", int64(runtime.NumCPU()), 1)),
+		MetricsToken:                 str("METRICS_TOKEN", ""),
+		ShutdownTimeout:              time.Duration(integer("SHUTDOWN_TIMEOUT", 20, 1)) * time.Second,
 		Env:                          get,
 	}
 	c.BaseURL = str("BASE_URL", "http://localhost"+c.HTTPAddr)
@@ -211,6 +222,9 @@ func Load(get Getenv) (Config, error) {
 		if _, err := filepath.Match(p, "x"); err != nil {
 			problems = append(problems, fmt.Sprintf("UPLOAD_IGNORE_PATTERNS entry %q is not a valid pattern", p))
 		}
+	}
+	if c.MetricsToken != "" && len(c.MetricsToken) < 16 {
+		problems = append(problems, "METRICS_TOKEN must be at least 16 characters")
 	}
 	if len(problems) > 0 {
 		sort.Strings(problems)

@@ -102,6 +102,27 @@ func (p *Process) Stop() {
 	}
 }
 
+// Terminate sends SIGTERM and waits up to timeout for the process to end;
+// it reports whether it did.
+func (p *Process) Terminate(timeout time.Duration) bool {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+		return true
+	case <-time.After(timeout):
+		return false
+	}
+}
+
+// ExitCode is the exit status of an ended process (-1 when killed by a
+// signal or still running).
+func (p *Process) ExitCode() int {
+	if !p.Exited() || p.cmd.ProcessState == nil {
+		return -1
+	}
+	return p.cmd.ProcessState.ExitCode()
+}
+
 // Exited reports whether the process has ended.
 func (p *Process) Exited() bool {
 	select {
