@@ -113,6 +113,11 @@ type SegmentNSFW struct {
 	Source    string  `json:"source,omitempty"`
 	NSFW      bool    `json:"nsfw"`
 	NSFWScore float64 `json:"nsfw_score"` // 0 safe .. 1 unsafe
+	// Categories are the classifier's scores (0 to 1) by category, for
+	// the per-category adult histograms (GET /api/data/items/{id}/adult/
+	// {category}); nil when the source gives none. nsfwjs gives drawing,
+	// hentai, neutral, porn and sexy.
+	Categories map[string]float64 `json:"categories,omitempty"`
 }
 
 // Caption is a timed transcript of an item: a subtitle track, a sidecar
