@@ -20,7 +20,7 @@ const goldenTolerance = 0.1
 // and asked {"id":"1","path":"FILE.ppm"}), rounded to 4 decimals.
 var goldens = []struct {
 	file, mime, top string
-	scores         Scores
+	scores          Scores
 }{
 	// Two men on a stage (a frame of a conference video).
 	{"testdata/video-001.png", "image/png", "neutral", Scores{"drawing": 0.0006, "hentai": 0.0003, "neutral": 0.9970, "porn": 0.0020, "sexy": 0.0002}},
