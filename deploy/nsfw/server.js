@@ -23,9 +23,14 @@
 const fs = require('fs');
 const path = require('path');
 
-// Libraries print banners with console.info/log ("You're using the model
-// ..."): on stdout they would break the protocol.
-for (const level of ['log', 'info', 'warn', 'debug', 'error', 'trace']) {
+// Libraries print banners with console.info and console.log ("You're
+// using the model ..."): on stdout they would break the protocol, on
+// stderr they would fill the tail the worker quotes when this process
+// fails. Warnings and errors go to stderr.
+for (const level of ['log', 'info', 'debug']) {
+  console[level] = () => {};
+}
+for (const level of ['warn', 'error', 'trace']) {
   console[level] = (...args) => process.stderr.write(args.map(String).join(' ') + '\n');
 }
 

@@ -22,12 +22,23 @@ var sidecarDir = func() string {
 	return d
 }()
 
-// shared is the registry most tests use: one sidecar for the package,
-// whose model loads once.
-var shared *extractors.Registry
+// shared is the registry most tests use, and sharedX its extractor: one
+// sidecar for the package, whose model loads once. It is nil when the
+// sidecar is not installed (requireSidecar fails those tests).
+var (
+	shared  *extractors.Registry
+	sharedX *nsfw
+)
 
 func TestMain(m *testing.M) {
 	shared = newRegistry(map[string]string{"NSFW_SIDECAR_DIR": sidecarDir})
+	if x, err := newNSFW(envOf(nil)); err == nil {
+		sharedX = x.(*nsfw)
+		info, _ := shared.Get("nsfw")
+		info.New = func(extractors.Env) (extractors.Extractor, error) { return sharedX, nil }
+		shared = extractors.NewRegistry()
+		shared.MustRegister(info)
+	}
 	code := m.Run()
 	shared.Close()
 	os.Exit(code)
@@ -47,6 +58,20 @@ func newRegistry(env map[string]string) *extractors.Registry {
 	return reg
 }
 
+// envOf is the Env of the extractor with the default settings, the
+// sidecar of this clone, and set (by Setting.Name) over them.
+func envOf(set map[string]string) extractors.Env {
+	vals := map[string]string{}
+	for _, s := range settings {
+		vals[s.Name] = s.Default
+	}
+	vals["dir"] = sidecarDir
+	for k, v := range set {
+		vals[k] = v
+	}
+	return extractors.Env{Settings: vals, Runner: extractors.NewRunner(2), Logger: slog.Default()}
+}
+
 // registry is a registry of its own for a test, closed when it ends.
 func registry(t testing.TB, env map[string]string) *extractors.Registry {
 	t.Helper()
@@ -59,7 +84,7 @@ func registry(t testing.TB, env map[string]string) *extractors.Registry {
 // the sidecar: the tests need the real one.
 func requireSidecar(t testing.TB) {
 	t.Helper()
-	if _, err := installed(sidecarDir); err != nil {
+	if _, err := installed(sidecarDir); err != nil || sharedX == nil {
 		t.Fatalf("%v", err)
 	}
 }
@@ -69,16 +94,7 @@ func requireSidecar(t testing.TB) {
 // reach into its sidecar pool; closed when the test ends.
 func direct(t testing.TB, set map[string]string) *nsfw {
 	t.Helper()
-	vals := map[string]string{"dir": sidecarDir}
-	for _, s := range settings {
-		if s.Name != "dir" {
-			vals[s.Name] = s.Default
-		}
-	}
-	for k, v := range set {
-		vals[k] = v
-	}
-	x, err := newNSFW(extractors.Env{Settings: vals, Runner: extractors.NewRunner(2), Logger: slog.Default()})
+	x, err := newNSFW(envOf(set))
 	if err != nil {
 		t.Fatal(err)
 	}
