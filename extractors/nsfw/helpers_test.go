@@ -92,14 +92,16 @@ func requireSidecar(t testing.TB) {
 // direct makes the extractor itself (not through a registry), with the
 // default settings overridden by set (by Setting.Name), for tests that
 // reach into its sidecar pool; closed when the test ends.
+// Its sidecar starts on first use, so that a test may change the pool's
+// limits first.
 func direct(t testing.TB, set map[string]string) *nsfw {
 	t.Helper()
-	x, err := newNSFW(envOf(set))
+	x, err := build(envOf(set))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { x.(*nsfw).Close() })
-	return x.(*nsfw)
+	t.Cleanup(func() { x.Close() })
+	return x
 }
 
 // input is an Input for a direct Extract call.

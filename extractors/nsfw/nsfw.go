@@ -96,6 +96,16 @@ var (
 )
 
 func newNSFW(env extractors.Env) (extractors.Extractor, error) {
+	x, err := build(env)
+	if err != nil {
+		return nil, err
+	}
+	x.pool.warm()
+	return x, nil
+}
+
+// build makes the extractor without starting its sidecar.
+func build(env extractors.Env) (*nsfw, error) {
 	model := env.Get("model")
 	side, ok := modelSides[model]
 	if !ok {
@@ -125,10 +135,8 @@ func newNSFW(env extractors.Env) (extractors.Extractor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nsfw sidecar: %w", err)
 	}
-	x := &nsfw{run: env.Runner, load: images.NewLoader(env.Runner, px), tmp: tmp, model: model, side: side, threshold: th,
-		pool: newPool(env.Runner, env.Logger, node, dir, model, n)}
-	x.pool.warm()
-	return x, nil
+	return &nsfw{run: env.Runner, load: images.NewLoader(env.Runner, px), tmp: tmp, model: model, side: side, threshold: th,
+		pool: newPool(env.Runner, env.Logger, node, dir, model, n)}, nil
 }
 
 // installed checks that dir holds the sidecar and what it loads, and

@@ -293,7 +293,7 @@ func (p *pool) Close() error {
 	p.mu.Unlock()
 	p.cancel()
 	for _, sc := range live {
-		<-sc.proc.Done()
+		sc.proc.Close()
 	}
 	return nil
 }
