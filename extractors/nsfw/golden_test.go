@@ -64,3 +64,25 @@ func TestGoldenPictures(t *testing.T) {
 		})
 	}
 }
+
+// NSFW_MODEL picks another model of nsfwjs: MobileNetV2Mid (a graph model)
+// on the people of video-001.png, recorded by hand as above with
+// "node server.js MobileNetV2Mid".
+func TestOtherModel(t *testing.T) {
+	requireSidecar(t)
+	x := direct(t, map[string]string{"model": "MobileNetV2Mid"})
+	o := x.extract(t, "testdata/video-001.png", "image/png")
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	want := Scores{"drawing": 0.3311, "hentai": 0.0070, "neutral": 0.6614, "porn": 0.0003, "sexy": 0.0002}
+	scores := o.res.Data["scores"].(map[string]any)
+	for c, w := range want {
+		if got := scores[c].(float64); math.Abs(got-w) > goldenTolerance {
+			t.Errorf("%s: %v, recorded %v", c, got, w)
+		}
+	}
+	if o.res.Data["model"] != "MobileNetV2Mid" || o.res.Data["category"] != "neutral" {
+		t.Errorf("data %v", o.res.Data)
+	}
+}
