@@ -166,14 +166,22 @@ func (x *nsfw) Extract(ctx context.Context, in *extractors.Input) (*extractors.R
 	if err := ctx.Err(); err != nil {
 		return nil, extractors.Transient(err)
 	}
+	var videoErr error
 	if strings.HasPrefix(in.MIME, "video/") {
 		res, err := x.video(ctx, in)
-		if !errors.Is(err, errStill) {
+		var unprobed *probeError
+		if !errors.Is(err, errStill) && !errors.As(err, &unprobed) {
 			return res, err
 		}
+		// A picture with a video type (ffprobe reads no image2 file, and
+		// reads a JPEG as a still) is classified as a picture.
+		videoErr = err
 	}
 	pic, err := x.load.Load(ctx, in.Path, x.side*loadSide)
 	if err != nil {
+		if videoErr != nil && !errors.Is(videoErr, errStill) {
+			return nil, videoErr
+		}
 		return nil, err
 	}
 	scores, err := x.classifyRGB(ctx, squeeze(pic.Image, x.side))

@@ -38,6 +38,12 @@ const (
 // it is classified as an image.
 var errStill = errors.New("a still picture")
 
+// probeError is a file ffprobe could not read: it may still be a picture.
+type probeError struct{ err error }
+
+func (e *probeError) Error() string { return e.err.Error() }
+func (e *probeError) Unwrap() error { return e.err }
+
 // frameScores are the scores of one frame at time (seconds).
 type frameScores struct {
 	time   float64
@@ -82,7 +88,10 @@ func (x *nsfw) video(ctx context.Context, in *extractors.Input) (*extractors.Res
 func (x *nsfw) sample(ctx context.Context, in *extractors.Input) ([]frameScores, error) {
 	probe, err := av.Read(ctx, x.run, in)
 	if err != nil {
-		return nil, err
+		if ctx.Err() != nil || extractors.IsTransient(err) {
+			return nil, err
+		}
+		return nil, &probeError{err}
 	}
 	v := probe.Video()
 	switch {

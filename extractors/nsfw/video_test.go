@@ -159,3 +159,13 @@ func TestRunsAfterMainFrames(t *testing.T) {
 		t.Errorf("order %v", got)
 	}
 }
+
+// A picture whose type says video (a JPEG named .mp4) is classified as a
+// picture.
+func TestStillCalledVideo(t *testing.T) {
+	requireSidecar(t)
+	o := run(t, shared, "testdata/goexif-sample1.jpg", "video/mp4", nil, "")
+	if o.Err != nil || o.Data["frames_source"] != "image" || len(o.Segments) != 0 {
+		t.Fatalf("%v, %v, %d segments", o.Err, o.Data, len(o.Segments))
+	}
+}
