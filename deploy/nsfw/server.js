@@ -221,36 +221,41 @@ async function main() {
     versions: { nsfwjs: packageVersion('nsfwjs'), tfjs: tf.version.tfjs, node: process.versions.node },
   });
 
+  // Every answer, refusals included, goes through one chain, so that the
+  // answers keep the order of the requests. The worker sends one request
+  // at a time: a client that piles up more than MAX_PENDING is not it.
   let chain = Promise.resolve();
   let pending = 0;
-  const handle = (line) => {
-    let req;
-    try {
-      req = JSON.parse(line);
-    } catch (e) {
-      answer({ id: null, error: 'request is not JSON' });
-      return;
+  const enqueue = (work) => {
+    if (++pending > MAX_PENDING) {
+      process.stderr.write(`nsfw sidecar: over ${MAX_PENDING} requests waiting\n`);
+      process.exit(2);
     }
-    const id = req && typeof req.id === 'string' && req.id.length <= MAX_ID ? req.id : null;
-    if (id === null || typeof req.path !== 'string' || req.path.length > MAX_PATH || !path.isAbsolute(req.path) || req.path.includes('\0')) {
-      answer({ id, error: 'request needs a string id and an absolute path' });
-      return;
-    }
-    if (pending >= MAX_PENDING) {
-      answer({ id, error: 'too many requests waiting' });
-      return;
-    }
-    pending++;
     chain = chain.then(async () => {
       try {
-        answer({ id, scores: await classify(req) });
-      } catch (e) {
-        answer({ id, error: String(e && e.message ? e.message : e).slice(0, 500) });
+        answer(await work());
       } finally {
         pending--;
       }
     });
   };
+  const handle = (line) => enqueue(async () => {
+    let req;
+    try {
+      req = JSON.parse(line);
+    } catch (e) {
+      return { id: null, error: 'request is not JSON' };
+    }
+    const id = req && typeof req.id === 'string' && req.id.length <= MAX_ID ? req.id : null;
+    if (id === null || typeof req.path !== 'string' || req.path.length > MAX_PATH || !path.isAbsolute(req.path) || req.path.includes('\0')) {
+      return { id, error: 'request needs a string id and an absolute path' };
+    }
+    try {
+      return { id, scores: await classify(req) };
+    } catch (e) {
+      return { id, error: String(e && e.message ? e.message : e).slice(0, 500) };
+    }
+  });
 
   // Lines are split here rather than by readline, which would buffer a
   // line without end.
@@ -268,10 +273,11 @@ async function main() {
         skipping = false;
         continue;
       }
-      if (line.trim() !== '') handle(line);
+      if (line.length > MAX_LINE) enqueue(async () => ({ id: null, error: `request line over ${MAX_LINE} bytes` }));
+      else if (line.trim() !== '') handle(line);
     }
     if (buf.length > MAX_LINE) {
-      if (!skipping) answer({ id: null, error: `request line over ${MAX_LINE} bytes` });
+      if (!skipping) enqueue(async () => ({ id: null, error: `request line over ${MAX_LINE} bytes` }));
       skipping = true;
       buf = '';
     }

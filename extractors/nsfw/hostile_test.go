@@ -270,3 +270,53 @@ func TestSidecarAbsent(t *testing.T) {
 		}
 	}
 }
+
+// The sidecar itself, fed lines the worker never sends: each gets its
+// answer, in order, and a client piling up requests is refused.
+func TestSidecarHostileLines(t *testing.T) {
+	requireSidecar(t)
+	ppm := filepath.Join(t.TempDir(), "grey.ppm")
+	if err := os.WriteFile(ppm, append([]byte("P6\n8 8\n255\n"), bytes.Repeat([]byte{128}, 8*8*3)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := strings.Join([]string{
+		"garbage",
+		`{"id":"1","path":"` + ppm + `"}`,
+		`{"id":"2","path":"relative.ppm"}`,
+		`{"id":3,"path":"` + ppm + `"}`,
+		strings.Repeat("x", 10000),
+		`{"id":"4","path":"` + ppm + `"}`,
+	}, "\n") + "\n"
+	cmd := exec.Command("node", filepath.Join(sidecarDir, "server.js"))
+	cmd.Stdin = strings.NewReader(in)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	want := []string{`"ready":true`, `{"id":null,"error":"request is not JSON"}`, `{"id":"1","scores":{`,
+		`{"id":"2","error":"request needs a string id and an absolute path"}`, `{"id":null,"error":"request needs`,
+		`{"id":null,"error":"request line over 8192 bytes"}`, `{"id":"4","scores":{`}
+	if len(lines) != len(want) {
+		t.Fatalf("answers:\n%s", out)
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) {
+			t.Errorf("answer %d: %s, want %s", i, lines[i], w)
+		}
+	}
+
+	var many strings.Builder
+	for range 200 {
+		many.WriteString(`{"id":"x","path":"` + ppm + `"}` + "\n")
+	}
+	cmd = exec.Command("node", filepath.Join(sidecarDir, "server.js"))
+	cmd.Stdin = strings.NewReader(many.String())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(stderr.String(), "requests waiting") {
+		t.Errorf("piled-up requests: %v, %s", err, stderr.String())
+	}
+}

@@ -244,7 +244,7 @@ func (p *pool) start() (*sidecar, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return nil, errClosed
+		return nil, extractors.Transient(errClosed) // the worker is stopping
 	}
 	args := []string{"--max-old-space-size=" + strconv.Itoa(heapMB), filepath.Join(p.dir, "server.js"), p.model}
 	proc, err := p.run.Start(p.ctx, extractors.Cmd{Name: p.node, Args: args, Dir: p.dir, MaxMemory: sidecarAddressSpace})
