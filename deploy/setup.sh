@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Prepares a Debian machine for metaharvest: installs the missing packages
-# (Postgres, Redis, media tools, and curl and jq for the README's
-# walkthrough), starts Postgres and Redis when they are not running, and
-# prints the Postgres admin URL that works here on stdout.
+# (Postgres, Redis, media tools, Node.js, and curl and jq for the README's
+# walkthrough) and the npm packages of the nsfw sidecar, starts Postgres
+# and Redis when they are not running, and prints the Postgres admin URL
+# that works here on stdout.
 # Idempotent; needs root for installs. Usage: deploy/setup.sh [--s3]
 # (--s3: also what only the tests need: an S3 test server, chromium).
 # It says one line (on stderr) per step it takes; the output of the tools
@@ -31,10 +32,26 @@ missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node.js and npm run the nsfw sidecar (below); Debian's are enough, and a
+# machine with its own node (another packaging) keeps it.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  missing+=(nodejs npm)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing ${missing[*]}"
   quiet as_root apt-get update -qq
   quiet as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The nsfw extractor's sidecar: nsfwjs and TensorFlow.js exactly as
+# deploy/nsfw/package-lock.json says, into deploy/nsfw/node_modules (no
+# install scripts: none of them needs one). Done again only when the lock
+# changed.
+nsfw="$(cd "$(dirname "$0")" && pwd)/nsfw"
+if ! cmp -s "$nsfw/package-lock.json" "$nsfw/node_modules/.metaharvest-lock"; then
+  log "installing the nsfw sidecar (npm ci in deploy/nsfw)"
+  quiet npm ci --prefix "$nsfw" --omit=dev --ignore-scripts --no-audit --no-fund
+  cp "$nsfw/package-lock.json" "$nsfw/node_modules/.metaharvest-lock"
 fi
 
 if ! pg_isready -q -h 127.0.0.1 -p 5432; then

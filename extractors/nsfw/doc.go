@@ -1,0 +1,47 @@
+// Package nsfw is the adult-content extractor "nsfw": nsfwjs 4.4.0 (a
+// MobileNetV2 image classifier trained on drawing, hentai, neutral, porn
+// and sexy pictures, weights shipped in its npm package) on the
+// TensorFlow.js 4.22 WebAssembly backend, run offline by a Node sidecar.
+//
+// # The sidecar
+//
+// deploy/nsfw holds server.js, package.json and package-lock.json (exact
+// versions); deploy/setup.sh runs npm ci there (node_modules beside it,
+// 350 MB) and the Docker image carries it in /opt/metaharvest/nsfw. Each
+// worker process starts NSFW_PROCESSES (1) node processes of it when the
+// extractor is made (Runner.Start) and keeps them: loading the model
+// takes about a second, classifying one picture 0.1 to 0.3 s. The
+// protocol is JSON lines on stdin and stdout ({id, path} in, {id, scores}
+// or {id, error} out, after a ready line); see protocol.go. Requests have
+// a deadline (a minute: the process is killed and replaced), answers a
+// size bound, processes a resident-memory bound (replaced after their
+// answer past 1.5 GB) and a restart after 5000 pictures. Nothing is
+// fetched at run time: the weights and the .wasm binaries are read from
+// node_modules (tested with the network namespace empty, unshare -n).
+// Without the sidecar (no node, or deploy/setup.sh not run) the extractor
+// is not available: "not available: set-up failed: nsfw sidecar not
+// installed at DIR (no ...)".
+//
+// The worker decodes every picture itself (images.Loader: pixel limit
+// checked before decoding, EXIF orientation, transparency over white),
+// squeezes it to the model's square (224 pixels; nsfwjs ignores the
+// aspect too) and hands node a binary PPM file: node never parses a file
+// a user made.
+//
+// # Output
+//
+// nsfw_score is the probability of the adult categories (porn + hentai +
+// sexy), 0 safe to 1 unsafe; nsfw is nsfw_score >= NSFW_THRESHOLD (0.5:
+// adult more probable than not). scores holds the five probabilities. A
+// video is classified frame by frame (the frames of video_main_frames
+// when it ran, else one sampled every second, widened to at most 300):
+// one segment per frame with summary.nsfw {source "nsfwjs", nsfw,
+// nsfw_score, categories}, read by the adult endpoints, and in the data
+// the highest score of each category (scores, nsfw_score), the means
+// (mean_scores, mean_nsfw_score), and the frames over the threshold.
+//
+// BenchmarkPicture measures the cost of a picture through the extractor
+// against the bare sidecar, and the sidecar's memory; deploy/nsfw/README.md
+// has the figures (on a busy 2-core machine: 0.3 s a picture either way,
+// 180 MB resident).
+package nsfw

@@ -1,0 +1,212 @@
+package nsfw
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/images"
+)
+
+// nsfw scores pictures and the frames of videos for adult content with
+// nsfwjs, run offline by a Node sidecar (deploy/nsfw). The reference has
+// no neutral API name for it; "nsfw" is the name the search layer already
+// reads (nsfw.nsfw for the explicit-content analytics, the nsfw hit
+// count), and video segments carry summary.nsfw for the adult endpoints.
+func init() {
+	extractors.MustRegister(extractors.Info{
+		Name:           "nsfw",
+		DisplayName:    "Adult Content (nsfwjs)",
+		Version:        "1.0.0",
+		Implemented:    true,
+		DefaultEnabled: false,
+		Tools:          []string{"ffmpeg", "ffprobe"},
+		After:          []string{"video_main_frames"},
+		Accept:         images.AcceptPictures,
+		// Up to 2000 frames of a video at 0.1 to 0.5 s each.
+		Timeout:  time.Hour,
+		Fields:   fields,
+		Settings: settings,
+		New:      newNSFW,
+	})
+}
+
+// DefaultThreshold is the adult-content score from which a picture or a
+// frame is nsfw: the adult categories are more probable than the others.
+const DefaultThreshold = 0.5
+
+var settings = []extractors.Setting{
+	{Name: "dir", Env: "NSFW_SIDECAR_DIR", Default: "deploy/nsfw",
+		Doc: "directory of the sidecar (server.js and its node_modules, installed by deploy/setup.sh); a relative path is taken from the working directory of the worker"},
+	{Name: "node", Env: "NSFW_NODE", Default: "node", Doc: "the Node.js program that runs the sidecar (18 or later)"},
+	{Name: "processes", Env: "NSFW_PROCESSES", Default: "1",
+		Doc: "sidecar processes per worker process (1 to 4), each ~180 MB once loaded and one picture at a time"},
+	{Name: "model", Env: "NSFW_MODEL", Default: "MobileNetV2",
+		Doc: "nsfwjs model: MobileNetV2 (224 px, fastest), MobileNetV2Mid (224 px) or InceptionV3 (299 px, several times slower, ~540 MB)"},
+	{Name: "threshold", Env: "NSFW_THRESHOLD", Default: strconv.FormatFloat(DefaultThreshold, 'f', -1, 64),
+		Doc: "adult-content score (porn + hentai + sexy, 0 to 1) from which a picture or a frame is nsfw"},
+	{Name: "max_pixels", Env: "NSFW_MAX_PIXELS", Default: strconv.Itoa(images.DefaultMaxPixels),
+		Doc: "largest picture decoded, in pixels; larger ones are refused before decoding"},
+}
+
+var fields = func() []extractors.Field {
+	f := []extractors.Field{
+		{Path: "source", Type: extractors.TypeString, Doc: "the classifier: nsfwjs"},
+		{Path: "model", Type: extractors.TypeString, Doc: "its model (MobileNetV2, MobileNetV2Mid, InceptionV3)"},
+		{Path: "threshold", Type: extractors.TypeNumber, Doc: "adult-content score from which nsfw is true (NSFW_THRESHOLD)"},
+		{Path: "nsfw_score", Type: extractors.TypeNumber, Doc: "adult-content score, 0 safe to 1 unsafe: the probability of porn, hentai or sexy; for a video the highest of its frames"},
+		{Path: "nsfw", Type: extractors.TypeBool, Doc: "nsfw_score reaches the threshold (for a video: in at least one frame)"},
+		{Path: "category", Type: extractors.TypeString, Doc: "most probable category: drawing, hentai, neutral, porn or sexy (for a video: of the mean scores)"},
+		{Path: "mean_nsfw_score", Type: extractors.TypeNumber, Doc: "video: mean adult-content score of the frames"},
+		{Path: "nsfw_frames", Type: extractors.TypeNumber, Doc: "video: frames whose score reaches the threshold"},
+		{Path: "first_nsfw_time", Type: extractors.TypeNumber, Doc: "video: time of the first such frame, seconds"},
+		{Path: "frames_analysed", Type: extractors.TypeNumber, Doc: "pictures classified: 1 for an image, frames for a video"},
+		{Path: "frames_source", Type: extractors.TypeString, Doc: "image, video_main_frames (the frames of that extractor) or sampled (frames taken here)"},
+	}
+	for _, c := range Categories {
+		f = append(f,
+			extractors.Field{Path: "scores." + c, Type: extractors.TypeNumber, Doc: "probability of " + c + ", 0 to 1 (for a video the highest of its frames)"},
+			extractors.Field{Path: "mean_scores." + c, Type: extractors.TypeNumber, Doc: "video: mean probability of " + c + " over the frames"})
+	}
+	return f
+}()
+
+type nsfw struct {
+	run       *extractors.Runner
+	load      *images.Loader
+	pool      *pool
+	tmp       string // where pictures are written for the sidecar
+	model     string
+	side      int
+	threshold float64
+}
+
+var (
+	_ extractors.Extractor = (*nsfw)(nil)
+	_ io.Closer            = (*nsfw)(nil) // Registry.Close stops the sidecar
+)
+
+func newNSFW(env extractors.Env) (extractors.Extractor, error) {
+	x, err := build(env)
+	if err != nil {
+		return nil, err
+	}
+	x.pool.warm()
+	return x, nil
+}
+
+// build makes the extractor without starting its sidecar.
+func build(env extractors.Env) (*nsfw, error) {
+	model := env.Get("model")
+	side, ok := modelSides[model]
+	if !ok {
+		return nil, fmt.Errorf("NSFW_MODEL %q: want MobileNetV2, MobileNetV2Mid or InceptionV3", model)
+	}
+	n, err := strconv.Atoi(env.Get("processes"))
+	if err != nil || n < 1 || n > 4 {
+		return nil, fmt.Errorf("NSFW_PROCESSES %q: want a number from 1 to 4", env.Get("processes"))
+	}
+	th, err := strconv.ParseFloat(env.Get("threshold"), 64)
+	if err != nil || !(th > 0 && th <= 1) {
+		return nil, fmt.Errorf("NSFW_THRESHOLD %q: want a number above 0, at most 1", env.Get("threshold"))
+	}
+	px, err := strconv.ParseInt(env.Get("max_pixels"), 10, 64)
+	if err != nil || px < 1 {
+		return nil, fmt.Errorf("NSFW_MAX_PIXELS %q: want a positive number", env.Get("max_pixels"))
+	}
+	dir, err := installed(env.Get("dir"))
+	if err != nil {
+		return nil, err
+	}
+	node, err := exec.LookPath(env.Get("node"))
+	if err != nil {
+		return nil, fmt.Errorf("nsfw sidecar: node program %q not found (NSFW_NODE): %w", env.Get("node"), err)
+	}
+	tmp, err := os.MkdirTemp("", "metaharvest-nsfw-")
+	if err != nil {
+		return nil, fmt.Errorf("nsfw sidecar: %w", err)
+	}
+	return &nsfw{run: env.Runner, load: images.NewLoader(env.Runner, px), tmp: tmp, model: model, side: side, threshold: th,
+		pool: newPool(env.Runner, env.Logger, node, dir, model, n)}, nil
+}
+
+// installed checks that dir holds the sidecar and what it loads, and
+// returns it absolute.
+func installed(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("NSFW_SIDECAR_DIR %q: %w", dir, err)
+	}
+	for _, f := range []string{"server.js", "node_modules/nsfwjs/package.json",
+		"node_modules/@tensorflow/tfjs/package.json", "node_modules/@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm"} {
+		fi, err := os.Stat(filepath.Join(abs, filepath.FromSlash(f)))
+		if err != nil || !fi.Mode().IsRegular() {
+			return "", fmt.Errorf("nsfw sidecar not installed at %s (no %s): deploy/setup.sh installs it there, or set NSFW_SIDECAR_DIR", abs, f)
+		}
+	}
+	return abs, nil
+}
+
+func (x *nsfw) Close() error {
+	err := x.pool.Close()
+	os.RemoveAll(x.tmp)
+	return err
+}
+
+func (x *nsfw) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, extractors.Transient(err)
+	}
+	var videoErr error
+	if strings.HasPrefix(in.MIME, "video/") {
+		res, err := x.video(ctx, in)
+		var unprobed *probeError
+		if !errors.Is(err, errStill) && !errors.As(err, &unprobed) {
+			return res, err
+		}
+		// A picture with a video type (ffprobe reads no image2 file, and
+		// reads a JPEG as a still) is classified as a picture.
+		videoErr = err
+	}
+	pic, err := x.load.Load(ctx, in.Path, x.side*loadSide)
+	if err != nil {
+		if videoErr != nil && !errors.Is(videoErr, errStill) {
+			return nil, videoErr
+		}
+		return nil, err
+	}
+	scores, err := x.classifyRGB(ctx, squeeze(pic.Image, x.side))
+	if err != nil {
+		return nil, err
+	}
+	u := scores.Unsafe()
+	data := x.common("image", 1)
+	data["nsfw_score"], data["nsfw"], data["category"] = round4(u), u >= x.threshold, scores.Top()
+	data["scores"] = scoreMap(scores)
+	return &extractors.Result{Data: data}, nil
+}
+
+// common is the data every result has.
+func (x *nsfw) common(source string, frames int) map[string]any {
+	return map[string]any{"source": "nsfwjs", "model": x.model, "threshold": x.threshold,
+		"frames_analysed": frames, "frames_source": source}
+}
+
+func scoreMap(s Scores) map[string]any {
+	m := make(map[string]any, len(Categories))
+	for _, c := range Categories {
+		m[c] = round4(s[c])
+	}
+	return m
+}
+
+func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
