@@ -3,120 +3,13 @@ package api
 import (
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
 	"github.com/hibiken/asynq"
-	"gorm.io/gorm"
 
-	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/queue"
-	"github.com/metaharvest/metaharvest/storage"
 )
-
-// Endpoints kept for clients written for the original product: location
-// kinds, feature switches and system statistics (the item overviews are in
-// compat_items.go).
-
-// GET /api/data/v3/location-kinds: the kinds a user can create, with their
-// config fields. The upload store is built in (one per deployment), so it
-// is not offered.
-func (s *Server) locationKinds(c *gin.Context) error {
-	all := storage.Kinds()
-	out := make([]storage.KindInfo, 0, len(all))
-	for _, k := range all {
-		if k.Name == storage.KindUploadStore {
-			continue
-		}
-		if k.Fields == nil {
-			k.Fields = []storage.ConfigField{}
-		}
-		out = append(out, k)
-	}
-	c.JSON(http.StatusOK, gin.H{"location_kinds": out})
-	return nil
-}
-
-// Feature switches. Each is the settings row "feature:<name>" holding
-// "true" or "false"; no row means off. disabled_live_harvesting, when on,
-// stops the scheduler from starting live harvests (scheduler.Plan reads the
-// same row); manual harvests are not affected.
-var featureNames = []string{"disabled_live_harvesting"}
-
-func featureKey(name string) string { return "feature:" + name }
-
-func knownFeature(name string) bool {
-	for _, n := range featureNames {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
-
-type featureJSON struct {
-	Name    string `json:"name"`
-	Enabled bool   `json:"enabled"`
-}
-
-// GET /api/data/features
-func (s *Server) listFeatures(c *gin.Context) error {
-	keys := make([]string, len(featureNames))
-	for i, n := range featureNames {
-		keys[i] = featureKey(n)
-	}
-	var rows []struct{ Key, Value string }
-	if err := s.DB.WithContext(c.Request.Context()).Table("settings").Select("key, value").
-		Where("key IN ?", keys).Scan(&rows).Error; err != nil {
-		return err
-	}
-	on := map[string]bool{}
-	for _, r := range rows {
-		on[r.Key] = r.Value == "true"
-	}
-	out := make([]featureJSON, len(featureNames))
-	for i, n := range featureNames {
-		out[i] = featureJSON{Name: n, Enabled: on[featureKey(n)]}
-	}
-	c.JSON(http.StatusOK, gin.H{"features": out})
-	return nil
-}
-
-// PUT /api/data/features/{name} {enabled}: 404 for a feature this platform
-// does not have. Every call is audited, like extractor switches.
-func (s *Server) putFeature(c *gin.Context) error {
-	name := c.Param("name")
-	if !knownFeature(name) {
-		return apperr.NotFound("feature", name)
-	}
-	var req struct {
-		Enabled *bool `json:"enabled"`
-	}
-	if err := decodeStrictJSON(c, &req); err != nil {
-		return err
-	}
-	if req.Enabled == nil {
-		return apperr.InvalidField("enabled", "is required")
-	}
-	on := *req.Enabled
-	action := "disable"
-	if on {
-		action = "enable"
-	}
-	err := s.audited(c, "feature", action, name, "", func(tx *gorm.DB) error {
-		if err := tx.Exec(`INSERT INTO settings (key, value) VALUES (?, ?)
-			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, featureKey(name), strconv.FormatBool(on)).Error; err != nil {
-			return err
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, featureJSON{Name: name, Enabled: on})
-	return nil
-}
 
 type queueStatsJSON struct {
 	Name      string `json:"name"`
