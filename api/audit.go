@@ -31,6 +31,12 @@ var auditCatalogue = map[string][]string{
 	"extractorprofile": {"create", "update", "delete"},
 	"savedsearch":      {"create", "update", "delete"},
 	"feature":          {"enable", "disable"},
+	// collaboration (routes_collaboration.go)
+	"compilation":  {"create", "update", "delete", "add-item", "remove-item", "order-items", "clone"},
+	"comment":      {"create", "update", "delete"},
+	"field":        {"create", "update", "delete", "order"},
+	"fielddata":    {"set", "delete"},
+	"logotraining": {"create", "complete"},
 }
 
 // record writes an audit event in tx (the mutation's own transaction, so an
