@@ -11,12 +11,14 @@ import (
 	"github.com/redis/go-redis/v9"
 	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/api/logoprovider"
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/internal/auth"
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/search"
+	"github.com/metaharvest/metaharvest/storage"
 )
 
 // Deps are the collaborators of the api, passed in by main (or a test).
@@ -41,6 +43,11 @@ type Server struct {
 	routes  []Route
 	limiter *loginLimiter
 	jobs    *jobs.Starter
+
+	// logoProvider and logoBucket serve logo training (logotraining.go);
+	// nil when not configured.
+	logoProvider logoprovider.Provider
+	logoBucket   *storage.Bucket
 }
 
 // New builds the server: loads the signing secret, registers every route.
@@ -66,6 +73,9 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		limiter: newLoginLimiter(d.Redis, d.Config),
 	}
 	s.jobs = &jobs.Starter{DB: d.DB, Queue: d.Queue, Names: s.queues, Registry: d.Extractors}
+	if err := s.initLogoTraining(); err != nil {
+		return nil, err
+	}
 	if err := s.buildRouter(); err != nil {
 		return nil, err
 	}
