@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"gorm.io/gorm"
@@ -236,12 +237,12 @@ func OrderCompilationItems(tx *gorm.DB, compilationID string, itemIDs []string) 
 			order = append(order, id)
 		}
 	}
-	positions := make([]int64, len(order))
+	positions := make(models.Strings, len(order))
 	for i := range order {
-		positions[i] = int64(i)
+		positions[i] = strconv.Itoa(i)
 	}
 	if err := tx.Exec(`UPDATE compilation_items ci SET display_order = u.o
-		FROM unnest(?::text[], ?::bigint[]) AS u(id, o)
+		FROM unnest(?::text[], ?::text[]::bigint[]) AS u(id, o)
 		WHERE ci.compilation_id = ? AND ci.item_id = u.id`, models.Strings(order), positions, compilationID).Error; err != nil {
 		return nil, fmt.Errorf("order compilation %s: %w", compilationID, err)
 	}

@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"strconv"
 
 	"gorm.io/gorm"
 
@@ -76,12 +77,12 @@ func SetFieldOrder(tx *gorm.DB, order []FieldPosition) error {
 		return nil
 	}
 	ids := make(models.Strings, len(order))
-	orders := make([]int64, len(order))
+	orders := make(models.Strings, len(order))
 	for i, o := range order {
-		ids[i], orders[i] = o.ID, int64(o.Order)
+		ids[i], orders[i] = o.ID, strconv.Itoa(o.Order)
 	}
 	if err := tx.Exec(`UPDATE custom_fields f SET display_order = u.o, updated_at = now()
-		FROM unnest(?::text[], ?::bigint[]) AS u(id, o) WHERE f.id = u.id`, ids, orders).Error; err != nil {
+		FROM unnest(?::text[], ?::text[]::bigint[]) AS u(id, o) WHERE f.id = u.id`, ids, orders).Error; err != nil {
 		return fmt.Errorf("order fields: %w", err)
 	}
 	return nil
