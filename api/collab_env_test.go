@@ -3,6 +3,7 @@ package api
 import (
 	"testing"
 
+	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -15,8 +16,10 @@ type collabEnv struct {
 	otherID, other     string // the second user's id and token
 }
 
-func newCollabEnv(t *testing.T) *collabEnv {
-	se := newSearchEnv(t)
+func newCollabEnv(t *testing.T) *collabEnv { return newCollabEnvWith(t) }
+
+func newCollabEnvWith(t *testing.T, tweak ...func(*config.Config)) *collabEnv {
+	se := newSearchEnvWith(t, tweak...)
 	pub, sec := models.ContainerID("pub", "media"), models.ContainerID("sec", "media")
 	ce := &collabEnv{searchEnv: se,
 		video:  models.ItemID(pub, "trips/holiday_video.mp4"),

@@ -185,7 +185,7 @@ func (s *Server) logoTrainingStatus(c *gin.Context) error {
 				slog.String("error", err.Error()))
 			return apperr.New(http.StatusBadGateway, "provider_error", "the logo provider did not answer")
 		}
-		now := time.Now().UTC()
+		now := time.Now().UTC().Truncate(time.Microsecond) // as Postgres keeps it
 		err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
 			if err := query.CheckedLogoTraining(tx, r.ID, complete, now); err != nil {
 				return err
@@ -302,6 +302,8 @@ func (s *Server) createLogoTraining(c *gin.Context) error {
 			s.removeLogos(c, images[:i])
 			return err
 		}
+		// When it was stored: the images list in the order they were sent.
+		im.CreatedAt = time.Now().UTC().Truncate(time.Microsecond)
 		im.PublicURL = s.logoBucket.URL(im.FilePath)
 		images[i], urls[i] = im, im.PublicURL
 	}
