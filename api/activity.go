@@ -112,7 +112,7 @@ func (s *Server) displayName(name string) string {
 // caller may not see its location or container.
 func (s *Server) loadJob(c *gin.Context, requestID string) (models.Job, error) {
 	var j models.Job
-	err := s.DB.WithContext(c.Request.Context()).Where("request_id = ?", requestID).Take(&j).Error
+	err := s.db(c).Where("request_id = ?", requestID).Take(&j).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return j, apperr.NotFound("harvest request", requestID)
 	}
@@ -126,7 +126,7 @@ func (s *Server) loadJob(c *gin.Context, requestID string) (models.Job, error) {
 // stays readable): 404 when unknown, 403 when not visible.
 func (s *Server) loadActivityItem(c *gin.Context, itemID string) (models.Item, error) {
 	var it models.Item
-	err := s.DB.WithContext(c.Request.Context()).Select("id", "location_id", "container_id", "name").
+	err := s.db(c).Select("id", "location_id", "container_id", "name").
 		Where("id = ?", itemID).Take(&it).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return it, apperr.NotFound("item", itemID)
@@ -145,7 +145,7 @@ func (s *Server) checkExtractorName(c *gin.Context, name, cond string, args ...a
 		return nil
 	}
 	var n int64
-	err := s.DB.WithContext(c.Request.Context()).Raw("SELECT count(*) FROM (SELECT 1 FROM activities WHERE kind = 'extractor' AND name = ? AND "+
+	err := s.db(c).Raw("SELECT count(*) FROM (SELECT 1 FROM activities WHERE kind = 'extractor' AND name = ? AND "+
 		cond+" LIMIT 1) x", append([]any{name}, args...)...).Scan(&n).Error
 	if err != nil {
 		return err
@@ -162,7 +162,7 @@ func (s *Server) extractorCounts(c *gin.Context, cond string, args ...any) ([]ex
 		Name      string
 		NumErrors int64
 	}
-	err := s.DB.WithContext(c.Request.Context()).Raw(`SELECT name, count(*) FILTER (WHERE error <> '') AS num_errors
+	err := s.db(c).Raw(`SELECT name, count(*) FILTER (WHERE error <> '') AS num_errors
 		FROM activities WHERE kind = 'extractor' AND `+cond+` GROUP BY name ORDER BY name`, args...).Scan(&rows).Error
 	if err != nil {
 		return nil, err
@@ -217,7 +217,7 @@ func (s *Server) requestExtractorErrors(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	db := s.DB.WithContext(c.Request.Context())
+	db := s.db(c)
 	const from = ` FROM activities WHERE request_id = ? AND kind = 'extractor' AND name = ? AND error <> ''`
 	var total int64
 	if err := db.Raw(`SELECT count(DISTINCT `+errorHashSQL+`)`+from, j.RequestID, name).Scan(&total).Error; err != nil {
@@ -257,7 +257,7 @@ func (s *Server) requestErrorFiles(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	db := s.DB.WithContext(c.Request.Context())
+	db := s.db(c)
 	const cond = `request_id = ? AND kind = 'extractor' AND name = ? AND error <> '' AND ` + errorHashSQL + ` = ?`
 	var total int64
 	if err := db.Raw(`SELECT count(DISTINCT item_id) FROM activities WHERE `+cond, j.RequestID, name, hash).Scan(&total).Error; err != nil {
@@ -285,7 +285,7 @@ func (s *Server) errorFiles(c *gin.Context, cond string, args []any, requestID s
 		LEFT JOIN items i ON i.id = a.item_id
 		ORDER BY name, a.item_id LIMIT ? OFFSET ?`
 	all := append(append([]any{requestID}, args...), p.Limit, p.Offset)
-	err := s.DB.WithContext(c.Request.Context()).Raw(q, all...).Scan(&files).Error
+	err := s.db(c).Raw(q, all...).Scan(&files).Error
 	return files, err
 }
 
@@ -300,7 +300,7 @@ func (s *Server) requestItems(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	db := s.DB.WithContext(c.Request.Context())
+	db := s.db(c)
 	const from = ` FROM activities WHERE request_id = ? AND kind = 'harvestend' AND item_id <> ''`
 	var total int64
 	if err := db.Raw(`SELECT count(DISTINCT item_id)`+from, j.RequestID).Scan(&total).Error; err != nil {
@@ -351,7 +351,7 @@ func (s *Server) bulkRequestExtractors(c *gin.Context) error {
 		Name      string
 		NumErrors int64
 	}
-	err = s.DB.WithContext(c.Request.Context()).Raw(`SELECT a.request_id, a.name, count(*) FILTER (WHERE a.error <> '') AS num_errors
+	err = s.db(c).Raw(`SELECT a.request_id, a.name, count(*) FILTER (WHERE a.error <> '') AS num_errors
 		FROM activities a JOIN jobs j ON j.request_id = a.request_id
 		WHERE a.kind = 'extractor' AND a.request_id = ANY(?) AND `+vis+`
 		GROUP BY a.request_id, a.name ORDER BY a.request_id, a.name`,
@@ -388,7 +388,7 @@ func (s *Server) itemJobs(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	q := s.DB.WithContext(c.Request.Context()).Model(&models.Job{}).
+	q := s.db(c).Model(&models.Job{}).
 		Where("(request_id IN (SELECT request_id FROM activities WHERE item_id = ?) OR item_id = ?)", it.ID, it.ID).
 		Where(vis, vargs...)
 	var total int64
@@ -418,7 +418,7 @@ func (s *Server) itemActivities(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	q := s.DB.WithContext(c.Request.Context()).Model(&models.Activity{}).
+	q := s.db(c).Model(&models.Activity{}).
 		Where("item_id = ? AND request_id = ?", it.ID, j.RequestID)
 	var total int64
 	if err := q.Count(&total).Error; err != nil {
@@ -475,7 +475,7 @@ func (s *Server) itemExtractorErrors(c *gin.Context) error {
 		ErrorHash string `json:"error_hash"`
 	}
 	rows := []errJSON{}
-	err = s.DB.WithContext(c.Request.Context()).Raw(`SELECT `+errorHashSQL+` AS error_hash, min(error) AS error
+	err = s.db(c).Raw(`SELECT `+errorHashSQL+` AS error_hash, min(error) AS error
 		FROM activities WHERE item_id = ? AND request_id = ? AND kind = 'extractor' AND name = ? AND error <> ''
 		GROUP BY 1 ORDER BY min(ts), min(id)`, it.ID, j.RequestID, name).Scan(&rows).Error
 	if err != nil {

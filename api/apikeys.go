@@ -76,7 +76,7 @@ func (s *Server) loadOwnKey(c *gin.Context) (models.APIKey, error) {
 	if err != nil {
 		return models.APIKey{}, err
 	}
-	return query.APIKey(s.DB.WithContext(c.Request.Context()), v, c.Param("id"))
+	return query.APIKey(s.db(c), v, c.Param("id"))
 }
 
 func (s *Server) patchAPIKey(c *gin.Context) error {
@@ -103,11 +103,7 @@ func (s *Server) patchAPIKey(c *gin.Context) error {
 		k.Active = *req.Active
 		action = map[bool]string{true: "enable", false: "disable"}[k.Active]
 	}
-	ev, err := event(c, "apikey", action, k.ID, "")
-	if err != nil {
-		return err
-	}
-	err = query.Update(s.DB.WithContext(c.Request.Context()), ev, &k, nil, "name", "active")
+	err = s.auditedUpdate(c, "apikey", action, k.ID, &k, nil, "name", "active")
 	if err != nil {
 		return err
 	}
@@ -120,7 +116,7 @@ func (s *Server) listAPIKeys(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, err := query.APIKeys(s.DB.WithContext(c.Request.Context()), v)
+	rows, err := query.APIKeys(s.db(c), v)
 	if err != nil {
 		return err
 	}
@@ -137,11 +133,7 @@ func (s *Server) deleteAPIKey(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	ev, err := event(c, "apikey", "delete", k.ID, "")
-	if err != nil {
-		return err
-	}
-	err = query.Delete[models.APIKey](s.DB.WithContext(c.Request.Context()), ev, "api key", k.ID)
+	err = auditedDelete[models.APIKey](s, c, "apikey", k.ID, "api key")
 	if err != nil {
 		return err
 	}

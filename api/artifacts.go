@@ -126,7 +126,7 @@ func (s *Server) serveArtifact(c *gin.Context) error {
 		LocationID  string
 		ContainerID string
 	}
-	if err := s.DB.WithContext(c.Request.Context()).Raw(`SELECT a.item_id, i.location_id, i.container_id
+	if err := s.db(c).Raw(`SELECT a.item_id, i.location_id, i.container_id
 		FROM artifacts a JOIN items i ON i.id = a.item_id
 		WHERE a.path = ? AND i.deleted_at IS NULL`, p).Scan(&owner).Error; err != nil {
 		return err

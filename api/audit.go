@@ -118,7 +118,7 @@ func (s *Server) listAudit(c *gin.Context) error {
 			*b.dst = &t
 		}
 	}
-	rows, total, err := query.AuditEvents(s.DB.WithContext(c.Request.Context()), f, order,
+	rows, total, err := query.AuditEvents(s.db(c), f, order,
 		query.Page{Limit: count, Offset: page * count})
 	if err != nil {
 		return err
@@ -132,7 +132,7 @@ func (s *Server) listAudit(c *gin.Context) error {
 }
 
 func (s *Server) getAudit(c *gin.Context) error {
-	e, err := query.Take[models.AuditEvent](s.DB.WithContext(c.Request.Context()), "audit event", c.Param("id"))
+	e, err := query.Take[models.AuditEvent](s.db(c), "audit event", c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -162,5 +162,26 @@ func (s *Server) audited(c *gin.Context, kind, action, targetID, additionalID st
 	if err != nil {
 		return err
 	}
-	return query.Audited(s.DB.WithContext(c.Request.Context()), ev, change)
+	return query.Audited(s.db(c), ev, change)
+}
+
+// auditedUpdate saves the columns of row (a model with its id set) and
+// records kind/action on targetID in one transaction (query.Update); taken
+// maps a unique violation, when given.
+func (s *Server) auditedUpdate(c *gin.Context, kind, action, targetID string, row any, taken func(error) error, columns ...string) error {
+	ev, err := event(c, kind, action, targetID, "")
+	if err != nil {
+		return err
+	}
+	return query.Update(s.db(c), ev, row, taken, columns...)
+}
+
+// auditedDelete deletes the row of T with this id and records kind/delete
+// in one transaction; 404 (naming label) when there is none (query.Delete).
+func auditedDelete[T any](s *Server, c *gin.Context, kind, id, label string) error {
+	ev, err := event(c, kind, "delete", id, "")
+	if err != nil {
+		return err
+	}
+	return query.Delete[T](s.db(c), ev, label, id)
 }

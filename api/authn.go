@@ -68,7 +68,7 @@ func (s *Server) authenticate(c *gin.Context) (*Principal, error) {
 	if err != nil {
 		return nil, errBadCredential
 	}
-	db := s.DB.WithContext(c.Request.Context())
+	db := s.db(c)
 	p := &Principal{}
 	if claims.Kind == auth.KindAPIKey {
 		var key models.APIKey

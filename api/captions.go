@@ -86,7 +86,7 @@ func (s *Server) captionOfItem(c *gin.Context, itemID string) (models.Caption, e
 	case len(id) > maxCaptionIDLength:
 		return m, apperr.InvalidField("caption_id", fmt.Sprintf("is longer than %d characters", maxCaptionIDLength))
 	}
-	err := s.DB.WithContext(c.Request.Context()).Where("id = ? AND item_id = ?", id, itemID).Take(&m).Error
+	err := s.db(c).Where("id = ? AND item_id = ?", id, itemID).Take(&m).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return m, apperr.NotFound("caption", id)
 	}
@@ -106,7 +106,7 @@ func (s *Server) listCaptions(c *gin.Context) error {
 		return err
 	}
 	var rows []models.Caption
-	if err := s.DB.WithContext(c.Request.Context()).Where("item_id = ?", it.ID).Order("added_at, id").Find(&rows).Error; err != nil {
+	if err := s.db(c).Where("item_id = ?", it.ID).Order("added_at, id").Find(&rows).Error; err != nil {
 		return err
 	}
 	out := make([]captionJSON, len(rows))

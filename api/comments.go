@@ -68,7 +68,7 @@ func (s *Server) commentsOut(c *gin.Context, rows []models.Comment) ([]commentJS
 	for _, r := range rows {
 		authorIDs = append(authorIDs, r.AuthorID)
 	}
-	authors, err := query.UserSummaries(s.DB.WithContext(c.Request.Context()), authorIDs)
+	authors, err := query.UserSummaries(s.db(c), authorIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -81,6 +81,16 @@ func (s *Server) commentsOut(c *gin.Context, rows []models.Comment) ([]commentJS
 				Enabled: a.Enabled, CompanyUID: a.CompanyUID}}
 	}
 	return out, nil
+}
+
+// respondComments answers a page of comments.
+func (s *Server) respondComments(c *gin.Context, page int, rows []models.Comment) error {
+	out, err := s.commentsOut(c, rows)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, gin.H{"page": page, "comments": out})
+	return nil
 }
 
 func (s *Server) respondComment(c *gin.Context, status int, row models.Comment) error {
@@ -156,16 +166,11 @@ func (s *Server) listComments(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, _, err := query.TargetComments(s.DB.WithContext(c.Request.Context()), tt, tid, p)
+	rows, _, err := query.TargetComments(s.db(c), tt, tid, p)
 	if err != nil {
 		return err
 	}
-	out, err := s.commentsOut(c, rows)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, gin.H{"page": page, "comments": out})
-	return nil
+	return s.respondComments(c, page, rows)
 }
 
 // POST /api/data/comments {target_type, target_id, body, time_marker?}
@@ -188,7 +193,7 @@ func (s *Server) createComment(c *gin.Context) error {
 	}
 	row := models.Comment{TargetType: req.TargetType, TargetID: req.TargetID, Body: req.Body,
 		TimeMarker: req.TimeMarker, AuthorID: principalOf(c).User.ID}
-	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err := s.db(c).Transaction(func(tx *gorm.DB) error {
 		if err := query.CreateComment(tx, &row); err != nil {
 			return err
 		}
@@ -214,7 +219,7 @@ func (s *Server) loadOwnComment(c *gin.Context, id string) (models.Comment, erro
 }
 
 func (s *Server) loadReadableComment(c *gin.Context, id string) (models.Comment, error) {
-	row, err := query.Comment(s.DB.WithContext(c.Request.Context()), id)
+	row, err := query.Comment(s.db(c), id)
 	if err != nil {
 		return row, err
 	}
@@ -267,7 +272,7 @@ func (s *Server) updateComment(c *gin.Context) error {
 		return err
 	}
 	var next models.Comment
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err = s.db(c).Transaction(func(tx *gorm.DB) error {
 		var err error
 		if next, err = query.AddCommentVersion(tx, row, req.Body, marker); err != nil {
 			return err
@@ -307,14 +312,9 @@ func (s *Server) commentHistory(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, _, err := query.CommentHistory(s.DB.WithContext(c.Request.Context()), row.RootID, p)
+	rows, _, err := query.CommentHistory(s.db(c), row.RootID, p)
 	if err != nil {
 		return err
 	}
-	out, err := s.commentsOut(c, rows)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, gin.H{"page": page, "comments": out})
-	return nil
+	return s.respondComments(c, page, rows)
 }

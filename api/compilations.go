@@ -71,7 +71,7 @@ func (s *Server) loadViewableCompilation(c *gin.Context, id string) (models.Comp
 	if err != nil {
 		return models.Compilation{}, err
 	}
-	return query.Compilation(s.DB.WithContext(c.Request.Context()), v, id)
+	return query.Compilation(s.db(c), v, id)
 }
 
 // loadOwnCompilation loads a compilation the caller may change.
@@ -89,7 +89,7 @@ func (s *Server) loadOwnCompilation(c *gin.Context, id string) (models.Compilati
 // compilationsOut renders compilations as the caller sees them, with their
 // items when withItems (the detail).
 func (s *Server) compilationsOut(c *gin.Context, rows []models.Compilation, withItems bool) ([]compilationJSON, error) {
-	db := s.DB.WithContext(c.Request.Context())
+	db := s.db(c)
 	v, err := s.viewer(c)
 	if err != nil {
 		return nil, err
@@ -150,7 +150,7 @@ func (s *Server) compilationsOut(c *gin.Context, rows []models.Compilation, with
 
 // respondCompilation answers the detail of compilation id as saved.
 func (s *Server) respondCompilation(c *gin.Context, status int, id string) error {
-	cp, err := query.Take[models.Compilation](s.DB.WithContext(c.Request.Context()), "compilation", id)
+	cp, err := query.Take[models.Compilation](s.db(c), "compilation", id)
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func (s *Server) listCompilations(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, err := query.Compilations(s.DB.WithContext(c.Request.Context()), v)
+	rows, err := query.Compilations(s.db(c), v)
 	if err != nil {
 		return err
 	}
@@ -238,11 +238,7 @@ func (s *Server) putCompilation(c *gin.Context) error {
 		cp.Name = n
 	}
 	assign(&cp.Public, req.Public)
-	ev, err := event(c, "compilation", "update", cp.ID, "")
-	if err != nil {
-		return err
-	}
-	if err := query.Update(s.DB.WithContext(c.Request.Context()), ev, &cp, nil, "name", "public"); err != nil {
+	if err := s.auditedUpdate(c, "compilation", "update", cp.ID, &cp, nil, "name", "public"); err != nil {
 		return err
 	}
 	return s.respondCompilation(c, http.StatusOK, cp.ID)
@@ -254,11 +250,7 @@ func (s *Server) deleteCompilation(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	ev, err := event(c, "compilation", "delete", cp.ID, "")
-	if err != nil {
-		return err
-	}
-	if err := query.Delete[models.Compilation](s.DB.WithContext(c.Request.Context()), ev, "compilation", cp.ID); err != nil {
+	if err := auditedDelete[models.Compilation](s, c, "compilation", cp.ID, "compilation"); err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, gin.H{"id": cp.ID, "compilation_id": cp.ID, "deleted": true})
@@ -299,7 +291,7 @@ func (s *Server) addCompilationItem(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	thumbs, err := query.Thumbnails(s.DB.WithContext(c.Request.Context()), []string{it.ID})
+	thumbs, err := query.Thumbnails(s.db(c), []string{it.ID})
 	if err != nil {
 		return err
 	}
@@ -385,7 +377,7 @@ func (s *Server) cloneCompilation(c *gin.Context) error {
 		return err
 	}
 	var dst models.Compilation
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err = s.db(c).Transaction(func(tx *gorm.DB) error {
 		var err error
 		if dst, err = query.CloneCompilation(tx, v, src, req.NewName, principalOf(c).User.ID); err != nil {
 			return err

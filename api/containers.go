@@ -222,7 +222,7 @@ type containerRequest struct {
 
 func (s *Server) loadContainer(c *gin.Context, id string) (models.Container, error) {
 	var ct models.Container
-	err := s.DB.WithContext(c.Request.Context()).Where("id = ?", id).Take(&ct).Error
+	err := s.db(c).Where("id = ?", id).Take(&ct).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return ct, apperr.NotFound("container", id)
 	}
@@ -349,7 +349,7 @@ func (s *Server) enabledContainers(c *gin.Context) error {
 		return err
 	}
 	var rows []models.Container
-	if err := s.DB.WithContext(c.Request.Context()).Where("enabled").Where(cond, args...).
+	if err := s.db(c).Where("enabled").Where(cond, args...).
 		Order("location_id, name").Find(&rows).Error; err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ func (s *Server) listDuplicates(c *gin.Context) error {
 		Size        int64
 	}
 	args := append(append(append(append([]any{}, vargs...), page.Limit, page.Offset), vargs...), duplicateItemsMax)
-	err = s.DB.WithContext(c.Request.Context()).Raw(`WITH g AS MATERIALIZED (
+	err = s.db(c).Raw(`WITH g AS MATERIALIZED (
 			SELECT `+hash+` AS hash, count(*) AS count, count(*) OVER () AS total
 			FROM items i
 			WHERE i.deleted_at IS NULL AND `+hash+` <> '' AND `+vis+`

@@ -176,7 +176,7 @@ func loadProfile(tx *gorm.DB, id string, lock bool) (models.ExtractorProfile, er
 // GET /api/data/extractor-profiles
 func (s *Server) listProfiles(c *gin.Context) error {
 	var rows []models.ExtractorProfile
-	if err := s.DB.WithContext(c.Request.Context()).Order("builtin DESC, lower(name), id").Find(&rows).Error; err != nil {
+	if err := s.db(c).Order("builtin DESC, lower(name), id").Find(&rows).Error; err != nil {
 		return err
 	}
 	out := make([]profileJSON, len(rows))
@@ -189,7 +189,7 @@ func (s *Server) listProfiles(c *gin.Context) error {
 
 // GET /api/data/extractor-profiles/{id}
 func (s *Server) getProfile(c *gin.Context) error {
-	p, err := loadProfile(s.DB.WithContext(c.Request.Context()), c.Param("id"), false)
+	p, err := loadProfile(s.db(c), c.Param("id"), false)
 	if err != nil {
 		return err
 	}
@@ -231,7 +231,7 @@ func (s *Server) putProfile(c *gin.Context) error {
 	}
 	var p models.ExtractorProfile
 	// Not s.audited: the profile is loaded (locked) inside the transaction.
-	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err := s.db(c).Transaction(func(tx *gorm.DB) error {
 		var err error
 		if p, err = loadProfile(tx, c.Param("id"), true); err != nil {
 			return err
@@ -262,7 +262,7 @@ func (s *Server) putProfile(c *gin.Context) error {
 func (s *Server) deleteProfile(c *gin.Context) error {
 	var p models.ExtractorProfile
 	// Not s.audited: the profile is loaded (locked) inside the transaction.
-	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err := s.db(c).Transaction(func(tx *gorm.DB) error {
 		var err error
 		if p, err = loadProfile(tx, c.Param("id"), true); err != nil {
 			return err

@@ -39,7 +39,7 @@ func (s *Server) listFeatures(c *gin.Context) error {
 	for i, n := range featureNames {
 		keys[i] = featureKey(n)
 	}
-	values, err := query.Settings(s.DB.WithContext(c.Request.Context()), keys)
+	values, err := query.Settings(s.db(c), keys)
 	if err != nil {
 		return err
 	}

@@ -129,7 +129,7 @@ func (s *Server) getFieldData(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	fd, err := query.FieldValue(s.DB.WithContext(c.Request.Context()), it.ID, f.ID)
+	fd, err := query.FieldValue(s.db(c), it.ID, f.ID)
 	if err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func (s *Server) itemFieldData(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, err := query.ItemFieldValues(s.DB.WithContext(c.Request.Context()), it.ID)
+	rows, err := query.ItemFieldValues(s.db(c), it.ID)
 	if err != nil {
 		return err
 	}
@@ -264,7 +264,7 @@ func (s *Server) bulkFieldData(c *gin.Context) error {
 	if total > maxBulkValues {
 		return apperr.InvalidField("body", fmt.Sprintf("at most %d values in one request, got %d", maxBulkValues, total))
 	}
-	db := s.DB.WithContext(c.Request.Context())
+	db := s.db(c)
 	v, err := s.viewer(c)
 	if err != nil {
 		return err

@@ -45,7 +45,7 @@ func fieldOut(f models.CustomField) fieldJSON {
 }
 
 func (s *Server) loadField(c *gin.Context, id string) (models.CustomField, error) {
-	return query.Field(s.DB.WithContext(c.Request.Context()), id)
+	return query.Field(s.db(c), id)
 }
 
 // GET /api/data/v3/fields?page-token=&limit=
@@ -54,7 +54,7 @@ func (s *Server) listFields(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, total, err := query.Fields(s.DB.WithContext(c.Request.Context()), query.Page(p))
+	rows, total, err := query.Fields(s.db(c), query.Page(p))
 	if err != nil {
 		return err
 	}
@@ -143,11 +143,7 @@ func (s *Server) patchField(c *gin.Context) error {
 		f.Name = n
 	}
 	assign(&f.Description, req.Description)
-	ev, err := event(c, "field", "update", f.ID, "")
-	if err != nil {
-		return err
-	}
-	if err := query.Update(s.DB.WithContext(c.Request.Context()), ev, &f, query.FieldNameTaken(f.Name), "name", "description"); err != nil {
+	if err := s.auditedUpdate(c, "field", "update", f.ID, &f, query.FieldNameTaken(f.Name), "name", "description"); err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, fieldOut(f))
@@ -196,7 +192,7 @@ func (s *Server) orderFields(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	db := s.DB.WithContext(c.Request.Context())
+	db := s.db(c)
 	want := make([]string, len(req.Fields))
 	for i, f := range req.Fields {
 		want[i] = f.ID

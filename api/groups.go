@@ -37,7 +37,7 @@ func (r *groupRequest) validate() error {
 }
 
 func (s *Server) loadGroup(c *gin.Context, id string) (models.Group, error) {
-	return query.Group(s.DB.WithContext(c.Request.Context()), id)
+	return query.Group(s.db(c), id)
 }
 
 func (s *Server) createGroup(c *gin.Context) error {
@@ -50,7 +50,7 @@ func (s *Server) createGroup(c *gin.Context) error {
 	}
 	g := models.Group{ID: groupID(req.Name), Name: req.Name, Description: req.Description}
 	// Not s.audited: the id may change inside the transaction.
-	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err := s.db(c).Transaction(func(tx *gorm.DB) error {
 		if err := query.CreateGroup(tx, &g); err != nil {
 			return err
 		}
@@ -76,11 +76,7 @@ func (s *Server) putGroup(c *gin.Context) error {
 		return err
 	}
 	g.Name, g.Description = req.Name, req.Description
-	ev, err := event(c, "group", "update", g.ID, "")
-	if err != nil {
-		return err
-	}
-	err = query.Update(s.DB.WithContext(c.Request.Context()), ev, &g, query.GroupNameTaken(g.Name), "name", "description")
+	err = s.auditedUpdate(c, "group", "update", g.ID, &g, query.GroupNameTaken(g.Name), "name", "description")
 	if err != nil {
 		return err
 	}
@@ -98,7 +94,7 @@ func (s *Server) getGroup(c *gin.Context) error {
 }
 
 func (s *Server) listGroups(c *gin.Context) error {
-	rows, err := query.Groups(s.DB.WithContext(c.Request.Context()))
+	rows, err := query.Groups(s.db(c))
 	if err != nil {
 		return err
 	}
@@ -115,11 +111,7 @@ func (s *Server) deleteGroup(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	ev, err := event(c, "group", "delete", g.ID, "")
-	if err != nil {
-		return err
-	}
-	err = query.Delete[models.Group](s.DB.WithContext(c.Request.Context()), ev, "group", g.ID)
+	err = auditedDelete[models.Group](s, c, "group", g.ID, "group")
 	if err != nil {
 		return err
 	}
@@ -137,7 +129,7 @@ func (s *Server) addUserGroup(c *gin.Context) error {
 		return err
 	}
 	// Not s.audited: adding an existing member changes nothing and records nothing.
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err = s.db(c).Transaction(func(tx *gorm.DB) error {
 		added, err := query.AddMember(tx, u.ID, g.ID)
 		if err != nil || !added {
 			return err
@@ -175,7 +167,7 @@ func (s *Server) userGroups(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	out, err := query.UserGroups(s.DB.WithContext(c.Request.Context()), u.ID)
+	out, err := query.UserGroups(s.db(c), u.ID)
 	if err != nil {
 		return err
 	}

@@ -57,7 +57,7 @@ func (s *Server) startHarvest(c *gin.Context) error {
 			if errors.As(err, &ae) && ae.Status == http.StatusForbidden {
 				// unknown containers answer 404 below, from the starter
 				var n int64
-				s.DB.WithContext(c.Request.Context()).Model(&models.Container{}).Where("id = ?", req.ContainerID).Count(&n)
+				s.db(c).Model(&models.Container{}).Where("id = ?", req.ContainerID).Count(&n)
 				if n > 0 {
 					return err
 				}
@@ -79,7 +79,7 @@ func (s *Server) startHarvest(c *gin.Context) error {
 	if req.ItemID != "" {
 		target = req.ItemID
 	}
-	if err := record(s.DB.WithContext(c.Request.Context()), p, "harvest", "start", started.RequestID, target); err != nil {
+	if err := record(s.db(c), p, "harvest", "start", started.RequestID, target); err != nil {
 		return err
 	}
 	body := gin.H{"request_id": started.RequestID, "status_url": "/api/control/harvest/" + started.RequestID}
@@ -97,7 +97,7 @@ func (s *Server) startHarvest(c *gin.Context) error {
 func (s *Server) cancelHarvest(c *gin.Context) error {
 	id := c.Param("id")
 	var job models.Job
-	err := s.DB.WithContext(c.Request.Context()).Where("request_id = ?", id).Take(&job).Error
+	err := s.db(c).Where("request_id = ?", id).Take(&job).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return apperr.NotFound("harvest request", id)
 	} else if err != nil {

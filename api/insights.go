@@ -67,7 +67,7 @@ func (s *Server) insights(c *gin.Context) error {
 		topErrs  []extractorErrorsJSON
 		snapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 	)
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err = s.db(c).Transaction(func(tx *gorm.DB) error {
 		var err error
 		if types, err = s.typeCounts(c, tx); err != nil {
 			return err

@@ -74,7 +74,7 @@ func artifactURL(p string) string {
 // the caller may not see its location or container.
 func (s *Server) loadVisibleItem(c *gin.Context, id string) (models.Item, error) {
 	var it models.Item
-	err := s.DB.WithContext(c.Request.Context()).Where("id = ? AND deleted_at IS NULL", id).Take(&it).Error
+	err := s.db(c).Where("id = ? AND deleted_at IS NULL", id).Take(&it).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return it, apperr.NotFound("item", id)
 	}
@@ -89,7 +89,7 @@ func (s *Server) getItem(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	db := s.DB.WithContext(c.Request.Context())
+	db := s.db(c)
 	var arts []models.Artifact
 	if err := db.Where("item_id = ?", it.ID).Order("path").Find(&arts).Error; err != nil {
 		return err

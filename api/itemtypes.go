@@ -75,7 +75,7 @@ func (s *Server) typeCounts(c *gin.Context, db *gorm.DB) ([]typeCountJSON, error
 
 // GET /api/data/v3/items/types
 func (s *Server) itemTypes(c *gin.Context) error {
-	types, err := s.typeCounts(c, s.DB.WithContext(c.Request.Context()))
+	types, err := s.typeCounts(c, s.db(c))
 	if err != nil {
 		return err
 	}

@@ -76,7 +76,7 @@ func (s *Server) jobStatus(c *gin.Context, requestID string) error {
 		return err
 	}
 	var a jobActivity
-	err = s.DB.WithContext(c.Request.Context()).Raw(`SELECT
+	err = s.db(c).Raw(`SELECT
 			count(*) FILTER (WHERE kind = 'harvestend') AS finished,
 			count(*) FILTER (WHERE kind = 'harvestend' AND error <> '') AS failed,
 			count(*) FILTER (WHERE kind = 'harvestend' AND error = '' AND count = 0) AS unchanged,

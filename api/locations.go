@@ -162,7 +162,7 @@ func (s *Server) locationGroups(ctx context.Context, locIDs []string) (map[strin
 
 func (s *Server) loadLocation(c *gin.Context, id string) (models.Location, error) {
 	var l models.Location
-	err := s.DB.WithContext(c.Request.Context()).Where("id = ?", id).Take(&l).Error
+	err := s.db(c).Where("id = ?", id).Take(&l).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return l, apperr.NotFound("location", id)
 	}
@@ -326,7 +326,7 @@ func (s *Server) createLocation(c *gin.Context) error {
 	}
 	row := models.Location{ID: ids.New(), Kind: req.Kind, Name: req.Name, Config: models.MustJSON(cfg.values)}
 	p := principalOf(c)
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err = s.db(c).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Create(&row).Error; err != nil {
 			return err
 		}
@@ -348,7 +348,7 @@ func (s *Server) listLocations(c *gin.Context) error {
 		return err
 	}
 	var rows []models.Location
-	if err := s.DB.WithContext(c.Request.Context()).Where(cond, args...).Order("lower(name), id").
+	if err := s.db(c).Where(cond, args...).Order("lower(name), id").
 		Find(&rows).Error; err != nil {
 		return err
 	}
@@ -435,7 +435,7 @@ func (s *Server) putLocation(c *gin.Context) error {
 		return err
 	}
 	p := principalOf(c)
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err = s.db(c).Transaction(func(tx *gorm.DB) error {
 		res := tx.Exec(`UPDATE locations SET kind = ?, name = ?, config = ?, version = version + 1, updated_at = now()
 			WHERE id = ? AND version = ?`, req.Kind, req.Name, models.MustJSON(cfg.values), l.ID, *version)
 		if res.Error != nil {

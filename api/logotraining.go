@@ -99,7 +99,7 @@ func logoTrainingOut(r models.LogoTrainingRequest) logoTrainingJSON {
 
 // logoTrainingDetail is a request with who asked and its images.
 func (s *Server) logoTrainingDetail(c *gin.Context, r models.LogoTrainingRequest) (logoTrainingJSON, error) {
-	db := s.DB.WithContext(c.Request.Context())
+	db := s.db(c)
 	out := logoTrainingOut(r)
 	users, err := query.UserSummaries(db, []string{r.RequestedBy})
 	if err != nil {
@@ -124,7 +124,7 @@ func (s *Server) loadLogoTraining(c *gin.Context) (models.LogoTrainingRequest, e
 	if err != nil {
 		return models.LogoTrainingRequest{}, err
 	}
-	return query.LogoTraining(s.DB.WithContext(c.Request.Context()), v, c.Param("id"))
+	return query.LogoTraining(s.db(c), v, c.Param("id"))
 }
 
 // OPTIONS /api/data/train/logos -> {can_train_logos}: true when this
@@ -141,7 +141,7 @@ func (s *Server) listLogoTrainings(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, err := query.LogoTrainings(s.DB.WithContext(c.Request.Context()), v)
+	rows, err := query.LogoTrainings(s.db(c), v)
 	if err != nil {
 		return err
 	}
@@ -186,7 +186,7 @@ func (s *Server) logoTrainingStatus(c *gin.Context) error {
 			return apperr.New(http.StatusBadGateway, "provider_error", "the logo provider did not answer")
 		}
 		now := time.Now().UTC().Truncate(time.Microsecond) // as Postgres keeps it
-		err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+		err = s.db(c).Transaction(func(tx *gorm.DB) error {
 			if err := query.CheckedLogoTraining(tx, r.ID, complete, now); err != nil {
 				return err
 			}

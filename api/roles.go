@@ -36,7 +36,7 @@ func roleOut(r models.Role) roleJSON {
 }
 
 func (s *Server) loadRole(c *gin.Context, id string) (models.Role, error) {
-	return query.Role(s.DB.WithContext(c.Request.Context()), id)
+	return query.Role(s.db(c), id)
 }
 
 // checkScopes refuses unknown scope names with 400.
@@ -54,7 +54,7 @@ func checkScopes(field string, scopes []string) error {
 }
 
 func (s *Server) listRoles(c *gin.Context) error {
-	rows, err := query.Roles(s.DB.WithContext(c.Request.Context()))
+	rows, err := query.Roles(s.db(c))
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func (s *Server) roleUsers(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	members, err := query.RoleMembers(s.DB.WithContext(c.Request.Context()), r.ID)
+	members, err := query.RoleMembers(s.db(c), r.ID)
 	if err != nil {
 		return err
 	}
@@ -217,7 +217,7 @@ func (s *Server) changeRoleScopes(c *gin.Context, action string, change func([]s
 		return apperr.Conflict("builtin_role", "the root role always holds every scope")
 	}
 	var r models.Role
-	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err := s.db(c).Transaction(func(tx *gorm.DB) error {
 		var err error
 		if r, err = query.ChangeRoleScopes(tx, id, change); err != nil {
 			return err

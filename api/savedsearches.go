@@ -32,7 +32,7 @@ func savedSearchOut(s models.SavedSearch) savedSearchJSON {
 const maxSavedSearchParams = 8192
 
 func (s *Server) listSavedSearches(c *gin.Context) error {
-	rows, err := query.SavedSearches(s.DB.WithContext(c.Request.Context()), principalOf(c).User.ID)
+	rows, err := query.SavedSearches(s.db(c), principalOf(c).User.ID)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (s *Server) createSavedSearch(c *gin.Context) error {
 }
 
 func (s *Server) loadSavedSearch(c *gin.Context) (models.SavedSearch, error) {
-	return query.SavedSearch(s.DB.WithContext(c.Request.Context()), principalOf(c).User.ID, c.Param("id"))
+	return query.SavedSearch(s.db(c), principalOf(c).User.ID, c.Param("id"))
 }
 
 func (s *Server) patchSavedSearch(c *gin.Context) error {
@@ -105,11 +105,7 @@ func (s *Server) patchSavedSearch(c *gin.Context) error {
 		}
 		row.Params = *req.Params
 	}
-	ev, err := event(c, "savedsearch", "update", row.ID, "")
-	if err != nil {
-		return err
-	}
-	err = query.Update(s.DB.WithContext(c.Request.Context()), ev, &row, query.SavedSearchNameTaken(row.Name), "name", "params")
+	err = s.auditedUpdate(c, "savedsearch", "update", row.ID, &row, query.SavedSearchNameTaken(row.Name), "name", "params")
 	if err != nil {
 		return err
 	}
@@ -122,11 +118,7 @@ func (s *Server) deleteSavedSearch(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	ev, err := event(c, "savedsearch", "delete", row.ID, "")
-	if err != nil {
-		return err
-	}
-	err = query.Delete[models.SavedSearch](s.DB.WithContext(c.Request.Context()), ev, "saved search", row.ID)
+	err = auditedDelete[models.SavedSearch](s, c, "savedsearch", row.ID, "saved search")
 	if err != nil {
 		return err
 	}

@@ -82,6 +82,9 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	return s, nil
 }
 
+// db is the database handle of a request (its context cancels queries).
+func (s *Server) db(c *gin.Context) *gorm.DB { return s.DB.WithContext(c.Request.Context()) }
+
 // Handler is the http.Handler of the api.
 func (s *Server) Handler() http.Handler { return s.router }
 

@@ -87,7 +87,7 @@ func (s *Server) systemStats(c *gin.Context) error {
 		Running int64 `json:"running"`
 		Pending int64 `json:"pending"`
 	}
-	err = s.DB.WithContext(c.Request.Context()).Raw(`SELECT
+	err = s.db(c).Raw(`SELECT
 			count(*) FILTER (WHERE `+running+`) AS running,
 			count(*) FILTER (WHERE `+running+` AND f.finished = 0 AND j.error_count = 0
 				AND (j.walked_count = 0 OR j.item_id <> '')) AS pending

@@ -51,7 +51,7 @@ func (s *Server) checkUploadVisible(c *gin.Context, ctrID string) error {
 		return err
 	}
 	var n int64
-	if err := s.DB.WithContext(c.Request.Context()).Model(&models.Container{}).Where("id = ?", ctrID).
+	if err := s.db(c).Model(&models.Container{}).Where("id = ?", ctrID).
 		Count(&n).Error; err != nil {
 		return err
 	}

@@ -51,11 +51,11 @@ func passwordProblem(pw string) string {
 }
 
 func (s *Server) loadUser(c *gin.Context, id string) (models.User, error) {
-	return query.User(s.DB.WithContext(c.Request.Context()), id)
+	return query.User(s.db(c), id)
 }
 
 func (s *Server) roleExists(c *gin.Context, id string) (bool, error) {
-	return query.RoleExists(s.DB.WithContext(c.Request.Context()), id)
+	return query.RoleExists(s.db(c), id)
 }
 
 type createUserRequest struct {
@@ -126,7 +126,7 @@ func (s *Server) getUser(c *gin.Context) error {
 
 func (s *Server) listUsers(c *gin.Context) error {
 	email, byEmail := c.GetQuery("email")
-	rows, err := query.Users(s.DB.WithContext(c.Request.Context()), email, byEmail)
+	rows, err := query.Users(s.db(c), email, byEmail)
 	if err != nil {
 		return err
 	}
@@ -233,12 +233,7 @@ func (s *Server) updateUser(c *gin.Context, req userPatch) error {
 	if wasEnabled != u.Enabled {
 		action = map[bool]string{true: "enable", false: "disable"}[u.Enabled]
 	}
-	ev, err := event(c, "user", action, u.ID, "")
-	if err != nil {
-		return err
-	}
-	err = query.Update(s.DB.WithContext(c.Request.Context()), ev, &u, query.EmailTaken,
-		"email", "first_name", "last_name", "enabled", "role_id", "admin", "avatar", "company_uid")
+	err = s.auditedUpdate(c, "user", action, u.ID, &u, query.EmailTaken, "email", "first_name", "last_name", "enabled", "role_id", "admin", "avatar", "company_uid")
 	if err != nil {
 		return err
 	}
@@ -264,11 +259,7 @@ func (s *Server) deleteUser(c *gin.Context) error {
 	if !p.IsAdmin() && (u.Admin || u.RoleID == rootRoleID) {
 		return apperr.Forbidden("only administrators can delete an administrator")
 	}
-	ev, err := event(c, "user", "delete", u.ID, "")
-	if err != nil {
-		return err
-	}
-	err = query.Delete[models.User](s.DB.WithContext(c.Request.Context()), ev, "user", u.ID)
+	err = auditedDelete[models.User](s, c, "user", u.ID, "user")
 	if err != nil {
 		return err
 	}

@@ -62,7 +62,7 @@ func (s *Server) checkVisible(c *gin.Context, locID, ctrID string) error {
 	q += " WHERE l.id = ? AND " + cond
 	args = append(append(args, locID), vargs...)
 	var n int64
-	if err := s.DB.WithContext(c.Request.Context()).Raw(q, args...).Scan(&n).Error; err != nil {
+	if err := s.db(c).Raw(q, args...).Scan(&n).Error; err != nil {
 		return err
 	}
 	if n == 0 {
