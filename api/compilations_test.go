@@ -1,6 +1,7 @@
 package api
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -91,7 +92,7 @@ func TestCompilationsLifecycle(t *testing.T) {
 	e.do("POST", "/api/data/compilations/"+c.CompilationID+"/items", e.adminToken, map[string]any{"item_id": e.pdf, "display_order": -1}).status(400)
 
 	got := e.compilation(e.adminToken, c.CompilationID)
-	if want := []string{e.pdf, e.video, e.secret}; !equalStrings(got.itemIDs(), want) || got.NumItems != 3 {
+	if want := []string{e.pdf, e.video, e.secret}; !slices.Equal(got.itemIDs(), want) || got.NumItems != 3 {
 		t.Fatalf("items %v, want %v", got.itemIDs(), want)
 	}
 	if got.Thumbnail == nil || got.Thumbnail.Type != "image" || got.Thumbnail.Width != 64 || got.Thumbnail.Path != "th/"+e.pdf+"/thumb_320.jpg" {
@@ -105,7 +106,7 @@ func TestCompilationsLifecycle(t *testing.T) {
 	var ord compilationBody
 	e.do("PUT", "/api/data/compilations/"+c.CompilationID+"/order-items", e.adminToken, map[string]any{"items": []string{e.secret}}).
 		status(200).decode(&ord)
-	if want := []string{e.secret, e.pdf, e.video}; !equalStrings(ord.itemIDs(), want) || !later(t, ord.UpdatedAt, got.UpdatedAt) {
+	if want := []string{e.secret, e.pdf, e.video}; !slices.Equal(ord.itemIDs(), want) || !later(t, ord.UpdatedAt, got.UpdatedAt) {
 		t.Fatalf("ordered %v (updated %s)", ord.itemIDs(), ord.UpdatedAt)
 	}
 	e.do("PUT", "/api/data/compilations/"+c.CompilationID+"/order-items", e.adminToken, map[string]any{"items": []string{"nope"}}).status(400)
@@ -120,13 +121,13 @@ func TestCompilationsLifecycle(t *testing.T) {
 	var cl compilationBody
 	e.do("POST", "/api/data/compilations/"+c.CompilationID+"/clone", e.adminToken, map[string]any{"new_name": "Copy"}).
 		status(201).decode(&cl)
-	if cl.CompilationID == c.CompilationID || cl.Name != "Copy" || !equalStrings(cl.itemIDs(), ord.itemIDs()) {
+	if cl.CompilationID == c.CompilationID || cl.Name != "Copy" || !slices.Equal(cl.itemIDs(), ord.itemIDs()) {
 		t.Fatalf("clone %+v", cl)
 	}
 	e.do("POST", "/api/data/compilations/"+c.CompilationID+"/clone", e.adminToken, map[string]any{}).status(400)
 	var rm compilationBody
 	e.do("DELETE", "/api/data/compilations/"+c.CompilationID+"/items/"+e.secret, e.adminToken, nil).status(200).decode(&rm)
-	if !equalStrings(rm.itemIDs(), []string{e.pdf, e.video}) {
+	if !slices.Equal(rm.itemIDs(), []string{e.pdf, e.video}) {
 		t.Fatalf("after remove %v", rm.itemIDs())
 	}
 	e.do("DELETE", "/api/data/compilations/"+c.CompilationID+"/items/"+e.secret, e.adminToken, nil).status(404)
@@ -135,7 +136,7 @@ func TestCompilationsLifecycle(t *testing.T) {
 	}
 	// A deleted item leaves the lists it is in.
 	e.do("DELETE", "/api/data/items/"+e.video, e.adminToken, nil).status(200)
-	if got := e.compilation(e.adminToken, cl.CompilationID); !equalStrings(got.itemIDs(), []string{e.secret, e.pdf}) || got.NumItems != 2 {
+	if got := e.compilation(e.adminToken, cl.CompilationID); !slices.Equal(got.itemIDs(), []string{e.secret, e.pdf}) || got.NumItems != 2 {
 		t.Fatalf("clone after item delete %v %d", got.itemIDs(), got.NumItems)
 	}
 	e.do("DELETE", "/api/data/compilations/"+c.CompilationID, e.adminToken, nil).status(200)
@@ -195,7 +196,7 @@ func TestCompilationsFromAnotherUser(t *testing.T) {
 
 	// The public one: readable without the Secret item; not theirs to change.
 	got := e.compilation(e.other, pub.CompilationID)
-	if !equalStrings(got.itemIDs(), []string{e.video}) || got.NumItems != 1 {
+	if !slices.Equal(got.itemIDs(), []string{e.video}) || got.NumItems != 1 {
 		t.Fatalf("public compilation as the second user sees it: %v", got.itemIDs())
 	}
 	base = "/api/data/compilations/" + pub.CompilationID
@@ -206,7 +207,7 @@ func TestCompilationsFromAnotherUser(t *testing.T) {
 	e.do("PUT", base+"/order-items", e.other, map[string]any{"items": []string{e.video}}).status(403)
 	var cl compilationBody
 	e.do("POST", base+"/clone", e.other, map[string]any{"new_name": "My copy"}).status(201).decode(&cl)
-	if cl.Author.Email != "other@example.com" || !equalStrings(cl.itemIDs(), []string{e.video}) {
+	if cl.Author.Email != "other@example.com" || !slices.Equal(cl.itemIDs(), []string{e.video}) {
 		t.Fatalf("clone by the second user %+v", cl)
 	}
 	if n := e.count(`SELECT count(*) FROM compilation_items WHERE compilation_id = ?`, cl.CompilationID); n != 1 {
@@ -233,16 +234,4 @@ func later(t *testing.T, a, b string) bool {
 		t.Fatalf("timestamps %q %q", a, b)
 	}
 	return ta.After(tb)
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -28,24 +28,8 @@ import (
 func TestOriginalClientsAgainstAStartedServer(t *testing.T) {
 	t.Parallel()
 	p := newPlatform(t)
-	addr := testproc.FreeAddr(t)
-	api := testproc.Start(t, "api", p.env("HTTP_ADDR="+addr, "ADMIN_EMAIL=admin@example.com", "ADMIN_PASSWORD=client-password-1"))
+	c := startAPI(t, p, "ADMIN_EMAIL=admin@example.com", "ADMIN_PASSWORD=client-password-1")
 	testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=2"))
-	c := &client{t: t, base: "http://" + addr}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		res, err := http.Get(c.base + "/readyz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				break
-			}
-		}
-		if time.Now().After(deadline) || api.Exited() {
-			t.Fatalf("api not ready: %v\n%s", err, api.Output())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 	c.token = c.call("POST", "/api/login", map[string]string{"email": "admin@example.com", "password": "client-password-1"}, 200)["token"].(string)
 	key := c.call("POST", "/api/data/api-keys", map[string]any{"name": "gm client"}, 201)["jwt"].(string)
 	up := c.call("POST", "/files/uploadstore/clips/take1.txt", []byte("a take of the film\n"), 201)
@@ -122,7 +106,7 @@ func TestOriginalClientsAgainstAStartedServer(t *testing.T) {
 	c.call("PUT", "/api/data/v3/fielddata/"+itemID+"/field/"+field, map[string]any{"numeric_value": 7}, 200)
 	written := time.Now()
 	filter := map[string]any{"filters": map[string]any{"ranges": []map[string]any{{"field": "fields." + field, "from": "7", "to": "7"}}}}
-	deadline = time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		r := c.call("POST", "/api/data/search", filter, 200)
 		if r["total_hits"].(float64) == 1 {
@@ -134,4 +118,27 @@ func TestOriginalClientsAgainstAStartedServer(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Logf("field value searchable %v after the write", time.Since(written).Round(time.Millisecond))
+}
+
+// startAPI starts an api process of the platform and returns a client of
+// it once it is ready.
+func startAPI(t *testing.T, p *platform, env ...string) *client {
+	t.Helper()
+	addr := testproc.FreeAddr(t)
+	api := testproc.Start(t, "api", p.env(append([]string{"HTTP_ADDR=" + addr}, env...)...))
+	c := &client{t: t, base: "http://" + addr}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res, err := http.Get(c.base + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return c
+			}
+		}
+		if time.Now().After(deadline) || api.Exited() {
+			t.Fatalf("api not ready: %v\n%s", err, api.Output())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
