@@ -263,7 +263,7 @@ func TestActivityRequestReports(t *testing.T) {
 		NumFiles int                  `json:"num_files"`
 	}
 	e.do("GET", files, tok, nil).status(200).decode(&fp)
-	if fp.NumFiles != 12 || len(fp.Files) != 10 || fp.Files[0] != (query.ActivityFile{items[0].ID, "file-00.jpg"}) {
+	if fp.NumFiles != 12 || len(fp.Files) != 10 || fp.Files[0] != (query.ActivityFile{ItemID: items[0].ID, Name: "file-00.jpg"}) {
 		t.Fatalf("files page %+v", fp)
 	}
 	fwd, back = actPages(t, e, tok, files, "files", "name", 5)
