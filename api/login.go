@@ -1,18 +1,16 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/auth"
 	"github.com/metaharvest/metaharvest/internal/ids"
-	"github.com/metaharvest/metaharvest/models"
 )
 
 // login exchanges email and password for a bearer token. Unknown email,
@@ -38,9 +36,8 @@ func (s *Server) login(c *gin.Context) error {
 	} else if wait > 0 {
 		return apperr.TooManyRequests(wait, "too many failed logins; try again later")
 	}
-	var u models.User
-	err := s.DB.WithContext(ctx).Where("lower(email) = lower(?)", strings.TrimSpace(req.Email)).Take(&u).Error
-	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
+	u, _, err := query.UserByEmail(s.DB.WithContext(ctx), strings.TrimSpace(req.Email))
+	if err != nil {
 		return err
 	}
 	ok := auth.CheckPasswordOrDummy(u.PasswordHash, req.Password)
