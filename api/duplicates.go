@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+	"github.com/metaharvest/metaharvest/api/query"
 )
 
 // duplicateItemsMax bounds the items listed per duplicate group; count
@@ -34,41 +35,11 @@ func (s *Server) listDuplicates(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	vis, vargs, err := s.visibleSQL(c, "i.location_id", "i.container_id")
+	v, err := s.viewer(c)
 	if err != nil {
 		return err
 	}
-	// One statement, so that the groups and their items are one snapshot.
-	// The hash expression is the one the items_sha256 index is built on:
-	// the page's items are found through it (= ANY of the page's hashes
-	// gives the planner an index condition, which a join alone does not).
-	const hash = "(i.metadata->'hashes'->>'sha256')"
-	var rows []struct {
-		Hash        string
-		Count       int64
-		Total       int64
-		ItemID      string
-		Name        string
-		LocationID  string
-		ContainerID string
-		Size        int64
-	}
-	args := append(append(append(append([]any{}, vargs...), page.Limit, page.Offset), vargs...), duplicateItemsMax)
-	err = s.db(c).Raw(`WITH g AS MATERIALIZED (
-			SELECT `+hash+` AS hash, count(*) AS count, count(*) OVER () AS total
-			FROM items i
-			WHERE i.deleted_at IS NULL AND `+hash+` <> '' AND `+vis+`
-			GROUP BY 1 HAVING count(*) > 1
-			ORDER BY count(*) DESC, 1 LIMIT ? OFFSET ?
-		), r AS (
-			SELECT g.hash, g.count, g.total, i.id AS item_id, i.name, i.location_id, i.container_id, i.size,
-				row_number() OVER (PARTITION BY g.hash ORDER BY i.name, i.id) AS rn
-			FROM g JOIN items i ON `+hash+` = g.hash
-			WHERE `+hash+` = ANY (ARRAY(SELECT hash FROM g)) AND i.deleted_at IS NULL AND `+vis+`
-		)
-		SELECT hash, count, total, item_id, name, location_id, container_id, size
-		FROM r WHERE rn <= ?
-		ORDER BY count DESC, hash, rn`, args...).Scan(&rows).Error
+	rows, err := query.Duplicates(s.db(c), v, query.Page(page), duplicateItemsMax)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -52,18 +53,6 @@ type jobStatusJSON struct {
 	FinishedAt  *time.Time    `json:"finished_at"` // null until done, cancelled or failed
 }
 
-// jobActivity is what the activity rows of a job say about it.
-type jobActivity struct {
-	Finished   int64
-	Failed     int64
-	Unchanged  int64
-	WalkPages  int64
-	WalkFailed bool
-	Skipped    string
-	First      *time.Time
-	Last       *time.Time
-}
-
 // GET /api/control/harvest/{id}
 func (s *Server) harvestStatus(c *gin.Context) error { return s.jobStatus(c, c.Param("id")) }
 
@@ -75,16 +64,7 @@ func (s *Server) jobStatus(c *gin.Context, requestID string) error {
 	if err != nil {
 		return err
 	}
-	var a jobActivity
-	err = s.db(c).Raw(`SELECT
-			count(*) FILTER (WHERE kind = 'harvestend') AS finished,
-			count(*) FILTER (WHERE kind = 'harvestend' AND error <> '') AS failed,
-			count(*) FILTER (WHERE kind = 'harvestend' AND error = '' AND count = 0) AS unchanged,
-			count(*) FILTER (WHERE kind = 'walk') AS walk_pages,
-			coalesce(bool_or(kind = 'walk' AND error <> ''), false) AS walk_failed,
-			coalesce(max(source) FILTER (WHERE kind = 'walk' AND source LIKE 'skipped: %'), '') AS skipped,
-			min(ts) AS first, max(ts) AS last
-		FROM activities WHERE request_id = ?`, job.RequestID).Scan(&a).Error
+	a, err := query.ReadJobActivity(s.db(c), job.RequestID)
 	if err != nil {
 		return err
 	}
@@ -92,7 +72,7 @@ func (s *Server) jobStatus(c *gin.Context, requestID string) error {
 	return nil
 }
 
-func jobStatusOut(job models.Job, a jobActivity) jobStatusJSON {
+func jobStatusOut(job models.Job, a query.JobActivity) jobStatusJSON {
 	out := jobStatusJSON{RequestID: job.RequestID, JobType: job.JobType, LocationID: job.LocationID,
 		ContainerID: job.ContainerID, ItemID: job.ItemID, UserID: job.UserID, ProfileID: job.ProfileID,
 		Extractors: []string(job.Extractors), Priority: job.Priority,

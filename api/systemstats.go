@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/hibiken/asynq"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/queue"
 )
 
@@ -76,25 +77,11 @@ func (s *Server) systemStats(c *gin.Context) error {
 		}
 	}
 
-	vis, vargs, err := s.visibleSQL(c, "j.location_id", "j.container_id")
+	v, err := s.viewer(c)
 	if err != nil {
 		return err
 	}
-	// Unfinished as the scheduler's stall repair sees it: items finish with
-	// a harvestend row, whatever their extractors did.
-	const running = "(NOT j.walk_complete OR j.enqueued_count > f.finished)"
-	var jobs struct {
-		Running int64 `json:"running"`
-		Pending int64 `json:"pending"`
-	}
-	err = s.db(c).Raw(`SELECT
-			count(*) FILTER (WHERE `+running+`) AS running,
-			count(*) FILTER (WHERE `+running+` AND f.finished = 0 AND j.error_count = 0
-				AND (j.walked_count = 0 OR j.item_id <> '')) AS pending
-		FROM jobs j
-		CROSS JOIN LATERAL (SELECT count(*) AS finished FROM activities a
-			WHERE a.request_id = j.request_id AND a.kind = 'harvestend') f
-		WHERE NOT j.cancelled AND j.updated > now() - interval '1 day' AND `+vis, vargs...).Scan(&jobs).Error
+	jobs, err := query.CountRunningJobs(s.db(c), v)
 	if err != nil {
 		return err
 	}
