@@ -58,7 +58,7 @@ func (s *Server) createAPIKey(c *gin.Context) error {
 	}
 	k.TokenHash = auth.HashToken(jwt)
 	err = s.audited(c, "apikey", "create", k.ID, "", func(tx *gorm.DB) error {
-		return tx.Create(&k).Error
+		return query.Insert(tx, &k, nil)
 	})
 	if err != nil {
 		return err

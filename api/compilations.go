@@ -209,7 +209,7 @@ func (s *Server) createCompilation(c *gin.Context) error {
 	}
 	cp := models.Compilation{ID: ids.New(), Name: req.Name, Public: *req.Public, AuthorID: principalOf(c).User.ID}
 	err := s.audited(c, "compilation", "create", cp.ID, "", func(tx *gorm.DB) error {
-		return tx.Create(&cp).Error
+		return query.Insert(tx, &cp, nil)
 	})
 	if err != nil {
 		return err

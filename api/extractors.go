@@ -176,7 +176,7 @@ func (s *Server) createProfile(c *gin.Context) error {
 	}
 	p := models.ExtractorProfile{ID: ids.New(), Name: req.Name, Extractors: req.Extractors}
 	err := s.audited(c, "extractorprofile", "create", p.ID, "", func(tx *gorm.DB) error {
-		return query.ProfileNameTaken(p.Name)(tx.Create(&p).Error)
+		return query.Insert(tx, &p, query.ProfileNameTaken(p.Name))
 	})
 	if err != nil {
 		return err

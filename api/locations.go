@@ -285,8 +285,8 @@ func (s *Server) createLocation(c *gin.Context) error {
 	row := models.Location{ID: ids.New(), Kind: req.Kind, Name: req.Name, Config: models.MustJSON(cfg.values)}
 	p := principalOf(c)
 	err = s.db(c).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Create(&row).Error; err != nil {
-			return fmt.Errorf("create location: %w", err)
+		if err := query.Insert(tx, &row, nil); err != nil {
+			return err
 		}
 		if err := record(tx, p, "location", "create", row.ID, ""); err != nil {
 			return err

@@ -104,7 +104,7 @@ func (s *Server) createRole(c *gin.Context) error {
 	}
 	r := models.Role{ID: ids.New(), Name: req.Name, Description: req.Description, Scopes: dedupe(req.Scopes)}
 	err := s.audited(c, "role", "create", r.ID, "", func(tx *gorm.DB) error {
-		return query.RoleNameTaken(r.Name)(tx.Create(&r).Error)
+		return query.Insert(tx, &r, query.RoleNameTaken(r.Name))
 	})
 	if err != nil {
 		return err

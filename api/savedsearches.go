@@ -67,7 +67,7 @@ func (s *Server) createSavedSearch(c *gin.Context) error {
 	p := principalOf(c)
 	row := models.SavedSearch{ID: ids.New(), UserID: p.User.ID, Name: req.Name, Params: req.Params}
 	err := s.audited(c, "savedsearch", "create", row.ID, "", func(tx *gorm.DB) error {
-		return query.SavedSearchNameTaken(row.Name)(tx.Create(&row).Error)
+		return query.Insert(tx, &row, query.SavedSearchNameTaken(row.Name))
 	})
 	if err != nil {
 		return err

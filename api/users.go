@@ -106,7 +106,7 @@ func (s *Server) createUser(c *gin.Context) error {
 		Enabled: req.Enabled == nil || *req.Enabled, RoleID: req.RoleID, Admin: req.Admin != nil && *req.Admin,
 		Avatar: req.Avatar, CompanyUID: req.CompanyUID, PasswordHash: hash}
 	err = s.audited(c, "user", "create", u.ID, "", func(tx *gorm.DB) error {
-		return query.EmailTaken(tx.Create(&u).Error)
+		return query.Insert(tx, &u, query.EmailTaken)
 	})
 	if err != nil {
 		return err

@@ -43,29 +43,15 @@ func (s *Server) visibleSQL(c *gin.Context, locCol, ctrCol string) (string, []an
 // checkVisible answers 403 when the caller may not see the location /
 // container pair (ctrID may be empty for a location).
 func (s *Server) checkVisible(c *gin.Context, locID, ctrID string) error {
-	p := principalOf(c)
-	if p == nil || p.IsAdmin() {
-		return nil
-	}
-	ctrCol := ""
-	q := "SELECT count(*) FROM locations l"
-	args := []any{}
-	if ctrID != "" {
-		ctrCol = "ct.id"
-		q += " JOIN containers ct ON ct.location_id = l.id AND ct.id = ?"
-		args = append(args, ctrID)
-	}
-	cond, vargs, err := s.visibleSQL(c, "l.id", ctrCol)
+	v, err := s.viewer(c)
 	if err != nil {
 		return err
 	}
-	q += " WHERE l.id = ? AND " + cond
-	args = append(append(args, locID), vargs...)
-	var n int64
-	if err := s.db(c).Raw(q, args...).Scan(&n).Error; err != nil {
+	ok, err := v.Sees(s.db(c), locID, ctrID)
+	if err != nil {
 		return err
 	}
-	if n == 0 {
+	if !ok {
 		return apperr.Forbidden("this object is not visible to you")
 	}
 	return nil

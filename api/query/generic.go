@@ -138,3 +138,15 @@ func Delete[T any](db *gorm.DB, ev Event, kind, id string) error {
 		return nil
 	})
 }
+
+// Insert creates row (a pointer to a model) in tx; a unique-index
+// violation is passed to taken (NameTaken), when given.
+func Insert(tx *gorm.DB, row any, taken func(error) error) error {
+	if err := tx.Create(row).Error; err != nil {
+		if taken != nil && errors.Is(err, gorm.ErrDuplicatedKey) {
+			return taken(err)
+		}
+		return fmt.Errorf("insert %T: %w", row, err)
+	}
+	return nil
+}

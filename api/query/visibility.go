@@ -1,6 +1,11 @@
 package query
 
-import "github.com/metaharvest/metaharvest/models"
+import (
+	"fmt"
+
+	"github.com/metaharvest/metaharvest/models"
+	"gorm.io/gorm"
+)
 
 // Viewer is the caller as the queries see it: who, whether an
 // administrator, and the groups they belong to.
@@ -42,4 +47,37 @@ func (v Viewer) VisibleSQL(locCol, ctrCol string) (string, []any) {
 func (v Viewer) VisibleItemsSQL(itemCol string) (string, []any) {
 	cond, args := v.VisibleSQL("vi.location_id", "vi.container_id")
 	return "EXISTS (SELECT 1 FROM items vi WHERE vi.id = " + itemCol + " AND vi.deleted_at IS NULL AND " + cond + ")", args
+}
+
+// Sees reports whether v may see the location / container pair (ctrID
+// may be empty for a location); an unknown pair is not seen.
+func (v Viewer) Sees(db *gorm.DB, locID, ctrID string) (bool, error) {
+	if v.Admin {
+		return true, nil
+	}
+	ctrCol := ""
+	q := "SELECT count(*) FROM locations l"
+	args := []any{}
+	if ctrID != "" {
+		ctrCol = "ct.id"
+		q += " JOIN containers ct ON ct.location_id = l.id AND ct.id = ?"
+		args = append(args, ctrID)
+	}
+	cond, vargs := v.VisibleSQL("l.id", ctrCol)
+	q += " WHERE l.id = ? AND " + cond
+	args = append(append(args, locID), vargs...)
+	var n int64
+	if err := db.Raw(q, args...).Scan(&n).Error; err != nil {
+		return false, fmt.Errorf("visibility of %s/%s: %w", locID, ctrID, err)
+	}
+	return n > 0, nil
+}
+
+// UserGroupIDs lists a user's group ids.
+func UserGroupIDs(db *gorm.DB, userID string) ([]string, error) {
+	var groups []string
+	if err := db.Model(&models.UserGroup{}).Where("user_id = ?", userID).Order("group_id").Pluck("group_id", &groups).Error; err != nil {
+		return nil, fmt.Errorf("groups of user %s: %w", userID, err)
+	}
+	return groups, nil
 }
