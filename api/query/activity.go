@@ -1,12 +1,10 @@
 package query
 
 import (
-	"errors"
 	"fmt"
 
 	"gorm.io/gorm"
 
-	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -18,29 +16,13 @@ const errorHashSQL = "COALESCE(NULLIF(error_hash, ''), md5(error))"
 
 // Job loads the job of a request id: 404 when unknown.
 func Job(db *gorm.DB, requestID string) (models.Job, error) {
-	var j models.Job
-	err := db.Where("request_id = ?", requestID).Take(&j).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return j, apperr.NotFound("harvest request", requestID)
-	}
-	if err != nil {
-		return j, fmt.Errorf("load job %s: %w", requestID, err)
-	}
-	return j, nil
+	return TakeWhere[models.Job](db.Where("request_id = ?", requestID), "harvest request", requestID)
 }
 
 // ActivityItem loads the id, place and name of an item, soft-deleted ones
 // included (their history stays readable): 404 when unknown.
 func ActivityItem(db *gorm.DB, itemID string) (models.Item, error) {
-	var it models.Item
-	err := db.Select("id", "location_id", "container_id", "name").Where("id = ?", itemID).Take(&it).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return it, apperr.NotFound("item", itemID)
-	}
-	if err != nil {
-		return it, fmt.Errorf("load item %s: %w", itemID, err)
-	}
-	return it, nil
+	return TakeWhere[models.Item](db.Select("id", "location_id", "container_id", "name").Where("id = ?", itemID), "item", itemID)
 }
 
 // ExtractorRan reports whether extractor rows of that name match cond.

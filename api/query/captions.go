@@ -1,7 +1,6 @@
 package query
 
 import (
-	"errors"
 	"fmt"
 
 	"gorm.io/gorm"
@@ -12,15 +11,7 @@ import (
 
 // Caption loads a caption of an item: 404 when the item has none of that id.
 func Caption(db *gorm.DB, itemID, id string) (models.Caption, error) {
-	var m models.Caption
-	err := db.Where("id = ? AND item_id = ?", id, itemID).Take(&m).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return m, apperr.NotFound("caption", id)
-	}
-	if err != nil {
-		return m, fmt.Errorf("load caption %s: %w", id, err)
-	}
-	return m, nil
+	return TakeWhere[models.Caption](db.Where("id = ? AND item_id = ?", id, itemID), "caption", id)
 }
 
 // Captions lists the captions of an item, oldest first.

@@ -1,7 +1,6 @@
 package query
 
 import (
-	"errors"
 	"fmt"
 
 	"gorm.io/gorm"
@@ -32,19 +31,11 @@ func SwitchExtractor(tx *gorm.DB, name string, on, defaultOn bool) error {
 // Profile loads an extractor profile (locked for update in tx when
 // lock): 404 when unknown.
 func Profile(db *gorm.DB, id string, lock bool) (models.ExtractorProfile, error) {
-	var p models.ExtractorProfile
 	q := db.Where("id = ?", id)
 	if lock {
 		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
 	}
-	err := q.Take(&p).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return p, apperr.NotFound("extractor profile", id)
-	}
-	if err != nil {
-		return p, fmt.Errorf("load profile %s: %w", id, err)
-	}
-	return p, nil
+	return TakeWhere[models.ExtractorProfile](q, "extractor profile", id)
 }
 
 // Profiles lists the extractor profiles, the built-in one first.

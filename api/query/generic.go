@@ -27,8 +27,14 @@ func apply(q *gorm.DB, scopes ...Scope) *gorm.DB {
 // Take loads the one row of T whose primary key is id (narrowed by
 // scopes): apperr.NotFound(kind, id) when there is none.
 func Take[T any](db *gorm.DB, kind, id string, scopes ...Scope) (T, error) {
+	return TakeWhere[T](apply(db, scopes...).Where("id = ?", id), kind, id)
+}
+
+// TakeWhere loads the one row of T that q (already narrowed to it)
+// finds: apperr.NotFound(kind, id) when there is none.
+func TakeWhere[T any](q *gorm.DB, kind, id string) (T, error) {
 	var row T
-	err := apply(db, scopes...).Where("id = ?", id).Take(&row).Error
+	err := q.Take(&row).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return row, apperr.NotFound(kind, id)
 	}

@@ -7,21 +7,12 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/models"
 )
 
 // LiveItem loads an item that is not deleted: 404 otherwise.
 func LiveItem(db *gorm.DB, id string) (models.Item, error) {
-	var it models.Item
-	err := db.Where("id = ? AND deleted_at IS NULL", id).Take(&it).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return it, apperr.NotFound("item", id)
-	}
-	if err != nil {
-		return it, fmt.Errorf("load item %s: %w", id, err)
-	}
-	return it, nil
+	return TakeWhere[models.Item](db.Where("id = ? AND deleted_at IS NULL", id), "item", id)
 }
 
 // Artifacts lists the artifacts of an item by path.
