@@ -1,15 +1,14 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/models"
 )
@@ -29,10 +28,6 @@ const (
 	requestItemsMaxLimit = 1000 // items of a request
 	bulkMaxJobs          = 1000
 )
-
-// errorHashSQL is the error hash of an activity row: the stored MD5, or the
-// MD5 of the message when a writer left it empty.
-const errorHashSQL = "COALESCE(NULLIF(error_hash, ''), md5(error))"
 
 var md5Hex = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
@@ -94,11 +89,6 @@ type extractorSummaryJSON struct {
 	NumErrors   int64  `json:"num_errors"`
 }
 
-type activityFileJSON struct {
-	ItemID string `json:"item_id"`
-	Name   string `json:"name"`
-}
-
 // displayName is the registry's display name of an extractor; a name the
 // registry no longer knows (rows written by an older release) shows as is.
 func (s *Server) displayName(name string) string {
@@ -111,11 +101,7 @@ func (s *Server) displayName(name string) string {
 // loadJob finds the job of a request id: 404 when unknown, 403 when the
 // caller may not see its location or container.
 func (s *Server) loadJob(c *gin.Context, requestID string) (models.Job, error) {
-	var j models.Job
-	err := s.DB.WithContext(c.Request.Context()).Where("request_id = ?", requestID).Take(&j).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return j, apperr.NotFound("harvest request", requestID)
-	}
+	j, err := query.Job(s.db(c), requestID)
 	if err != nil {
 		return j, err
 	}
@@ -125,12 +111,7 @@ func (s *Server) loadJob(c *gin.Context, requestID string) (models.Job, error) {
 // loadActivityItem finds an item, soft-deleted ones included (their history
 // stays readable): 404 when unknown, 403 when not visible.
 func (s *Server) loadActivityItem(c *gin.Context, itemID string) (models.Item, error) {
-	var it models.Item
-	err := s.DB.WithContext(c.Request.Context()).Select("id", "location_id", "container_id", "name").
-		Where("id = ?", itemID).Take(&it).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return it, apperr.NotFound("item", itemID)
-	}
+	it, err := query.ActivityItem(s.db(c), itemID)
 	if err != nil {
 		return it, err
 	}
@@ -144,13 +125,11 @@ func (s *Server) checkExtractorName(c *gin.Context, name, cond string, args ...a
 	if _, ok := s.Extractors.Get(name); ok {
 		return nil
 	}
-	var n int64
-	err := s.DB.WithContext(c.Request.Context()).Raw("SELECT count(*) FROM (SELECT 1 FROM activities WHERE kind = 'extractor' AND name = ? AND "+
-		cond+" LIMIT 1) x", append([]any{name}, args...)...).Scan(&n).Error
+	ran, err := query.ExtractorRan(s.db(c), name, cond, args...)
 	if err != nil {
 		return err
 	}
-	if n == 0 {
+	if !ran {
 		return apperr.NotFound("extractor", name)
 	}
 	return nil
@@ -158,12 +137,7 @@ func (s *Server) checkExtractorName(c *gin.Context, name, cond string, args ...a
 
 // extractorCounts summarises the extractor rows matching cond by extractor.
 func (s *Server) extractorCounts(c *gin.Context, cond string, args ...any) ([]extractorSummaryJSON, error) {
-	var rows []struct {
-		Name      string
-		NumErrors int64
-	}
-	err := s.DB.WithContext(c.Request.Context()).Raw(`SELECT name, count(*) FILTER (WHERE error <> '') AS num_errors
-		FROM activities WHERE kind = 'extractor' AND `+cond+` GROUP BY name ORDER BY name`, args...).Scan(&rows).Error
+	rows, err := query.ExtractorCounts(s.db(c), cond, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -217,21 +191,7 @@ func (s *Server) requestExtractorErrors(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	db := s.DB.WithContext(c.Request.Context())
-	const from = ` FROM activities WHERE request_id = ? AND kind = 'extractor' AND name = ? AND error <> ''`
-	var total int64
-	if err := db.Raw(`SELECT count(DISTINCT `+errorHashSQL+`)`+from, j.RequestID, name).Scan(&total).Error; err != nil {
-		return err
-	}
-	type errJSON struct {
-		Error     string `json:"error"`
-		ErrorHash string `json:"error_hash"`
-		NumFiles  int64  `json:"num_files"`
-	}
-	rows := []errJSON{}
-	err = db.Raw(`SELECT `+errorHashSQL+` AS error_hash, min(error) AS error, count(DISTINCT item_id) AS num_files`+from+
-		` GROUP BY 1 ORDER BY num_files DESC, error_hash LIMIT ? OFFSET ?`, j.RequestID, name, p.Limit, p.Offset).
-		Scan(&rows).Error
+	rows, total, err := query.JobExtractorErrors(s.db(c), j.RequestID, name, query.Page(p))
 	if err != nil {
 		return err
 	}
@@ -257,36 +217,15 @@ func (s *Server) requestErrorFiles(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	db := s.DB.WithContext(c.Request.Context())
-	const cond = `request_id = ? AND kind = 'extractor' AND name = ? AND error <> '' AND ` + errorHashSQL + ` = ?`
-	var total int64
-	if err := db.Raw(`SELECT count(DISTINCT item_id) FROM activities WHERE `+cond, j.RequestID, name, hash).Scan(&total).Error; err != nil {
+	files, total, err := query.JobErrorFiles(s.db(c), j.RequestID, name, hash, query.Page(p))
+	if err != nil {
 		return err
 	}
 	if total == 0 {
 		return apperr.NotFound("error", hash)
 	}
-	files, err := s.errorFiles(c, cond, []any{j.RequestID, name, hash}, j.RequestID, p)
-	if err != nil {
-		return err
-	}
 	pageJSON(c, p, total, "files", files, "num_files", nil)
 	return nil
-}
-
-// errorFiles lists the distinct items of the rows matching cond, named by
-// the item (or, for an item gone since, by the job's harvestend row), in
-// name order.
-func (s *Server) errorFiles(c *gin.Context, cond string, args []any, requestID string, p Page) ([]activityFileJSON, error) {
-	files := []activityFileJSON{}
-	q := `SELECT a.item_id, COALESCE(NULLIF(i.name, ''), (SELECT h.name FROM activities h
-			WHERE h.item_id = a.item_id AND h.request_id = ? AND h.kind = 'harvestend' ORDER BY h.id LIMIT 1), '') AS name
-		FROM (SELECT DISTINCT item_id FROM activities WHERE ` + cond + `) a
-		LEFT JOIN items i ON i.id = a.item_id
-		ORDER BY name, a.item_id LIMIT ? OFFSET ?`
-	all := append(append([]any{requestID}, args...), p.Limit, p.Offset)
-	err := s.DB.WithContext(c.Request.Context()).Raw(q, all...).Scan(&files).Error
-	return files, err
 }
 
 // GET /api/data/v3/activity/request/{request_id}/items: the items the job
@@ -300,15 +239,7 @@ func (s *Server) requestItems(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	db := s.DB.WithContext(c.Request.Context())
-	const from = ` FROM activities WHERE request_id = ? AND kind = 'harvestend' AND item_id <> ''`
-	var total int64
-	if err := db.Raw(`SELECT count(DISTINCT item_id)`+from, j.RequestID).Scan(&total).Error; err != nil {
-		return err
-	}
-	files := []activityFileJSON{}
-	err = db.Raw(`SELECT item_id, min(name) AS name`+from+` GROUP BY item_id ORDER BY min(ts), min(id), item_id LIMIT ? OFFSET ?`,
-		j.RequestID, p.Limit, p.Offset).Scan(&files).Error
+	files, total, err := query.JobItems(s.db(c), j.RequestID, query.Page(p))
 	if err != nil {
 		return err
 	}
@@ -342,20 +273,11 @@ func (s *Server) bulkRequestExtractors(c *gin.Context) error {
 		c.JSON(http.StatusOK, out)
 		return nil
 	}
-	vis, vargs, err := s.visibleSQL(c, "j.location_id", "j.container_id")
+	v, err := s.viewer(c)
 	if err != nil {
 		return err
 	}
-	var rows []struct {
-		RequestID string
-		Name      string
-		NumErrors int64
-	}
-	err = s.DB.WithContext(c.Request.Context()).Raw(`SELECT a.request_id, a.name, count(*) FILTER (WHERE a.error <> '') AS num_errors
-		FROM activities a JOIN jobs j ON j.request_id = a.request_id
-		WHERE a.kind = 'extractor' AND a.request_id = ANY(?) AND `+vis+`
-		GROUP BY a.request_id, a.name ORDER BY a.request_id, a.name`,
-		append([]any{stringsArg(req.Jobs)}, vargs...)...).Scan(&rows).Error
+	rows, err := query.JobsExtractorCounts(s.db(c), v, req.Jobs)
 	if err != nil {
 		return err
 	}
@@ -384,19 +306,12 @@ func (s *Server) itemJobs(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	vis, vargs, err := s.visibleSQL(c, "jobs.location_id", "jobs.container_id")
+	v, err := s.viewer(c)
 	if err != nil {
 		return err
 	}
-	q := s.DB.WithContext(c.Request.Context()).Model(&models.Job{}).
-		Where("(request_id IN (SELECT request_id FROM activities WHERE item_id = ?) OR item_id = ?)", it.ID, it.ID).
-		Where(vis, vargs...)
-	var total int64
-	if err := q.Count(&total).Error; err != nil {
-		return err
-	}
-	var rows []models.Job
-	if err := q.Order("created DESC, request_id DESC").Limit(p.Limit).Offset(p.Offset).Find(&rows).Error; err != nil {
+	rows, total, err := query.ItemJobs(s.db(c), v, it.ID, query.Page(p))
+	if err != nil {
 		return err
 	}
 	jobs := make([]activityJobJSON, len(rows))
@@ -418,14 +333,8 @@ func (s *Server) itemActivities(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	q := s.DB.WithContext(c.Request.Context()).Model(&models.Activity{}).
-		Where("item_id = ? AND request_id = ?", it.ID, j.RequestID)
-	var total int64
-	if err := q.Count(&total).Error; err != nil {
-		return err
-	}
-	var rows []models.Activity
-	if err := q.Order("ts, id").Limit(p.Limit).Offset(p.Offset).Find(&rows).Error; err != nil {
+	rows, total, err := query.ItemActivities(s.db(c), it.ID, j.RequestID, query.Page(p))
+	if err != nil {
 		return err
 	}
 	acts := make([]activityJSON, len(rows))
@@ -470,14 +379,7 @@ func (s *Server) itemExtractorErrors(c *gin.Context) error {
 	if err := s.checkExtractorName(c, name, "item_id = ? AND request_id = ?", it.ID, j.RequestID); err != nil {
 		return err
 	}
-	type errJSON struct {
-		Error     string `json:"error"`
-		ErrorHash string `json:"error_hash"`
-	}
-	rows := []errJSON{}
-	err = s.DB.WithContext(c.Request.Context()).Raw(`SELECT `+errorHashSQL+` AS error_hash, min(error) AS error
-		FROM activities WHERE item_id = ? AND request_id = ? AND kind = 'extractor' AND name = ? AND error <> ''
-		GROUP BY 1 ORDER BY min(ts), min(id)`, it.ID, j.RequestID, name).Scan(&rows).Error
+	rows, err := query.ItemExtractorErrors(s.db(c), it.ID, j.RequestID, name)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -258,11 +259,11 @@ func TestActivityRequestReports(t *testing.T) {
 	// Files of one error, by name, paged both ways with no gap or duplicate.
 	files := base + "/extractors/exiv2/errors/" + actMD5(errExifA) + "/files"
 	var fp struct {
-		Files    []activityFileJSON `json:"files"`
-		NumFiles int                `json:"num_files"`
+		Files    []query.ActivityFile `json:"files"`
+		NumFiles int                  `json:"num_files"`
 	}
 	e.do("GET", files, tok, nil).status(200).decode(&fp)
-	if fp.NumFiles != 12 || len(fp.Files) != 10 || fp.Files[0] != (activityFileJSON{items[0].ID, "file-00.jpg"}) {
+	if fp.NumFiles != 12 || len(fp.Files) != 10 || fp.Files[0] != (query.ActivityFile{ItemID: items[0].ID, Name: "file-00.jpg"}) {
 		t.Fatalf("files page %+v", fp)
 	}
 	fwd, back = actPages(t, e, tok, files, "files", "name", 5)
@@ -288,8 +289,8 @@ func TestActivityRequestReports(t *testing.T) {
 		}
 	}
 	var ip struct {
-		Files    []activityFileJSON `json:"files"`
-		NumFiles int                `json:"num_files"`
+		Files    []query.ActivityFile `json:"files"`
+		NumFiles int                  `json:"num_files"`
 	}
 	e.do("GET", base+"/items?offset=20", tok, nil).status(200).decode(&ip)
 	if ip.NumFiles != 25 || len(ip.Files) != 5 || ip.Files[0].Name != "file-20.jpg" {

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/auth"
 	"github.com/metaharvest/metaharvest/internal/ids"
@@ -58,7 +58,7 @@ func (s *Server) createAPIKey(c *gin.Context) error {
 	}
 	k.TokenHash = auth.HashToken(jwt)
 	err = s.audited(c, "apikey", "create", k.ID, "", func(tx *gorm.DB) error {
-		return tx.Create(&k).Error
+		return query.Insert(tx, &k, nil)
 	})
 	if err != nil {
 		return err
@@ -72,18 +72,11 @@ func (s *Server) createAPIKey(c *gin.Context) error {
 // loadOwnKey finds a key the caller may manage: their own, or any for an
 // administrator. Other users' keys answer 404, not 403, so ids don't leak.
 func (s *Server) loadOwnKey(c *gin.Context) (models.APIKey, error) {
-	p := principalOf(c)
-	id := c.Param("id")
-	q := s.DB.WithContext(c.Request.Context()).Where("id = ?", id)
-	if !p.IsAdmin() {
-		q = q.Where("user_id = ?", p.User.ID)
+	v, err := s.viewer(c)
+	if err != nil {
+		return models.APIKey{}, err
 	}
-	var k models.APIKey
-	err := q.Take(&k).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return k, apperr.NotFound("api key", id)
-	}
-	return k, err
+	return query.APIKey(s.db(c), v, c.Param("id"))
 }
 
 func (s *Server) patchAPIKey(c *gin.Context) error {
@@ -110,9 +103,7 @@ func (s *Server) patchAPIKey(c *gin.Context) error {
 		k.Active = *req.Active
 		action = map[bool]string{true: "enable", false: "disable"}[k.Active]
 	}
-	err = s.audited(c, "apikey", action, k.ID, "", func(tx *gorm.DB) error {
-		return tx.Select("name", "active", "updated_at").Save(&k).Error
-	})
+	err = s.auditedUpdate(c, "apikey", action, k.ID, &k, nil, "name", "active")
 	if err != nil {
 		return err
 	}
@@ -121,13 +112,12 @@ func (s *Server) patchAPIKey(c *gin.Context) error {
 }
 
 func (s *Server) listAPIKeys(c *gin.Context) error {
-	p := principalOf(c)
-	q := s.DB.WithContext(c.Request.Context()).Order("created_at, id")
-	if !p.IsAdmin() {
-		q = q.Where("user_id = ?", p.User.ID)
+	v, err := s.viewer(c)
+	if err != nil {
+		return err
 	}
-	var rows []models.APIKey
-	if err := q.Find(&rows).Error; err != nil {
+	rows, err := query.APIKeys(s.db(c), v)
+	if err != nil {
 		return err
 	}
 	out := make([]apiKeyJSON, len(rows))
@@ -143,9 +133,7 @@ func (s *Server) deleteAPIKey(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.audited(c, "apikey", "delete", k.ID, "", func(tx *gorm.DB) error {
-		return tx.Delete(&models.APIKey{}, "id = ?", k.ID).Error
-	})
+	err = auditedDelete[models.APIKey](s, c, "apikey", k.ID, "api key")
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 )
 
@@ -121,14 +122,8 @@ func (s *Server) serveArtifact(c *gin.Context) error {
 		e.Fields = map[string]string{"path": problem}
 		return e
 	}
-	var owner struct {
-		ItemID      string
-		LocationID  string
-		ContainerID string
-	}
-	if err := s.DB.WithContext(c.Request.Context()).Raw(`SELECT a.item_id, i.location_id, i.container_id
-		FROM artifacts a JOIN items i ON i.id = a.item_id
-		WHERE a.path = ? AND i.deleted_at IS NULL`, p).Scan(&owner).Error; err != nil {
+	owner, err := query.ArtifactOwnerOf(s.db(c), p)
+	if err != nil {
 		return err
 	}
 	if owner.ItemID == "" {

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -10,8 +9,8 @@ import (
 	"github.com/gin-gonic/gin"
 	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
-	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -32,20 +31,40 @@ var auditCatalogue = map[string][]string{
 	"extractorprofile": {"create", "update", "delete"},
 	"savedsearch":      {"create", "update", "delete"},
 	"feature":          {"enable", "disable"},
+	// collaboration (routes_collaboration.go)
+	"compilation":  {"create", "update", "delete", "add-item", "remove-item", "order-items", "clone"},
+	"comment":      {"create", "update", "delete"},
+	"field":        {"create", "update", "delete", "order"},
+	"fielddata":    {"set", "delete"},
+	"logotraining": {"create", "complete"},
 }
 
 // record writes an audit event in tx (the mutation's own transaction, so an
 // action and its audit record commit together).
 func record(tx *gorm.DB, p *Principal, kind, action, targetID, additionalID string) error {
+	ev, err := auditEvent(p, kind, action, targetID, additionalID)
+	if err != nil {
+		return err
+	}
+	return query.Record(tx, ev)
+}
+
+// auditEvent is the event of an action by p, refused when the catalogue
+// does not list it (so the filters endpoint is always complete).
+func auditEvent(p *Principal, kind, action, targetID, additionalID string) (query.Event, error) {
 	if !auditAllowed(kind, action) {
-		return fmt.Errorf("audit: %s/%s is not in the catalogue", kind, action)
+		return query.Event{}, fmt.Errorf("audit: %s/%s is not in the catalogue", kind, action)
 	}
-	userID := ""
+	ev := query.Event{Kind: kind, Action: action, TargetID: targetID, AdditionalID: additionalID}
 	if p != nil {
-		userID = p.User.ID
+		ev.UserID = p.User.ID
 	}
-	return tx.Create(&models.AuditEvent{ID: ids.New(), UserID: userID, ActionKey: action,
-		TargetKind: kind, TargetID: targetID, AdditionalID: additionalID, Time: time.Now().UTC()}).Error
+	return ev, nil
+}
+
+// event is auditEvent for the caller of c.
+func event(c *gin.Context, kind, action, targetID, additionalID string) (query.Event, error) {
+	return auditEvent(principalOf(c), kind, action, targetID, additionalID)
 }
 
 func auditAllowed(kind, action string) bool {
@@ -72,16 +91,6 @@ func auditJSON(e models.AuditEvent) auditEventJSON {
 		TargetID: e.TargetID, Time: e.Time.UTC(), AdditionalID: e.AdditionalID}
 }
 
-// auditOrders maps the order parameter to SQL. group_id orders by the
-// initiator's first group (alphabetically); users without groups come last.
-var auditOrders = map[string]string{
-	"ctime":       "time DESC, id DESC",
-	"user_id":     "user_id, time DESC, id DESC",
-	"target_kind": "target_kind, time DESC, id DESC",
-	"action_key":  "action_key, time DESC, id DESC",
-	"group_id":    "(SELECT min(group_id) FROM user_groups ug WHERE ug.user_id = audit_events.user_id) NULLS LAST, time DESC, id DESC",
-}
-
 func (s *Server) listAudit(c *gin.Context) error {
 	page, err := queryInt(c, "page", 0, 0, 1<<31-1)
 	if err != nil {
@@ -92,34 +101,26 @@ func (s *Server) listAudit(c *gin.Context) error {
 		return err
 	}
 	order := c.DefaultQuery("order", "ctime")
-	orderSQL, ok := auditOrders[order]
-	if !ok {
+	if !query.AuditOrderKnown(order) {
 		return apperr.InvalidField("order", "must be one of user_id, group_id, target_kind, action_key, ctime")
 	}
-	q := s.DB.WithContext(c.Request.Context()).Model(&models.AuditEvent{})
-	for _, f := range []string{"user_id", "target_kind", "target_id", "action_key"} {
-		if v := c.Query(f); v != "" {
-			q = q.Where(f+" = ?", v)
-		}
-	}
-	if g := c.Query("group_id"); g != "" {
-		q = q.Where("user_id IN (SELECT user_id FROM user_groups WHERE group_id = ?)", g)
-	}
-	for _, b := range []struct{ name, op string }{{"from", ">"}, {"to", "<"}} {
+	f := query.AuditFilter{UserID: c.Query("user_id"), GroupID: c.Query("group_id"), TargetKind: c.Query("target_kind"),
+		TargetID: c.Query("target_id"), ActionKey: c.Query("action_key")}
+	for _, b := range []struct {
+		name string
+		dst  **time.Time
+	}{{"from", &f.From}, {"to", &f.To}} {
 		if v := c.Query(b.name); v != "" {
 			t, err := time.Parse(time.RFC3339, v)
 			if err != nil {
 				return apperr.InvalidField(b.name, "must be an RFC 3339 timestamp")
 			}
-			q = q.Where("time "+b.op+" ?", t)
+			*b.dst = &t
 		}
 	}
-	var total int64
-	if err := q.Count(&total).Error; err != nil {
-		return err
-	}
-	var rows []models.AuditEvent
-	if err := q.Order(orderSQL).Limit(count).Offset(page * count).Find(&rows).Error; err != nil {
+	rows, total, err := query.AuditEvents(s.db(c), f, order,
+		query.Page{Limit: count, Offset: page * count})
+	if err != nil {
 		return err
 	}
 	out := make([]auditEventJSON, len(rows))
@@ -131,18 +132,13 @@ func (s *Server) listAudit(c *gin.Context) error {
 }
 
 func (s *Server) getAudit(c *gin.Context) error {
-	var e models.AuditEvent
-	err := s.DB.WithContext(c.Request.Context()).Where("id = ?", c.Param("id")).Take(&e).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return apperr.NotFound("audit event", c.Param("id"))
-	}
+	e, err := query.Take[models.AuditEvent](s.db(c), "audit event", c.Param("id"))
 	if err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, auditJSON(e))
 	return nil
 }
-
 func (s *Server) auditFilters(c *gin.Context) error {
 	type kind struct {
 		Name       string   `json:"name"`
@@ -162,10 +158,30 @@ func (s *Server) auditFilters(c *gin.Context) error {
 // audited runs change and the audit record of the action in one
 // transaction: the action and its record commit together or not at all.
 func (s *Server) audited(c *gin.Context, kind, action, targetID, additionalID string, change func(tx *gorm.DB) error) error {
-	return s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
-		if err := change(tx); err != nil {
-			return err
-		}
-		return record(tx, principalOf(c), kind, action, targetID, additionalID)
-	})
+	ev, err := event(c, kind, action, targetID, additionalID)
+	if err != nil {
+		return err
+	}
+	return query.Audited(s.db(c), ev, change)
+}
+
+// auditedUpdate saves the columns of row (a model with its id set) and
+// records kind/action on targetID in one transaction (query.Update); taken
+// maps a unique violation, when given.
+func (s *Server) auditedUpdate(c *gin.Context, kind, action, targetID string, row any, taken func(error) error, columns ...string) error {
+	ev, err := event(c, kind, action, targetID, "")
+	if err != nil {
+		return err
+	}
+	return query.Update(s.db(c), ev, row, taken, columns...)
+}
+
+// auditedDelete deletes the row of T with this id and records kind/delete
+// in one transaction; 404 (naming label) when there is none (query.Delete).
+func auditedDelete[T any](s *Server, c *gin.Context, kind, id, label string) error {
+	ev, err := event(c, kind, "delete", id, "")
+	if err != nil {
+		return err
+	}
+	return query.Delete[T](s.db(c), ev, label, id)
 }

@@ -2,12 +2,12 @@ package api
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/gin-gonic/gin"
 	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/auth"
 	"github.com/metaharvest/metaharvest/models"
@@ -38,10 +38,11 @@ func (p *Principal) Can(scope string) bool { return p.IsAdmin() || p.Scopes[scop
 // GroupIDs returns the caller's group ids.
 func (p *Principal) GroupIDs(ctx context.Context, db *gorm.DB) ([]string, error) {
 	if !p.loaded {
-		if err := db.WithContext(ctx).Model(&models.UserGroup{}).Where("user_id = ?", p.User.ID).
-			Order("group_id").Pluck("group_id", &p.groups).Error; err != nil {
+		groups, err := query.UserGroupIDs(db.WithContext(ctx), p.User.ID)
+		if err != nil {
 			return nil, err
 		}
+		p.groups = groups
 		p.loaded = true
 	}
 	return p.groups, nil
@@ -68,16 +69,15 @@ func (s *Server) authenticate(c *gin.Context) (*Principal, error) {
 	if err != nil {
 		return nil, errBadCredential
 	}
-	db := s.DB.WithContext(c.Request.Context())
+	db := s.db(c)
 	p := &Principal{}
 	if claims.Kind == auth.KindAPIKey {
-		var key models.APIKey
-		err := db.Where("id = ? AND token_hash = ?", claims.KeyID, auth.HashToken(strings.TrimSpace(token))).Take(&key).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) || (err == nil && (!key.Active || key.UserID != claims.Subject)) {
-			return nil, errBadCredential
-		}
+		key, ok, err := query.ActiveKey(db, claims.KeyID, auth.HashToken(strings.TrimSpace(token)), claims.Subject)
 		if err != nil {
 			return nil, err
+		}
+		if !ok {
+			return nil, errBadCredential
 		}
 		p.KeyID = key.ID
 	}
@@ -87,20 +87,21 @@ func (s *Server) authenticate(c *gin.Context) (*Principal, error) {
 // loadPrincipal fills p with the enabled user userID and the scopes of its
 // role (errBadCredential when there is no such enabled user).
 func (s *Server) loadPrincipal(c *gin.Context, userID string, p *Principal) (*Principal, error) {
-	db := s.DB.WithContext(c.Request.Context())
-	err := db.Where("id = ?", userID).Take(&p.User).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) || (err == nil && !p.User.Enabled) {
-		return nil, errBadCredential
-	}
+	db := s.db(c)
+	u, ok, err := query.EnabledUser(db, userID)
 	if err != nil {
 		return nil, err
 	}
-	var role models.Role
-	if err := db.Where("id = ?", p.User.RoleID).Take(&role).Error; err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
+	if !ok {
+		return nil, errBadCredential
+	}
+	p.User = u
+	scopes, err := query.RoleScopes(db, p.User.RoleID)
+	if err != nil {
 		return nil, err
 	}
-	p.Scopes = make(map[string]bool, len(role.Scopes))
-	for _, sc := range role.Scopes {
+	p.Scopes = make(map[string]bool, len(scopes))
+	for _, sc := range scopes {
 		p.Scopes[sc] = true
 	}
 	return p, nil

@@ -16,6 +16,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/captions"
 	"github.com/metaharvest/metaharvest/internal/apperr"
@@ -86,11 +87,7 @@ func (s *Server) captionOfItem(c *gin.Context, itemID string) (models.Caption, e
 	case len(id) > maxCaptionIDLength:
 		return m, apperr.InvalidField("caption_id", fmt.Sprintf("is longer than %d characters", maxCaptionIDLength))
 	}
-	err := s.DB.WithContext(c.Request.Context()).Where("id = ? AND item_id = ?", id, itemID).Take(&m).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return m, apperr.NotFound("caption", id)
-	}
-	return m, err
+	return query.Caption(s.db(c), itemID, id)
 }
 
 func truncateID(s string) string {
@@ -105,8 +102,8 @@ func (s *Server) listCaptions(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	var rows []models.Caption
-	if err := s.DB.WithContext(c.Request.Context()).Where("item_id = ?", it.ID).Order("added_at, id").Find(&rows).Error; err != nil {
+	rows, err := query.Captions(s.db(c), it.ID)
+	if err != nil {
 		return err
 	}
 	out := make([]captionJSON, len(rows))
@@ -329,14 +326,7 @@ func (s *Server) uploadCaption(c *gin.Context) error {
 	m := models.Caption{ID: ids.New(), ItemID: it.ID, Source: "uploaded", Language: lang, Confidence: confidence,
 		Format: p.Format, Cues: cues, Original: up.data, FileName: up.fileName, AddedAt: time.Now().UTC().Truncate(time.Microsecond)}
 	err = s.audited(c, "caption", "upload", m.ID, it.ID, func(tx *gorm.DB) error {
-		var n int64
-		if err := tx.Model(&models.Caption{}).Where("item_id = ? AND extractor = '' AND original IS NOT NULL", it.ID).Count(&n).Error; err != nil {
-			return err
-		}
-		if n >= maxCaptionsPerItem {
-			return apperr.Conflict("too_many_captions", "the item has %d uploaded captions, the most it may have", n)
-		}
-		if err := tx.Create(&m).Error; err != nil {
+		if err := query.AddUploadedCaption(tx, &m, maxCaptionsPerItem); err != nil {
 			return err
 		}
 		return search.MarkDirty(tx, it.ID)
@@ -361,7 +351,7 @@ func (s *Server) deleteCaption(c *gin.Context) error {
 		return err
 	}
 	err = s.audited(c, "caption", "delete", m.ID, it.ID, func(tx *gorm.DB) error {
-		if err := tx.Where("id = ? AND item_id = ?", m.ID, it.ID).Delete(&models.Caption{}).Error; err != nil {
+		if err := query.DeleteCaption(tx, it.ID, m.ID); err != nil {
 			return err
 		}
 		return search.MarkDirty(tx, it.ID)

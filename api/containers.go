@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/storage"
@@ -65,36 +65,15 @@ func (s *Server) containersOut(ctx context.Context, rows []models.Container) ([]
 	for i, ct := range rows {
 		ctrIDs[i] = ct.ID
 	}
-	var links []models.ContainerGroup
-	if err := s.DB.WithContext(ctx).Where("container_id = ANY(?)", stringsArg(ctrIDs)).
-		Order("group_id").Find(&links).Error; err != nil {
+	groups, err := query.ContainerGroups(s.DB.WithContext(ctx), ctrIDs)
+	if err != nil {
 		return nil, err
-	}
-	groups := map[string][]string{}
-	for _, g := range links {
-		groups[g.ContainerID] = append(groups[g.ContainerID], g.GroupID)
 	}
 	out := make([]containerJSON, len(rows))
 	for i, ct := range rows {
 		out[i] = containerOut(ct, groups[ct.ID])
 	}
 	return out, nil
-}
-
-// upsertContainers records containers found in storage. Ids are derived
-// from location and name, so finding one twice (two pages, two api
-// processes, a walk) leaves one row, and an existing row keeps its state.
-func upsertContainers(db *gorm.DB, locID string, names []string) error {
-	if len(names) == 0 {
-		return nil
-	}
-	ctrIDs := make([]string, len(names))
-	for i, n := range names {
-		ctrIDs[i] = models.ContainerID(locID, n)
-	}
-	return db.Exec(`INSERT INTO containers (id, location_id, name)
-		SELECT u.id, ?, u.name FROM unnest(?::text[], ?::text[]) AS u(id, name)
-		ON CONFLICT DO NOTHING`, locID, stringsArg(ctrIDs), stringsArg(names)).Error
 }
 
 // containerCursor is the opaque next_cursor: the storage cursor bound to the
@@ -171,20 +150,19 @@ func (s *Server) listLocationContainers(c *gin.Context) error {
 			slog.String("location_id", l.ID), slog.String("error", err.Error()))
 		return apperr.New(http.StatusBadGateway, "location_unavailable", "the location did not answer the listing")
 	}
-	if err := upsertContainers(s.DB.WithContext(ctx), l.ID, names); err != nil {
+	if err := query.UpsertContainers(s.db(c), l.ID, names); err != nil {
 		return err
 	}
 	ctrIDs := make([]string, len(names))
 	for i, n := range names {
 		ctrIDs[i] = models.ContainerID(l.ID, n)
 	}
-	cond, args, err := s.visibleSQL(c, "containers.location_id", "containers.id")
+	v, err := s.viewer(c)
 	if err != nil {
 		return err
 	}
-	var rows []models.Container
-	if err := s.DB.WithContext(ctx).Where("id = ANY(?)", stringsArg(ctrIDs)).Where(cond, args...).
-		Find(&rows).Error; err != nil {
+	rows, err := query.VisibleContainers(s.db(c), v, ctrIDs)
+	if err != nil {
 		return err
 	}
 	slices.SortFunc(rows, func(a, b models.Container) int { return strings.Compare(a.Name, b.Name) })
@@ -221,12 +199,7 @@ type containerRequest struct {
 }
 
 func (s *Server) loadContainer(c *gin.Context, id string) (models.Container, error) {
-	var ct models.Container
-	err := s.DB.WithContext(c.Request.Context()).Where("id = ?", id).Take(&ct).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return ct, apperr.NotFound("container", id)
-	}
-	return ct, err
+	return query.Container(s.db(c), id)
 }
 
 func (s *Server) putContainer(c *gin.Context) error {
@@ -257,12 +230,11 @@ func (s *Server) putContainer(c *gin.Context) error {
 	if req.ProfileID != nil {
 		profileID = strings.TrimSpace(*req.ProfileID)
 		if profileID != "" {
-			var n int64
-			if err := s.DB.WithContext(ctx).Model(&models.ExtractorProfile{}).Where("id = ?", profileID).
-				Count(&n).Error; err != nil {
+			ok, err := query.ProfileExists(s.db(c), profileID)
+			if err != nil {
 				return err
 			}
-			if n == 0 {
+			if !ok {
 				problems["profile_id"] = "no such extractor profile"
 			}
 		}
@@ -270,7 +242,7 @@ func (s *Server) putContainer(c *gin.Context) error {
 	var wantGroups []string
 	if req.Groups != nil {
 		wantGroups = slices.Compact(slices.Sorted(slices.Values(*req.Groups)))
-		missing, err := unknownGroups(ctx, s.DB, wantGroups)
+		missing, err := query.UnknownGroups(s.db(c), wantGroups)
 		if err != nil {
 			return err
 		}
@@ -284,12 +256,11 @@ func (s *Server) putContainer(c *gin.Context) error {
 	p := principalOf(c)
 	err = s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		updated := profileID != ct.ProfileID
-		if err := tx.Exec(`UPDATE containers SET enabled = ?, profile_id = ?, updated_at = now() WHERE id = ?`,
-			*req.Enabled, profileID, ct.ID).Error; err != nil {
+		if err := query.SetContainer(tx, ct.ID, *req.Enabled, profileID); err != nil {
 			return err
 		}
 		if req.Groups != nil {
-			changed, err := setContainerGroups(tx, ct.ID, wantGroups)
+			changed, err := query.SetContainerGroups(tx, ct.ID, wantGroups)
 			if err != nil {
 				return err
 			}
@@ -324,33 +295,13 @@ func (s *Server) putContainer(c *gin.Context) error {
 	return nil
 }
 
-// setContainerGroups makes the container's groups exactly want and reports
-// whether anything changed.
-func setContainerGroups(tx *gorm.DB, ctrID string, want []string) (bool, error) {
-	del := tx.Where("container_id = ? AND NOT (group_id = ANY(?))", ctrID, stringsArg(want)).
-		Delete(&models.ContainerGroup{})
-	if del.Error != nil {
-		return false, del.Error
-	}
-	changed := del.RowsAffected > 0
-	for _, g := range want {
-		res := tx.Exec(`INSERT INTO container_groups (container_id, group_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, ctrID, g)
-		if res.Error != nil {
-			return false, res.Error
-		}
-		changed = changed || res.RowsAffected > 0
-	}
-	return changed, nil
-}
-
 func (s *Server) enabledContainers(c *gin.Context) error {
-	cond, args, err := s.visibleSQL(c, "containers.location_id", "containers.id")
+	v, err := s.viewer(c)
 	if err != nil {
 		return err
 	}
-	var rows []models.Container
-	if err := s.DB.WithContext(c.Request.Context()).Where("enabled").Where(cond, args...).
-		Order("location_id, name").Find(&rows).Error; err != nil {
+	rows, err := query.EnabledContainers(s.db(c), v)
+	if err != nil {
 		return err
 	}
 	out, err := s.containersOut(c.Request.Context(), rows)

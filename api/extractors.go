@@ -1,15 +1,14 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/ids"
@@ -82,18 +81,7 @@ func (s *Server) putExtractor(c *gin.Context) error {
 		action = "enable"
 	}
 	err := s.audited(c, "extractor", action, info.Name, "", func(tx *gorm.DB) error {
-		// One statement, so two concurrent switches cannot both miss the
-		// previous state.
-		err := tx.Exec(`INSERT INTO extractor_settings (name, enabled, enabled_at, updated_at)
-			VALUES (?, ?, CASE WHEN ? AND NOT ? THEN now() END, now())
-			ON CONFLICT (name) DO UPDATE SET enabled = excluded.enabled, updated_at = now(),
-				enabled_at = CASE WHEN excluded.enabled AND NOT extractor_settings.enabled THEN now()
-					ELSE extractor_settings.enabled_at END`,
-			info.Name, on, on, info.DefaultEnabled).Error
-		if err != nil {
-			return err
-		}
-		return nil
+		return query.SwitchExtractor(tx, info.Name, on, info.DefaultEnabled)
 	})
 	if err != nil {
 		return err
@@ -153,30 +141,10 @@ func (r *profileRequest) validate(reg *extractors.Registry) error {
 	return invalidIf(problems)
 }
 
-func profileNameTaken(err error, name string) error {
-	if errors.Is(err, gorm.ErrDuplicatedKey) {
-		return apperr.Conflict("name_taken", "an extractor profile named %q exists", name)
-	}
-	return err
-}
-
-func loadProfile(tx *gorm.DB, id string, lock bool) (models.ExtractorProfile, error) {
-	var p models.ExtractorProfile
-	q := tx.Where("id = ?", id)
-	if lock {
-		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
-	}
-	err := q.Take(&p).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return p, apperr.NotFound("extractor profile", id)
-	}
-	return p, err
-}
-
 // GET /api/data/extractor-profiles
 func (s *Server) listProfiles(c *gin.Context) error {
-	var rows []models.ExtractorProfile
-	if err := s.DB.WithContext(c.Request.Context()).Order("builtin DESC, lower(name), id").Find(&rows).Error; err != nil {
+	rows, err := query.Profiles(s.db(c))
+	if err != nil {
 		return err
 	}
 	out := make([]profileJSON, len(rows))
@@ -189,7 +157,7 @@ func (s *Server) listProfiles(c *gin.Context) error {
 
 // GET /api/data/extractor-profiles/{id}
 func (s *Server) getProfile(c *gin.Context) error {
-	p, err := loadProfile(s.DB.WithContext(c.Request.Context()), c.Param("id"), false)
+	p, err := query.Profile(s.db(c), c.Param("id"), false)
 	if err != nil {
 		return err
 	}
@@ -208,10 +176,7 @@ func (s *Server) createProfile(c *gin.Context) error {
 	}
 	p := models.ExtractorProfile{ID: ids.New(), Name: req.Name, Extractors: req.Extractors}
 	err := s.audited(c, "extractorprofile", "create", p.ID, "", func(tx *gorm.DB) error {
-		if err := tx.Create(&p).Error; err != nil {
-			return profileNameTaken(err, p.Name)
-		}
-		return nil
+		return query.Insert(tx, &p, query.ProfileNameTaken(p.Name))
 	})
 	if err != nil {
 		return err
@@ -231,21 +196,16 @@ func (s *Server) putProfile(c *gin.Context) error {
 	}
 	var p models.ExtractorProfile
 	// Not s.audited: the profile is loaded (locked) inside the transaction.
-	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err := s.db(c).Transaction(func(tx *gorm.DB) error {
 		var err error
-		if p, err = loadProfile(tx, c.Param("id"), true); err != nil {
+		if p, err = query.Profile(tx, c.Param("id"), true); err != nil {
 			return err
 		}
 		if p.Builtin && req.Name != p.Name {
 			return apperr.Conflict("builtin_profile", "the built-in profile %q cannot be renamed", p.Name)
 		}
 		p.Name, p.Extractors = req.Name, req.Extractors
-		err = tx.Model(&models.ExtractorProfile{}).Where("id = ?", p.ID).
-			Updates(map[string]any{"name": p.Name, "extractors": p.Extractors, "updated_at": gorm.Expr("now()")}).Error
-		if err != nil {
-			return profileNameTaken(err, p.Name)
-		}
-		if err := tx.Where("id = ?", p.ID).Take(&p).Error; err != nil {
+		if err := query.SaveProfile(tx, &p); err != nil {
 			return err
 		}
 		return record(tx, principalOf(c), "extractorprofile", "update", p.ID, "")
@@ -262,22 +222,15 @@ func (s *Server) putProfile(c *gin.Context) error {
 func (s *Server) deleteProfile(c *gin.Context) error {
 	var p models.ExtractorProfile
 	// Not s.audited: the profile is loaded (locked) inside the transaction.
-	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+	err := s.db(c).Transaction(func(tx *gorm.DB) error {
 		var err error
-		if p, err = loadProfile(tx, c.Param("id"), true); err != nil {
+		if p, err = query.Profile(tx, c.Param("id"), true); err != nil {
 			return err
 		}
 		if p.Builtin {
 			return apperr.Conflict("builtin_profile", "the built-in profile %q cannot be deleted", p.Name)
 		}
-		var n int64
-		if err := tx.Model(&models.Container{}).Where("profile_id = ?", p.ID).Count(&n).Error; err != nil {
-			return err
-		}
-		if n > 0 {
-			return apperr.Conflict("profile_in_use", "the profile is used by %d container(s)", n)
-		}
-		if err := tx.Delete(&models.ExtractorProfile{}, "id = ?", p.ID).Error; err != nil {
+		if err := query.DeleteUnusedProfile(tx, p.ID); err != nil {
 			return err
 		}
 		return record(tx, principalOf(c), "extractorprofile", "delete", p.ID, "")

@@ -4,14 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/gin-gonic/gin"
 	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/jobs"
-	"github.com/metaharvest/metaharvest/models"
 )
 
 type harvestRequest struct {
@@ -56,9 +55,11 @@ func (s *Server) startHarvest(c *gin.Context) error {
 			var ae *apperr.Error
 			if errors.As(err, &ae) && ae.Status == http.StatusForbidden {
 				// unknown containers answer 404 below, from the starter
-				var n int64
-				s.DB.WithContext(c.Request.Context()).Model(&models.Container{}).Where("id = ?", req.ContainerID).Count(&n)
-				if n > 0 {
+				exists, qerr := query.ContainerExists(s.db(c), req.ContainerID)
+				if qerr != nil {
+					return qerr
+				}
+				if exists {
 					return err
 				}
 			} else {
@@ -79,7 +80,7 @@ func (s *Server) startHarvest(c *gin.Context) error {
 	if req.ItemID != "" {
 		target = req.ItemID
 	}
-	if err := record(s.DB.WithContext(c.Request.Context()), p, "harvest", "start", started.RequestID, target); err != nil {
+	if err := record(s.db(c), p, "harvest", "start", started.RequestID, target); err != nil {
 		return err
 	}
 	body := gin.H{"request_id": started.RequestID, "status_url": "/api/control/harvest/" + started.RequestID}
@@ -96,19 +97,15 @@ func (s *Server) startHarvest(c *gin.Context) error {
 // work; a task already running finishes its item.
 func (s *Server) cancelHarvest(c *gin.Context) error {
 	id := c.Param("id")
-	var job models.Job
-	err := s.DB.WithContext(c.Request.Context()).Where("request_id = ?", id).Take(&job).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return apperr.NotFound("harvest request", id)
-	} else if err != nil {
+	job, err := query.Job(s.db(c), id)
+	if err != nil {
 		return err
 	}
 	if err := s.checkVisible(c, job.LocationID, job.ContainerID); err != nil {
 		return err
 	}
 	err = s.audited(c, "harvest", "cancel", id, "", func(tx *gorm.DB) error {
-		return tx.Model(&models.Job{}).Where("request_id = ?", id).
-			Updates(map[string]any{"cancelled": true, "updated": time.Now().UTC()}).Error
+		return query.CancelJob(tx, id)
 	})
 	if err != nil {
 		return err

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"sort"
@@ -11,7 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"gorm.io/gorm"
 
-	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 )
@@ -73,11 +72,7 @@ func artifactURL(p string) string {
 // loadVisibleItem loads a live item: 404 when unknown or deleted, 403 when
 // the caller may not see its location or container.
 func (s *Server) loadVisibleItem(c *gin.Context, id string) (models.Item, error) {
-	var it models.Item
-	err := s.DB.WithContext(c.Request.Context()).Where("id = ? AND deleted_at IS NULL", id).Take(&it).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return it, apperr.NotFound("item", id)
-	}
+	it, err := query.LiveItem(s.db(c), id)
 	if err != nil {
 		return it, err
 	}
@@ -89,9 +84,8 @@ func (s *Server) getItem(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	db := s.DB.WithContext(c.Request.Context())
-	var arts []models.Artifact
-	if err := db.Where("item_id = ?", it.ID).Order("path").Find(&arts).Error; err != nil {
+	arts, err := query.Artifacts(s.db(c), it.ID)
+	if err != nil {
 		return err
 	}
 	out := itemJSON{ID: it.ID, Name: it.Name, Path: it.Path, LocationID: it.LocationID, ContainerID: it.ContainerID,
@@ -140,11 +134,8 @@ func (s *Server) deleteItem(c *gin.Context) error {
 func (s *Server) softDeleteItem(c *gin.Context, itemID string) error {
 	var files []string
 	err := s.audited(c, "item", "delete", itemID, "", func(tx *gorm.DB) error {
-		if err := tx.Exec(`UPDATE items SET deleted_at = now(), metadata = '{}', results = '{}', harvested_etag = '', updated_at = now()
-			WHERE id = ? AND deleted_at IS NULL`, itemID).Error; err != nil {
-			return err
-		}
-		if err := tx.Raw(`DELETE FROM artifacts WHERE item_id = ? RETURNING path`, itemID).Scan(&files).Error; err != nil {
+		var err error
+		if files, err = query.SoftDeleteItem(tx, itemID); err != nil {
 			return err
 		}
 		return search.MarkDirty(tx, itemID)

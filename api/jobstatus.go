@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -52,18 +53,6 @@ type jobStatusJSON struct {
 	FinishedAt  *time.Time    `json:"finished_at"` // null until done, cancelled or failed
 }
 
-// jobActivity is what the activity rows of a job say about it.
-type jobActivity struct {
-	Finished   int64
-	Failed     int64
-	Unchanged  int64
-	WalkPages  int64
-	WalkFailed bool
-	Skipped    string
-	First      *time.Time
-	Last       *time.Time
-}
-
 // GET /api/control/harvest/{id}
 func (s *Server) harvestStatus(c *gin.Context) error { return s.jobStatus(c, c.Param("id")) }
 
@@ -84,21 +73,11 @@ func (s *Server) jobStatus(c *gin.Context, requestID string) error {
 }
 
 // jobActivityOf reads what the activity rows of a job say about it.
-func (s *Server) jobActivityOf(c *gin.Context, requestID string) (jobActivity, error) {
-	var a jobActivity
-	err := s.DB.WithContext(c.Request.Context()).Raw(`SELECT
-			count(*) FILTER (WHERE kind = 'harvestend') AS finished,
-			count(*) FILTER (WHERE kind = 'harvestend' AND error <> '') AS failed,
-			count(*) FILTER (WHERE kind = 'harvestend' AND error = '' AND count = 0) AS unchanged,
-			count(*) FILTER (WHERE kind = 'walk') AS walk_pages,
-			coalesce(bool_or(kind = 'walk' AND error <> ''), false) AS walk_failed,
-			coalesce(max(source) FILTER (WHERE kind = 'walk' AND source LIKE 'skipped: %'), '') AS skipped,
-			min(ts) AS first, max(ts) AS last
-		FROM activities WHERE request_id = ?`, requestID).Scan(&a).Error
-	return a, err
+func (s *Server) jobActivityOf(c *gin.Context, requestID string) (query.JobActivity, error) {
+	return query.ReadJobActivity(s.db(c), requestID)
 }
 
-func jobStatusOut(job models.Job, a jobActivity) jobStatusJSON {
+func jobStatusOut(job models.Job, a query.JobActivity) jobStatusJSON {
 	out := jobStatusJSON{RequestID: job.RequestID, JobType: job.JobType, LocationID: job.LocationID,
 		ContainerID: job.ContainerID, ItemID: job.ItemID, UserID: job.UserID, ProfileID: job.ProfileID,
 		Extractors: []string(job.Extractors), Priority: job.Priority,

@@ -15,6 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/models"
@@ -148,25 +149,11 @@ func locationOut(l models.Location, groups []string) (locationJSON, error) {
 
 // locationGroups maps each location id to its sorted group ids.
 func (s *Server) locationGroups(ctx context.Context, locIDs []string) (map[string][]string, error) {
-	var rows []models.LocationGroup
-	if err := s.DB.WithContext(ctx).Where("location_id = ANY(?)", stringsArg(locIDs)).
-		Order("group_id").Find(&rows).Error; err != nil {
-		return nil, err
-	}
-	out := map[string][]string{}
-	for _, r := range rows {
-		out[r.LocationID] = append(out[r.LocationID], r.GroupID)
-	}
-	return out, nil
+	return query.LocationGroups(s.DB.WithContext(ctx), locIDs)
 }
 
 func (s *Server) loadLocation(c *gin.Context, id string) (models.Location, error) {
-	var l models.Location
-	err := s.DB.WithContext(c.Request.Context()).Where("id = ?", id).Take(&l).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return l, apperr.NotFound("location", id)
-	}
-	return l, err
+	return query.Location(s.db(c), id)
 }
 
 // loadVisibleLocation is loadLocation answering 403 for a location the
@@ -192,25 +179,6 @@ func (s *Server) respondLocation(c *gin.Context, status int, l models.Location) 
 	return nil
 }
 
-// unknownGroups returns the ids in want that name no group.
-func unknownGroups(ctx context.Context, db *gorm.DB, want []string) ([]string, error) {
-	if len(want) == 0 {
-		return nil, nil
-	}
-	var found []string
-	if err := db.WithContext(ctx).Model(&models.Group{}).Where("id = ANY(?)", stringsArg(want)).
-		Pluck("id", &found).Error; err != nil {
-		return nil, err
-	}
-	var missing []string
-	for _, g := range want {
-		if !slices.Contains(found, g) {
-			missing = append(missing, g)
-		}
-	}
-	return missing, nil
-}
-
 // validateLocation checks a create or update: fields, groups and the kind's
 // config (without I/O), all problems in one answer; then connects. The
 // returned Location is ready to list containers.
@@ -219,7 +187,7 @@ func (s *Server) validateLocation(c *gin.Context, req *locationRequest, cfg loca
 	req.Kind = strings.TrimSpace(req.Kind)
 	required(problems, map[string]string{"name": req.Name, "kind": req.Kind})
 	if cfg.groupsSet {
-		missing, err := unknownGroups(c.Request.Context(), s.DB, cfg.groups)
+		missing, err := query.UnknownGroups(s.db(c), cfg.groups)
 		if err != nil {
 			return nil, err
 		}
@@ -263,21 +231,11 @@ func (s *Server) validateLocation(c *gin.Context, req *locationRequest, cfg loca
 // setLocationGroups makes the location's groups exactly want, in tx, and
 // audits each group added.
 func setLocationGroups(tx *gorm.DB, p *Principal, locID string, want []string) error {
-	var have []string
-	if err := tx.Model(&models.LocationGroup{}).Where("location_id = ?", locID).Pluck("group_id", &have).Error; err != nil {
+	added, err := query.SetLocationGroups(tx, locID, want)
+	if err != nil {
 		return err
 	}
-	if err := tx.Where("location_id = ? AND NOT (group_id = ANY(?))", locID, stringsArg(want)).
-		Delete(&models.LocationGroup{}).Error; err != nil {
-		return err
-	}
-	for _, g := range want {
-		if slices.Contains(have, g) {
-			continue
-		}
-		if err := tx.Create(&models.LocationGroup{LocationID: locID, GroupID: g}).Error; err != nil {
-			return err
-		}
+	for _, g := range added {
 		if err := record(tx, p, "location", "add-group", locID, g); err != nil {
 			return err
 		}
@@ -296,7 +254,7 @@ func (s *Server) discoverContainers(c *gin.Context, locID string, loc storage.Lo
 	for range discoverPages {
 		names, next, err := loc.ListContainers(ctx, "", cursor, containerPageSize)
 		if err == nil {
-			err = upsertContainers(s.DB.WithContext(ctx), locID, names)
+			err = query.UpsertContainers(s.DB.WithContext(ctx), locID, names)
 		}
 		if err != nil {
 			s.Logger.WarnContext(ctx, "container discovery failed", slog.String("request_id", requestIDOf(c)),
@@ -326,8 +284,8 @@ func (s *Server) createLocation(c *gin.Context) error {
 	}
 	row := models.Location{ID: ids.New(), Kind: req.Kind, Name: req.Name, Config: models.MustJSON(cfg.values)}
 	p := principalOf(c)
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Create(&row).Error; err != nil {
+	err = s.db(c).Transaction(func(tx *gorm.DB) error {
+		if err := query.Insert(tx, &row, nil); err != nil {
 			return err
 		}
 		if err := record(tx, p, "location", "create", row.ID, ""); err != nil {
@@ -343,13 +301,12 @@ func (s *Server) createLocation(c *gin.Context) error {
 }
 
 func (s *Server) listLocations(c *gin.Context) error {
-	cond, args, err := s.visibleSQL(c, "locations.id", "")
+	v, err := s.viewer(c)
 	if err != nil {
 		return err
 	}
-	var rows []models.Location
-	if err := s.DB.WithContext(c.Request.Context()).Where(cond, args...).Order("lower(name), id").
-		Find(&rows).Error; err != nil {
+	rows, err := query.Locations(s.db(c), v)
+	if err != nil {
 		return err
 	}
 	locIDs := make([]string, len(rows))
@@ -435,14 +392,9 @@ func (s *Server) putLocation(c *gin.Context) error {
 		return err
 	}
 	p := principalOf(c)
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
-		res := tx.Exec(`UPDATE locations SET kind = ?, name = ?, config = ?, version = version + 1, updated_at = now()
-			WHERE id = ? AND version = ?`, req.Kind, req.Name, models.MustJSON(cfg.values), l.ID, *version)
-		if res.Error != nil {
-			return res.Error
-		}
-		if res.RowsAffected == 0 {
-			return apperr.Conflict("version_conflict", "the location changed meanwhile; reload it and retry")
+	err = s.db(c).Transaction(func(tx *gorm.DB) error {
+		if err := query.UpdateLocation(tx, l.ID, req.Kind, req.Name, models.MustJSON(cfg.values), *version); err != nil {
+			return err
 		}
 		if err := record(tx, p, "location", "update", l.ID, ""); err != nil {
 			return err
@@ -478,19 +430,11 @@ func (s *Server) deleteLocation(c *gin.Context) error {
 	}
 	var files []string
 	err = s.audited(c, "location", "delete", l.ID, "", func(tx *gorm.DB) error {
-		var itemIDs []string
-		// Items are reached through their containers (the index they have).
-		const ofLocation = "container_id IN (SELECT id FROM containers WHERE location_id = ?)"
-		if err := tx.Model(&models.Item{}).Where(ofLocation, l.ID).Pluck("id", &itemIDs).Error; err != nil {
+		itemIDs, paths, err := query.DeleteLocation(tx, l.ID)
+		if err != nil {
 			return err
 		}
-		if err := tx.Raw(`SELECT a.path FROM artifacts a JOIN items i ON i.id = a.item_id WHERE i.`+ofLocation,
-			l.ID).Scan(&files).Error; err != nil {
-			return err
-		}
-		if err := tx.Delete(&models.Location{}, "id = ?", l.ID).Error; err != nil {
-			return err
-		}
+		files = paths
 		return search.MarkDirty(tx, itemIDs...)
 	})
 	if err != nil {

@@ -1,14 +1,13 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/auth"
 	"github.com/metaharvest/metaharvest/internal/ids"
@@ -60,10 +59,9 @@ func (s *Server) checkPassword(c *gin.Context, email, password string) (models.U
 	} else if wait > 0 {
 		return models.User{}, apperr.TooManyRequests(wait, "too many failed logins; try again later")
 	}
-	var u models.User
-	err := s.DB.WithContext(ctx).Where("lower(email) = lower(?)", strings.TrimSpace(req.Email)).Take(&u).Error
-	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
-		return u, err
+	u, _, err := query.UserByEmail(s.DB.WithContext(ctx), strings.TrimSpace(req.Email))
+	if err != nil {
+		return models.User{}, err
 	}
 	ok := auth.CheckPasswordOrDummy(u.PasswordHash, req.Password)
 	if !ok || !u.Enabled {

@@ -1,15 +1,14 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/gin-gonic/gin"
 	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/models"
@@ -37,12 +36,7 @@ func roleOut(r models.Role) roleJSON {
 }
 
 func (s *Server) loadRole(c *gin.Context, id string) (models.Role, error) {
-	var r models.Role
-	err := s.DB.WithContext(c.Request.Context()).Where("id = ?", id).Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return r, apperr.NotFound("role", id)
-	}
-	return r, err
+	return query.Role(s.db(c), id)
 }
 
 // checkScopes refuses unknown scope names with 400.
@@ -60,8 +54,8 @@ func checkScopes(field string, scopes []string) error {
 }
 
 func (s *Server) listRoles(c *gin.Context) error {
-	var rows []models.Role
-	if err := s.DB.WithContext(c.Request.Context()).Order("lower(name)").Find(&rows).Error; err != nil {
+	rows, err := query.Roles(s.db(c))
+	if err != nil {
 		return err
 	}
 	type entry struct {
@@ -110,13 +104,7 @@ func (s *Server) createRole(c *gin.Context) error {
 	}
 	r := models.Role{ID: ids.New(), Name: req.Name, Description: req.Description, Scopes: dedupe(req.Scopes)}
 	err := s.audited(c, "role", "create", r.ID, "", func(tx *gorm.DB) error {
-		if err := tx.Create(&r).Error; err != nil {
-			if errors.Is(err, gorm.ErrDuplicatedKey) {
-				return apperr.Conflict("name_taken", "a role named %q exists", r.Name)
-			}
-			return err
-		}
-		return nil
+		return query.Insert(tx, &r, query.RoleNameTaken(r.Name))
 	})
 	if err != nil {
 		return err
@@ -134,18 +122,7 @@ func (s *Server) deleteRole(c *gin.Context) error {
 		return apperr.Conflict("builtin_role", "the built-in role %q cannot be deleted", r.Name)
 	}
 	err = s.audited(c, "role", "delete", r.ID, "", func(tx *gorm.DB) error {
-		var n int64
-		// Lock the role row so a concurrent user creation cannot slip in.
-		if err := tx.Exec(`SELECT 1 FROM roles WHERE id = ? FOR UPDATE`, r.ID).Error; err != nil {
-			return err
-		}
-		if err := tx.Model(&models.User{}).Where("role_id = ?", r.ID).Count(&n).Error; err != nil {
-			return err
-		}
-		if n > 0 {
-			return apperr.Conflict("role_assigned", "the role is assigned to %d user(s)", n)
-		}
-		return tx.Delete(&models.Role{}, "id = ?", r.ID).Error
+		return query.DeleteUnassignedRole(tx, r.ID)
 	})
 	if err != nil {
 		return err
@@ -168,29 +145,14 @@ func (s *Server) roleUsers(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	db := s.DB.WithContext(c.Request.Context())
-	var users []models.User
-	if err := db.Where("role_id = ?", r.ID).Order("lower(email)").Find(&users).Error; err != nil {
+	members, err := query.RoleMembers(s.db(c), r.ID)
+	if err != nil {
 		return err
 	}
-	var memberships []struct {
-		UserID string
-		Name   string
-	}
-	if err := db.Table("user_groups").Select("user_groups.user_id, groups.name").
-		Joins("JOIN groups ON groups.id = user_groups.group_id").
-		Where("user_groups.user_id IN (SELECT id FROM users WHERE role_id = ?)", r.ID).
-		Order("lower(groups.name)").Scan(&memberships).Error; err != nil {
-		return err
-	}
-	byUser := map[string][]string{}
-	for _, m := range memberships {
-		byUser[m.UserID] = append(byUser[m.UserID], m.Name)
-	}
-	out := make([]roleUserJSON, len(users))
-	for i, u := range users {
-		out[i].userJSON = userOut(u)
-		names := byUser[u.ID]
+	out := make([]roleUserJSON, len(members))
+	for i, m := range members {
+		out[i].userJSON = userOut(m.User)
+		names := m.Groups
 		out[i].Groups.Count = len(names)
 		if len(names) > 0 {
 			out[i].Groups.Shortlist = names[:min(3, len(names))]
@@ -255,21 +217,9 @@ func (s *Server) changeRoleScopes(c *gin.Context, action string, change func([]s
 		return apperr.Conflict("builtin_role", "the root role always holds every scope")
 	}
 	var r models.Role
-	err := s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
-		err := tx.Raw(`SELECT * FROM roles WHERE id = ? FOR UPDATE`, id).Scan(&r).Error
-		if err != nil {
-			return err
-		}
-		if r.ID == "" {
-			return apperr.NotFound("role", id)
-		}
-		r.Scopes = change(r.Scopes)
-		if r.Scopes == nil {
-			r.Scopes = models.Strings{}
-		}
-		r.UpdatedAt = time.Now().UTC()
-		if err := tx.Model(&models.Role{}).Where("id = ?", id).
-			Updates(map[string]any{"scopes": r.Scopes, "updated_at": r.UpdatedAt}).Error; err != nil {
+	err := s.db(c).Transaction(func(tx *gorm.DB) error {
+		var err error
+		if r, err = query.ChangeRoleScopes(tx, id, change); err != nil {
 			return err
 		}
 		return record(tx, principalOf(c), "role", action, id, "")

@@ -8,13 +8,14 @@ import "strings"
 // item types and insights.
 func (s *Server) compatRoutes() []Route {
 	routes := []Route{
-		// Location kinds, feature switches, system statistics (compat.go)
+		// Location kinds, feature switches, system statistics (locationkinds.go,
+		// features.go, systemstats.go)
 		{get, "/api/data/v3/location-kinds", "locations:read", s.locationKinds},
 		{get, "/api/data/features", "summary:read", s.listFeatures},
 		{put, "/api/data/features/:name", "features:write", s.putFeature},
 		{get, "/api/control/system/stats", "system:read", s.systemStats},
 
-		// Duplicates, item types, insights (compat_items.go)
+		// Duplicates, item types, insights (duplicates.go, itemtypes.go, insights.go)
 		{get, "/api/data/v3/duplicates", "items:read", s.listDuplicates},
 		{get, "/api/data/v3/items/types", "items:read", s.itemTypes},
 		{get, "/api/data/v3/insights", "items:read", s.insights},

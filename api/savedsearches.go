@@ -1,7 +1,6 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -9,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/models"
@@ -31,17 +31,9 @@ func savedSearchOut(s models.SavedSearch) savedSearchJSON {
 
 const maxSavedSearchParams = 8192
 
-func savedSearchNameTaken(err error, name string) error {
-	if errors.Is(err, gorm.ErrDuplicatedKey) {
-		return apperr.Conflict("name_taken", "you have a saved search named %q", name)
-	}
-	return err
-}
-
 func (s *Server) listSavedSearches(c *gin.Context) error {
-	var rows []models.SavedSearch
-	if err := s.DB.WithContext(c.Request.Context()).Where("user_id = ?", principalOf(c).User.ID).
-		Order("lower(name)").Find(&rows).Error; err != nil {
+	rows, err := query.SavedSearches(s.db(c), principalOf(c).User.ID)
+	if err != nil {
 		return err
 	}
 	out := make([]savedSearchJSON, len(rows))
@@ -75,10 +67,7 @@ func (s *Server) createSavedSearch(c *gin.Context) error {
 	p := principalOf(c)
 	row := models.SavedSearch{ID: ids.New(), UserID: p.User.ID, Name: req.Name, Params: req.Params}
 	err := s.audited(c, "savedsearch", "create", row.ID, "", func(tx *gorm.DB) error {
-		if err := tx.Create(&row).Error; err != nil {
-			return savedSearchNameTaken(err, row.Name)
-		}
-		return nil
+		return query.Insert(tx, &row, query.SavedSearchNameTaken(row.Name))
 	})
 	if err != nil {
 		return err
@@ -88,12 +77,7 @@ func (s *Server) createSavedSearch(c *gin.Context) error {
 }
 
 func (s *Server) loadSavedSearch(c *gin.Context) (models.SavedSearch, error) {
-	var row models.SavedSearch
-	err := s.DB.WithContext(c.Request.Context()).Where("id = ? AND user_id = ?", c.Param("id"), principalOf(c).User.ID).Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return row, apperr.NotFound("saved search", c.Param("id"))
-	}
-	return row, err
+	return query.SavedSearch(s.db(c), principalOf(c).User.ID, c.Param("id"))
 }
 
 func (s *Server) patchSavedSearch(c *gin.Context) error {
@@ -121,12 +105,7 @@ func (s *Server) patchSavedSearch(c *gin.Context) error {
 		}
 		row.Params = *req.Params
 	}
-	err = s.audited(c, "savedsearch", "update", row.ID, "", func(tx *gorm.DB) error {
-		if err := tx.Select("name", "params", "updated_at").Save(&row).Error; err != nil {
-			return savedSearchNameTaken(err, row.Name)
-		}
-		return nil
-	})
+	err = s.auditedUpdate(c, "savedsearch", "update", row.ID, &row, query.SavedSearchNameTaken(row.Name), "name", "params")
 	if err != nil {
 		return err
 	}
@@ -139,9 +118,7 @@ func (s *Server) deleteSavedSearch(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.audited(c, "savedsearch", "delete", row.ID, "", func(tx *gorm.DB) error {
-		return tx.Delete(&models.SavedSearch{}, "id = ?", row.ID).Error
-	})
+	err = auditedDelete[models.SavedSearch](s, c, "savedsearch", row.ID, "saved search")
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/testdb"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
@@ -22,8 +23,10 @@ type searchEnv struct {
 	group string
 }
 
-func newSearchEnv(t *testing.T) *searchEnv {
-	e := newEnv(t)
+func newSearchEnv(t *testing.T) *searchEnv { return newSearchEnvWith(t) }
+
+func newSearchEnvWith(t *testing.T, tweak ...func(*config.Config)) *searchEnv {
+	e := newEnv(t, tweak...)
 	eng, err := search.Open(search.Config{DB: e.db})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/api/logoprovider"
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/internal/auth"
 	"github.com/metaharvest/metaharvest/internal/config"
@@ -18,6 +19,7 @@ import (
 	"github.com/metaharvest/metaharvest/internal/metrics"
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/search"
+	"github.com/metaharvest/metaharvest/storage"
 )
 
 // Deps are the collaborators of the api, passed in by main (or a test).
@@ -47,6 +49,11 @@ type Server struct {
 
 	metricsEP  metricsEndpoint
 	dashboards dashboards
+
+	// logoProvider and logoBucket serve logo training (logotraining.go);
+	// nil when not configured.
+	logoProvider logoprovider.Provider
+	logoBucket   *storage.Bucket
 }
 
 // New builds the server: loads the signing secret, registers every route.
@@ -72,11 +79,17 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		limiter: newLoginLimiter(d.Redis, d.Config),
 	}
 	s.jobs = &jobs.Starter{DB: d.DB, Queue: d.Queue, Names: s.queues, Registry: d.Extractors}
+	if err := s.initLogoTraining(); err != nil {
+		return nil, err
+	}
 	if err := s.buildRouter(); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
+
+// db is the database handle of a request (its context cancels queries).
+func (s *Server) db(c *gin.Context) *gorm.DB { return s.DB.WithContext(c.Request.Context()) }
 
 // Handler is the http.Handler of the api.
 func (s *Server) Handler() http.Handler { return s.router }

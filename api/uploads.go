@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/models"
@@ -50,13 +51,9 @@ func (s *Server) checkUploadVisible(c *gin.Context, ctrID string) error {
 	if err := s.checkVisible(c, uploadStoreID, ""); err != nil {
 		return err
 	}
-	var n int64
-	if err := s.DB.WithContext(c.Request.Context()).Model(&models.Container{}).Where("id = ?", ctrID).
-		Count(&n).Error; err != nil {
+	exists, err := query.ContainerExists(s.db(c), ctrID)
+	if err != nil || !exists {
 		return err
-	}
-	if n == 0 {
-		return nil
 	}
 	return s.checkVisible(c, uploadStoreID, ctrID)
 }
@@ -178,21 +175,9 @@ func (s *Server) uploadFile(c *gin.Context) error {
 	}
 	p := principalOf(c)
 	err = s.audited(c, "item", "upload", itemID, ctrID, func(tx *gorm.DB) error {
-		// A new container is enabled (its files arrive by upload); an
-		// existing one keeps the state an administrator gave it.
-		if err := tx.Exec(`INSERT INTO containers (id, location_id, name, enabled) VALUES (?, ?, ?, true)
-			ON CONFLICT DO NOTHING`, ctrID, uploadStoreID, container).Error; err != nil {
-			return err
-		}
-		var modified any
-		if !entry.LastModified.IsZero() {
-			modified = entry.LastModified.UTC()
-		}
-		if err := tx.Exec(`INSERT INTO items (id, location_id, container_id, path, name, size, etag, last_modified)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, size = EXCLUDED.size, etag = EXCLUDED.etag,
-				last_modified = EXCLUDED.last_modified, deleted_at = NULL, updated_at = now()`,
-			itemID, uploadStoreID, ctrID, itemPath, path.Base(itemPath), entry.Size, entry.ETag, modified).Error; err != nil {
+		if err := query.RecordUpload(tx, uploadStoreID, query.UploadedFile{ItemID: itemID, ContainerID: ctrID,
+			Container: container, Path: itemPath, Name: path.Base(itemPath), ETag: entry.ETag, Size: entry.Size,
+			LastModified: entry.LastModified}); err != nil {
 			return err
 		}
 		return search.MarkDirty(tx, itemID)

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/mail"
@@ -11,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/auth"
 	"github.com/metaharvest/metaharvest/internal/config"
@@ -51,25 +51,11 @@ func passwordProblem(pw string) string {
 }
 
 func (s *Server) loadUser(c *gin.Context, id string) (models.User, error) {
-	var u models.User
-	err := s.DB.WithContext(c.Request.Context()).Where("id = ?", id).Take(&u).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return u, apperr.NotFound("user", id)
-	}
-	return u, err
+	return query.User(s.db(c), id)
 }
 
 func (s *Server) roleExists(c *gin.Context, id string) (bool, error) {
-	var n int64
-	err := s.DB.WithContext(c.Request.Context()).Model(&models.Role{}).Where("id = ?", id).Count(&n).Error
-	return n > 0, err
-}
-
-func emailTaken(err error) error {
-	if errors.Is(err, gorm.ErrDuplicatedKey) {
-		return apperr.Conflict("email_taken", "a user with this email exists")
-	}
-	return err
+	return query.RoleExists(s.db(c), id)
 }
 
 type createUserRequest struct {
@@ -120,10 +106,7 @@ func (s *Server) createUser(c *gin.Context) error {
 		Enabled: req.Enabled == nil || *req.Enabled, RoleID: req.RoleID, Admin: req.Admin != nil && *req.Admin,
 		Avatar: req.Avatar, CompanyUID: req.CompanyUID, PasswordHash: hash}
 	err = s.audited(c, "user", "create", u.ID, "", func(tx *gorm.DB) error {
-		if err := tx.Create(&u).Error; err != nil {
-			return emailTaken(err)
-		}
-		return nil
+		return query.Insert(tx, &u, query.EmailTaken)
 	})
 	if err != nil {
 		return err
@@ -142,13 +125,9 @@ func (s *Server) getUser(c *gin.Context) error {
 }
 
 func (s *Server) listUsers(c *gin.Context) error {
-	q := s.DB.WithContext(c.Request.Context()).Order("lower(email)")
 	email, byEmail := c.GetQuery("email")
-	if byEmail {
-		q = q.Where("lower(email) = lower(?)", strings.TrimSpace(email))
-	}
-	var rows []models.User
-	if err := q.Find(&rows).Error; err != nil {
+	rows, err := query.Users(s.db(c), email, byEmail)
+	if err != nil {
 		return err
 	}
 	out := make([]userJSON, len(rows))
@@ -250,17 +229,11 @@ func (s *Server) updateUser(c *gin.Context, req userPatch) error {
 	assign(&u.Admin, req.Admin)
 	wasEnabled := u.Enabled
 	assign(&u.Enabled, req.Enabled)
-	err = s.DB.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Select("email", "first_name", "last_name", "enabled", "role_id", "admin", "avatar",
-			"company_uid", "updated_at").Save(&u).Error; err != nil {
-			return emailTaken(err)
-		}
-		action := "update"
-		if wasEnabled != u.Enabled {
-			action = map[bool]string{true: "enable", false: "disable"}[u.Enabled]
-		}
-		return record(tx, p, "user", action, u.ID, "")
-	})
+	action := "update"
+	if wasEnabled != u.Enabled {
+		action = map[bool]string{true: "enable", false: "disable"}[u.Enabled]
+	}
+	err = s.auditedUpdate(c, "user", action, u.ID, &u, query.EmailTaken, "email", "first_name", "last_name", "enabled", "role_id", "admin", "avatar", "company_uid")
 	if err != nil {
 		return err
 	}
@@ -286,9 +259,7 @@ func (s *Server) deleteUser(c *gin.Context) error {
 	if !p.IsAdmin() && (u.Admin || u.RoleID == rootRoleID) {
 		return apperr.Forbidden("only administrators can delete an administrator")
 	}
-	err = s.audited(c, "user", "delete", u.ID, "", func(tx *gorm.DB) error {
-		return tx.Delete(&models.User{}, "id = ?", u.ID).Error
-	})
+	err = auditedDelete[models.User](s, c, "user", u.ID, "user")
 	if err != nil {
 		return err
 	}
@@ -317,11 +288,7 @@ func (s *Server) changePassword(c *gin.Context) error {
 		return err
 	}
 	err = s.audited(c, "authenticate", "update-password", p.User.ID, "", func(tx *gorm.DB) error {
-		if err := tx.Model(&models.User{}).Where("id = ?", p.User.ID).
-			Updates(map[string]any{"password_hash": hash, "updated_at": time.Now().UTC()}).Error; err != nil {
-			return err
-		}
-		return nil
+		return query.SetPassword(tx, p.User.ID, hash)
 	})
 	if err != nil {
 		return err

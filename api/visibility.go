@@ -3,68 +3,55 @@ package api
 import (
 	"github.com/gin-gonic/gin"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/models"
 )
 
-// Visibility rule: a caller sees a location (and so its containers and
-// items) when the location has no groups or shares a group with the caller,
-// and a container when, besides, the container has no groups or shares one.
-// Administrators see everything. Every list, item, artifact, activity and
-// search answer applies it on the server.
+// The visibility rule (query.Viewer) is applied on the server by every
+// list, item, artifact, activity and search answer.
 
-// visibleSQL returns a SQL condition restricting rows whose location id is
-// in column locCol and container id in ctrCol (ctrCol may be empty for
-// location rows) to what the caller may see.
-func (s *Server) visibleSQL(c *gin.Context, locCol, ctrCol string) (string, []any, error) {
+// viewer is the caller as the queries of api/query see it.
+func (s *Server) viewer(c *gin.Context) (query.Viewer, error) {
 	p := principalOf(c)
 	if p == nil || p.IsAdmin() {
-		return "TRUE", nil, nil
+		v := query.Viewer{Admin: true}
+		if p != nil {
+			v.UserID = p.User.ID
+		}
+		return v, nil
 	}
 	groups, err := p.GroupIDs(c.Request.Context(), s.DB)
 	if err != nil {
+		return query.Viewer{}, err
+	}
+	return query.Viewer{UserID: p.User.ID, Groups: groups}, nil
+}
+
+// visibleSQL returns a SQL condition restricting rows whose location id is
+// in column locCol and container id in ctrCol (ctrCol may be empty for
+// location rows) to what the caller may see (query.Viewer.VisibleSQL).
+func (s *Server) visibleSQL(c *gin.Context, locCol, ctrCol string) (string, []any, error) {
+	v, err := s.viewer(c)
+	if err != nil {
 		return "", nil, err
 	}
-	if groups == nil {
-		groups = []string{}
-	}
-	cond := "(NOT EXISTS (SELECT 1 FROM location_groups vg WHERE vg.location_id = " + locCol + ")" +
-		" OR EXISTS (SELECT 1 FROM location_groups vg WHERE vg.location_id = " + locCol + " AND vg.group_id = ANY(?)))"
-	args := []any{stringsArg(groups)}
-	if ctrCol != "" {
-		cond += " AND (NOT EXISTS (SELECT 1 FROM container_groups vc WHERE vc.container_id = " + ctrCol + ")" +
-			" OR EXISTS (SELECT 1 FROM container_groups vc WHERE vc.container_id = " + ctrCol + " AND vc.group_id = ANY(?)))"
-		args = append(args, stringsArg(groups))
-	}
+	cond, args := v.VisibleSQL(locCol, ctrCol)
 	return cond, args, nil
 }
 
 // checkVisible answers 403 when the caller may not see the location /
 // container pair (ctrID may be empty for a location).
 func (s *Server) checkVisible(c *gin.Context, locID, ctrID string) error {
-	p := principalOf(c)
-	if p == nil || p.IsAdmin() {
-		return nil
-	}
-	ctrCol := ""
-	q := "SELECT count(*) FROM locations l"
-	args := []any{}
-	if ctrID != "" {
-		ctrCol = "ct.id"
-		q += " JOIN containers ct ON ct.location_id = l.id AND ct.id = ?"
-		args = append(args, ctrID)
-	}
-	cond, vargs, err := s.visibleSQL(c, "l.id", ctrCol)
+	v, err := s.viewer(c)
 	if err != nil {
 		return err
 	}
-	q += " WHERE l.id = ? AND " + cond
-	args = append(append(args, locID), vargs...)
-	var n int64
-	if err := s.DB.WithContext(c.Request.Context()).Raw(q, args...).Scan(&n).Error; err != nil {
+	ok, err := v.Sees(s.db(c), locID, ctrID)
+	if err != nil {
 		return err
 	}
-	if n == 0 {
+	if !ok {
 		return apperr.Forbidden("this object is not visible to you")
 	}
 	return nil

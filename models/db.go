@@ -16,7 +16,9 @@ func Open(databaseURL string) (*gorm.DB, error) {
 		Logger:                 logger.Discard,
 		SkipDefaultTransaction: true,
 		TranslateError:         true,
-		NowFunc:                func() time.Time { return time.Now().UTC() },
+		// Postgres keeps microseconds: a timestamp answered right after a
+		// write is then the one a later read gives.
+		NowFunc: func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)

@@ -203,11 +203,56 @@ func StoreURL(kind, location, container, path string) string {
 	return kind + "://" + location + "/" + container + "/" + strings.TrimLeft(path, "/")
 }
 
-// addCustomFields is the hook for custom field values: it will set
-// docs[id]["fields"] = {<field_id>: value, ...} from the field-value table
-// once that exists, so that they are searchable as "fields.<field_id>".
-// Saving a field value must then MarkDirty the item.
+type fieldValueRow struct {
+	ItemID       string
+	FieldID      string
+	DataType     string
+	BoolValue    *bool
+	DateValue    *time.Time
+	NumericValue *float64
+	StringValue  *string
+}
+
+// addCustomFields sets docs[id]["fields"] = {<field_id>: value, ...} from
+// the items' custom field values, each typed by its field: a bool, a
+// number, a string, or a date as the RFC 3339 instant of its midnight UTC.
+// Saving or deleting a value marks the item dirty in the same transaction.
 func addCustomFields(ctx context.Context, db *gorm.DB, docs map[string]Document) error {
-	_, _, _ = ctx, db, docs
+	if len(docs) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(docs))
+	for id := range docs {
+		ids = append(ids, id)
+	}
+	var rows []fieldValueRow
+	if err := db.WithContext(ctx).Raw(`
+SELECT v.item_id, v.field_id, f.data_type, v.bool_value, v.date_value, v.numeric_value, v.string_value
+FROM field_values v JOIN custom_fields f ON f.id = v.field_id
+WHERE v.item_id = ANY(?::text[])`, models.Strings(ids)).Scan(&rows).Error; err != nil {
+		return fmt.Errorf("load custom field values for search: %w", err)
+	}
+	for _, r := range rows {
+		var v any
+		switch {
+		case r.DataType == models.FieldBool && r.BoolValue != nil:
+			v = *r.BoolValue
+		case r.DataType == models.FieldNumber && r.NumericValue != nil:
+			v = *r.NumericValue
+		case r.DataType == models.FieldDate && r.DateValue != nil:
+			d := r.DateValue.UTC()
+			v = time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC).Format(time.RFC3339)
+		case r.DataType == models.FieldString && r.StringValue != nil:
+			v = *r.StringValue
+		default:
+			continue // a value of another type than its field's: not indexed
+		}
+		fields, _ := docs[r.ItemID][FieldCustomFieldsPrefix].(map[string]any)
+		if fields == nil {
+			fields = map[string]any{}
+			docs[r.ItemID][FieldCustomFieldsPrefix] = fields
+		}
+		fields[r.FieldID] = v
+	}
 	return nil
 }

@@ -95,25 +95,9 @@ func TestHarvestThroughAPIAndWorkerProcesses(t *testing.T) {
 	if len(sha) < 5 {
 		t.Fatalf("only %d sample files", len(sha))
 	}
-	addr := testproc.FreeAddr(t)
-	api := testproc.Start(t, "api", p.env("HTTP_ADDR="+addr, "ADMIN_EMAIL=admin@example.com", "ADMIN_PASSWORD=e2e-password-1"))
+	c := startAPI(t, p, "ADMIN_EMAIL=admin@example.com", "ADMIN_PASSWORD=e2e-password-1")
 	testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=2"))
 	testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=2"))
-	c := &client{t: t, base: "http://" + addr}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		res, err := http.Get(c.base + "/readyz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				break
-			}
-		}
-		if time.Now().After(deadline) || api.Exited() {
-			t.Fatalf("api not ready: %v\n%s", err, api.Output())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 	c.token = c.call("POST", "/api/login", map[string]string{"email": "admin@example.com", "password": "e2e-password-1"}, 200)["token"].(string)
 
 	loc := c.call("POST", "/api/data/v3/locations", map[string]any{"kind": "filesystem", "name": "Archive",
@@ -127,7 +111,7 @@ func TestHarvestThroughAPIAndWorkerProcesses(t *testing.T) {
 	req := c.call("POST", "/api/control/harvest", map[string]any{"location_id": locID, "container_id": ctrID, "priority": 2}, 202)["request_id"].(string)
 
 	var files []any
-	deadline = time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		r := c.call("GET", "/api/data/v3/activity/request/"+req+"/items?limit=100", nil, 200)
 		files, _ = r["files"].([]any)

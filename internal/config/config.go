@@ -78,6 +78,16 @@ type Config struct {
 	ErrorTrackerWriteKeyFrontend string // ERROR_TRACKER_WRITE_KEY_FRONTEND
 	AnalyticsWriteKey            string // ANALYTICS_WRITE_KEY
 	LogoProviderKey              string // LOGO_PROVIDER_KEY
+	// LogoProviderURL is the base URL of the logo recognition provider's
+	// training API (LOGO_PROVIDER_URL, http or https; empty: no provider).
+	LogoProviderURL string
+	// LogoBucket is the object-storage bucket where the reference logos of
+	// logo training requests are stored for the provider to fetch:
+	// LOGO_BUCKET_ENDPOINT, LOGO_BUCKET_REGION, LOGO_BUCKET (its name),
+	// LOGO_BUCKET_ACCESS_KEY_ID, LOGO_BUCKET_SECRET_ACCESS_KEY (secret),
+	// LOGO_BUCKET_PATH_STYLE, as the keys of an s3 location. Empty Name: no
+	// bucket.
+	LogoBucket LogoBucket
 	// JobStallTimeout: an unfinished harvest with no progress for this long
 	// is repaired by the scheduler (its tasks re-enqueued), which covers
 	// tasks lost with a Redis restart (JOB_STALL_TIMEOUT, seconds, default 600).
@@ -103,6 +113,21 @@ type Config struct {
 	// (TESSERACT_LANGUAGES, WEATHER_API_KEY, ...) are declared by the
 	// extractors themselves and read through it by their registry.
 	Env Getenv
+}
+
+// LogoBucket locates the logo training bucket (see Config.LogoBucket).
+type LogoBucket struct {
+	Endpoint, Region, Name, AccessKeyID, SecretAccessKey, PathStyle string
+	// PublicURL is where the provider fetches the bucket's objects
+	// (LOGO_BUCKET_PUBLIC_URL; default the endpoint's path-style address
+	// of the bucket).
+	PublicURL string
+}
+
+// S3Config is the bucket as the config of an s3 location.
+func (b LogoBucket) S3Config() map[string]string {
+	return map[string]string{"endpoint": b.Endpoint, "region": b.Region, "bucket": b.Name,
+		"access_key_id": b.AccessKeyID, "secret_access_key": b.SecretAccessKey, "path_style": b.PathStyle}
 }
 
 // Getenv is the lookup function Load reads from (os.LookupEnv in main).
@@ -178,13 +203,18 @@ func Load(get Getenv) (Config, error) {
 		ErrorTrackerWriteKeyFrontend: str("ERROR_TRACKER_WRITE_KEY_FRONTEND", ""),
 		AnalyticsWriteKey:            str("ANALYTICS_WRITE_KEY", ""),
 		LogoProviderKey:              str("LOGO_PROVIDER_KEY", ""),
-		JobStallTimeout:              time.Duration(integer("JOB_STALL_TIMEOUT", 600, 1)) * time.Second,
-		LoginMaxFailures:             int(integer("LOGIN_MAX_FAILURES", 5, 1)),
-		LoginWindow:                  time.Duration(integer("LOGIN_WINDOW", 900, 1)) * time.Second,
-		ToolSlots:                    int(integer("TOOL_SLOTS", int64(runtime.NumCPU()), 1)),
-		MetricsToken:                 str("METRICS_TOKEN", ""),
-		ShutdownTimeout:              time.Duration(integer("SHUTDOWN_TIMEOUT", 20, 1)) * time.Second,
-		Env:                          get,
+		LogoProviderURL:              str("LOGO_PROVIDER_URL", ""),
+		LogoBucket: LogoBucket{Endpoint: str("LOGO_BUCKET_ENDPOINT", ""), Region: str("LOGO_BUCKET_REGION", ""),
+			Name: str("LOGO_BUCKET", ""), AccessKeyID: str("LOGO_BUCKET_ACCESS_KEY_ID", ""),
+			SecretAccessKey: str("LOGO_BUCKET_SECRET_ACCESS_KEY", ""), PathStyle: str("LOGO_BUCKET_PATH_STYLE", ""),
+			PublicURL: str("LOGO_BUCKET_PUBLIC_URL", "")},
+		JobStallTimeout:  time.Duration(integer("JOB_STALL_TIMEOUT", 600, 1)) * time.Second,
+		LoginMaxFailures: int(integer("LOGIN_MAX_FAILURES", 5, 1)),
+		LoginWindow:      time.Duration(integer("LOGIN_WINDOW", 900, 1)) * time.Second,
+		ToolSlots:        int(integer("TOOL_SLOTS", int64(runtime.NumCPU()), 1)),
+		MetricsToken:     str("METRICS_TOKEN", ""),
+		ShutdownTimeout:  time.Duration(integer("SHUTDOWN_TIMEOUT", 20, 1)) * time.Second,
+		Env:              get,
 	}
 	c.BaseURL = str("BASE_URL", "http://localhost"+c.HTTPAddr)
 
@@ -198,6 +228,17 @@ func Load(get Getenv) (Config, error) {
 		if u, err := url.Parse(c.MeiliURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			problems = append(problems, "MEILI_URL must be an http(s) URL")
 		}
+	}
+	for key, v := range map[string]string{"LOGO_PROVIDER_URL": c.LogoProviderURL, "LOGO_BUCKET_PUBLIC_URL": c.LogoBucket.PublicURL} {
+		if v == "" {
+			continue
+		}
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			problems = append(problems, key+" must be an http(s) URL")
+		}
+	}
+	if (c.LogoBucket.Name == "") != (c.LogoBucket.Endpoint == "") {
+		problems = append(problems, "LOGO_BUCKET and LOGO_BUCKET_ENDPOINT must be set together")
 	}
 	if (c.AdminEmail == "") != (c.AdminPassword == "") {
 		problems = append(problems, "ADMIN_EMAIL and ADMIN_PASSWORD must be set together")

@@ -67,3 +67,32 @@ func TestValues(t *testing.T) {
 		t.Fatal("short admin password accepted")
 	}
 }
+
+func TestLogoTrainingSettings(t *testing.T) {
+	t.Parallel()
+	c, err := Load(env(map[string]string{
+		"LOGO_PROVIDER_KEY": "k", "LOGO_PROVIDER_URL": "https://logos.example/api",
+		"LOGO_BUCKET_ENDPOINT": "http://127.0.0.1:9000", "LOGO_BUCKET": "logos", "LOGO_BUCKET_REGION": "eu-1",
+		"LOGO_BUCKET_ACCESS_KEY_ID": "ak", "LOGO_BUCKET_SECRET_ACCESS_KEY": "sk", "LOGO_BUCKET_PATH_STYLE": "true",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"endpoint": "http://127.0.0.1:9000", "region": "eu-1", "bucket": "logos",
+		"access_key_id": "ak", "secret_access_key": "sk", "path_style": "true"}
+	got := c.LogoBucket.S3Config()
+	for k, v := range want {
+		if got[k] != v {
+			t.Fatalf("bucket config %v, want %v", got, want)
+		}
+	}
+	if c.LogoProviderURL != "https://logos.example/api" {
+		t.Fatalf("provider URL %q", c.LogoProviderURL)
+	}
+	_, err = Load(env(map[string]string{"LOGO_PROVIDER_URL": "ftp://x", "LOGO_BUCKET": "logos", "LOGO_BUCKET_PUBLIC_URL": "x"}))
+	for _, p := range []string{"LOGO_PROVIDER_URL must", "LOGO_BUCKET and LOGO_BUCKET_ENDPOINT", "LOGO_BUCKET_PUBLIC_URL must"} {
+		if err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("error %v does not say %q", err, p)
+		}
+	}
+}

@@ -144,6 +144,11 @@ func (e *Engine) catalogue(ctx context.Context, scope search.Scope, reload bool)
 	if err := rows.Err(); err != nil {
 		return nil, false, wrapErr(fmt.Errorf("load search fields: %w", err))
 	}
+	if scope == search.ScopeItems {
+		if err := search.AddCustomFields(ctx, e.db, cat); err != nil {
+			return nil, false, wrapErr(err)
+		}
+	}
 	e.mu.Lock()
 	e.cats[scope] = cachedCatalogue{cat: cat, loaded: time.Now()}
 	e.mu.Unlock()

@@ -1,0 +1,391 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"gorm.io/gorm"
+
+	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/models"
+)
+
+// Compilations: curated, ordered lists of items (query/compilations.go
+// says who sees what). Only the author or an administrator changes one:
+// another caller who may view it (a public compilation) gets 403.
+// updated_at moves on every change, items included.
+
+// maxCompilationItems bounds an order-items request.
+const maxCompilationItems = 10000
+
+type thumbnailJSON struct {
+	Height int    `json:"height"`
+	Width  int    `json:"width"`
+	Path   string `json:"path"`
+	Type   string `json:"type"`
+	URL    string `json:"url"`
+}
+
+func thumbnailOut(t query.Thumbnail, ok bool) *thumbnailJSON {
+	if !ok {
+		return nil
+	}
+	return &thumbnailJSON{Height: t.Height, Width: t.Width, Path: t.Path, Type: t.Type, URL: artifactURL(t.Path)}
+}
+
+type compilationAuthorJSON struct {
+	UserID    string `json:"user_id"`
+	FirstName string `json:"first_name"`
+	LastName  string `json:"last_name"`
+	Email     string `json:"email"`
+	Avatar    string `json:"avatar"`
+}
+
+type compilationItemJSON struct {
+	ItemID    string         `json:"item_id"`
+	Filename  string         `json:"filename"`
+	Thumbnail *thumbnailJSON `json:"thumbnail"`
+	Order     int            `json:"order"`
+	AddedAt   time.Time      `json:"added_at"`
+}
+
+type compilationJSON struct {
+	CompilationID string                 `json:"compilation_id"`
+	Name          string                 `json:"name"`
+	NumItems      int                    `json:"num_items"`
+	Public        bool                   `json:"public"`
+	Thumbnail     *thumbnailJSON         `json:"thumbnail"`
+	Author        compilationAuthorJSON  `json:"author"`
+	CreatedAt     time.Time              `json:"created_at"`
+	UpdatedAt     time.Time              `json:"updated_at"`
+	Items         *[]compilationItemJSON `json:"items,omitempty"`
+}
+
+func (s *Server) loadViewableCompilation(c *gin.Context, id string) (models.Compilation, error) {
+	v, err := s.viewer(c)
+	if err != nil {
+		return models.Compilation{}, err
+	}
+	return query.Compilation(s.db(c), v, id)
+}
+
+// loadOwnCompilation loads a compilation the caller may change.
+func (s *Server) loadOwnCompilation(c *gin.Context, id string) (models.Compilation, error) {
+	cp, err := s.loadViewableCompilation(c, id)
+	if err != nil {
+		return cp, err
+	}
+	if p := principalOf(c); !p.IsAdmin() && cp.AuthorID != p.User.ID {
+		return cp, apperr.Forbidden("only its author or an administrator may change a compilation")
+	}
+	return cp, nil
+}
+
+// compilationsOut renders compilations as the caller sees them, with their
+// items when withItems (the detail).
+func (s *Server) compilationsOut(c *gin.Context, rows []models.Compilation, withItems bool) ([]compilationJSON, error) {
+	db := s.db(c)
+	v, err := s.viewer(c)
+	if err != nil {
+		return nil, err
+	}
+	compIDs := make([]string, len(rows))
+	authorIDs := make([]string, len(rows))
+	for i, r := range rows {
+		compIDs[i], authorIDs[i] = r.ID, r.AuthorID
+	}
+	sums, err := query.CompilationSummaries(db, v, compIDs)
+	if err != nil {
+		return nil, err
+	}
+	authors, err := query.UserSummaries(db, authorIDs)
+	if err != nil {
+		return nil, err
+	}
+	entries := map[string][]query.CompilationEntry{}
+	var thumbItems []string
+	for _, r := range rows {
+		if withItems {
+			if entries[r.ID], err = query.CompilationEntries(db, v, r.ID); err != nil {
+				return nil, err
+			}
+			for _, e := range entries[r.ID] {
+				thumbItems = append(thumbItems, e.ItemID)
+			}
+		} else if first := sums[r.ID].FirstItem; first != "" {
+			thumbItems = append(thumbItems, first)
+		}
+	}
+	thumbs, err := query.Thumbnails(db, thumbItems)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]compilationJSON, len(rows))
+	for i, r := range rows {
+		a := authors[r.AuthorID]
+		sum := sums[r.ID]
+		t, ok := thumbs[sum.FirstItem]
+		out[i] = compilationJSON{CompilationID: r.ID, Name: r.Name, NumItems: sum.NumItems, Public: r.Public,
+			Thumbnail: thumbnailOut(t, ok && sum.FirstItem != ""),
+			Author: compilationAuthorJSON{UserID: r.AuthorID, FirstName: a.FirstName, LastName: a.LastName,
+				Email: a.Email, Avatar: a.Avatar},
+			CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+		if withItems {
+			items := make([]compilationItemJSON, len(entries[r.ID]))
+			for j, e := range entries[r.ID] {
+				t, ok := thumbs[e.ItemID]
+				items[j] = compilationItemJSON{ItemID: e.ItemID, Filename: e.Filename, Thumbnail: thumbnailOut(t, ok),
+					Order: e.DisplayOrder, AddedAt: e.AddedAt.UTC()}
+			}
+			out[i].Items = &items
+		}
+	}
+	return out, nil
+}
+
+// respondCompilation answers the detail of compilation id as saved.
+func (s *Server) respondCompilation(c *gin.Context, status int, id string) error {
+	cp, err := query.Take[models.Compilation](s.db(c), "compilation", id)
+	if err != nil {
+		return err
+	}
+	out, err := s.compilationsOut(c, []models.Compilation{cp}, true)
+	if err != nil {
+		return err
+	}
+	c.JSON(status, out[0])
+	return nil
+}
+
+// GET /api/data/compilations
+func (s *Server) listCompilations(c *gin.Context) error {
+	v, err := s.viewer(c)
+	if err != nil {
+		return err
+	}
+	rows, err := query.Compilations(s.db(c), v)
+	if err != nil {
+		return err
+	}
+	out, err := s.compilationsOut(c, rows, false)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, gin.H{"compilations": out})
+	return nil
+}
+
+// GET /api/data/compilations/{id}
+func (s *Server) getCompilation(c *gin.Context) error {
+	cp, err := s.loadViewableCompilation(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return s.respondCompilation(c, http.StatusOK, cp.ID)
+}
+
+// POST /api/data/compilations {name, public}: 201 with the detail.
+func (s *Server) createCompilation(c *gin.Context) error {
+	var req struct {
+		Name   string `json:"name"`
+		Public *bool  `json:"public"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	req.Name = strings.TrimSpace(req.Name)
+	problems := map[string]string{}
+	required(problems, map[string]string{"name": req.Name})
+	if req.Public == nil {
+		problems["public"] = "is required"
+	}
+	if err := invalidIf(problems); err != nil {
+		return err
+	}
+	cp := models.Compilation{ID: ids.New(), Name: req.Name, Public: *req.Public, AuthorID: principalOf(c).User.ID}
+	err := s.audited(c, "compilation", "create", cp.ID, "", func(tx *gorm.DB) error {
+		return query.Insert(tx, &cp, nil)
+	})
+	if err != nil {
+		return err
+	}
+	return s.respondCompilation(c, http.StatusCreated, cp.ID)
+}
+
+// PUT /api/data/compilations/{id} {name?, public?}
+func (s *Server) putCompilation(c *gin.Context) error {
+	cp, err := s.loadOwnCompilation(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	var req struct {
+		Name   *string `json:"name"`
+		Public *bool   `json:"public"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if req.Name != nil {
+		n := strings.TrimSpace(*req.Name)
+		if n == "" {
+			return apperr.InvalidField("name", "is required")
+		}
+		cp.Name = n
+	}
+	assign(&cp.Public, req.Public)
+	if err := s.auditedUpdate(c, "compilation", "update", cp.ID, &cp, nil, "name", "public"); err != nil {
+		return err
+	}
+	return s.respondCompilation(c, http.StatusOK, cp.ID)
+}
+
+// DELETE /api/data/compilations/{id}: the compilation, not its items.
+func (s *Server) deleteCompilation(c *gin.Context) error {
+	cp, err := s.loadOwnCompilation(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if err := auditedDelete[models.Compilation](s, c, "compilation", cp.ID, "compilation"); err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, gin.H{"id": cp.ID, "compilation_id": cp.ID, "deleted": true})
+	return nil
+}
+
+// POST /api/data/compilations/{id}/items {item_id, display_order?}: the
+// item (live, visible to the caller) goes at display_order (0 first;
+// absent: the end), the items from there on move one down.
+func (s *Server) addCompilationItem(c *gin.Context) error {
+	cp, err := s.loadOwnCompilation(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	var req struct {
+		ItemID       string `json:"item_id"`
+		DisplayOrder *int   `json:"display_order"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if strings.TrimSpace(req.ItemID) == "" {
+		return apperr.InvalidField("item_id", "is required")
+	}
+	if req.DisplayOrder != nil && *req.DisplayOrder < 0 {
+		return apperr.InvalidField("display_order", "must be 0 or more")
+	}
+	it, err := s.loadVisibleItem(c, req.ItemID)
+	if err != nil {
+		return err
+	}
+	var ci models.CompilationItem
+	err = s.audited(c, "compilation", "add-item", cp.ID, it.ID, func(tx *gorm.DB) error {
+		var err error
+		ci, err = query.AddCompilationItem(tx, cp.ID, it.ID, req.DisplayOrder)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	thumbs, err := query.Thumbnails(s.db(c), []string{it.ID})
+	if err != nil {
+		return err
+	}
+	t, ok := thumbs[it.ID]
+	c.JSON(http.StatusCreated, gin.H{"item_id": it.ID, "filename": it.Name, "thumbnail": thumbnailOut(t, ok),
+		"display_order": ci.DisplayOrder, "added_at": ci.AddedAt.UTC()})
+	return nil
+}
+
+// DELETE /api/data/compilations/{id}/items/{item_id}: the item leaves the
+// compilation (it is not deleted); answers the compilation.
+func (s *Server) removeCompilationItem(c *gin.Context) error {
+	cp, err := s.loadOwnCompilation(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	itemID := c.Param("item_id")
+	err = s.audited(c, "compilation", "remove-item", cp.ID, itemID, func(tx *gorm.DB) error {
+		return query.RemoveCompilationItem(tx, cp.ID, itemID)
+	})
+	if err != nil {
+		return err
+	}
+	return s.respondCompilation(c, http.StatusOK, cp.ID)
+}
+
+// PUT /api/data/compilations/{id}/order-items {items: [item ids]}: the
+// listed items first, in that order, the others after them as they were;
+// answers the compilation.
+func (s *Server) orderCompilationItems(c *gin.Context) error {
+	cp, err := s.loadOwnCompilation(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	var req struct {
+		Items []string `json:"items"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if req.Items == nil {
+		return apperr.InvalidField("items", "is required")
+	}
+	if len(req.Items) > maxCompilationItems {
+		return apperr.InvalidField("items", fmt.Sprintf("at most %d item ids", maxCompilationItems))
+	}
+	err = s.audited(c, "compilation", "order-items", cp.ID, "", func(tx *gorm.DB) error {
+		unknown, err := query.OrderCompilationItems(tx, cp.ID, req.Items)
+		if err != nil {
+			return err
+		}
+		if len(unknown) > 0 {
+			return apperr.InvalidField("items", "not in the compilation: "+strings.Join(unknown, ", "))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return s.respondCompilation(c, http.StatusOK, cp.ID)
+}
+
+// POST /api/data/compilations/{id}/clone {new_name}: a compilation of the
+// caller's with the same public flag and the items of the original the
+// caller may see, in order; 201 with its detail. Any viewer may clone.
+func (s *Server) cloneCompilation(c *gin.Context) error {
+	src, err := s.loadViewableCompilation(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	var req struct {
+		NewName string `json:"new_name"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	req.NewName = strings.TrimSpace(req.NewName)
+	if req.NewName == "" {
+		return apperr.InvalidField("new_name", "is required")
+	}
+	v, err := s.viewer(c)
+	if err != nil {
+		return err
+	}
+	var dst models.Compilation
+	err = s.db(c).Transaction(func(tx *gorm.DB) error {
+		var err error
+		if dst, err = query.CloneCompilation(tx, v, src, req.NewName, principalOf(c).User.ID); err != nil {
+			return err
+		}
+		return record(tx, principalOf(c), "compilation", "clone", dst.ID, src.ID)
+	})
+	if err != nil {
+		return err
+	}
+	return s.respondCompilation(c, http.StatusCreated, dst.ID)
+}

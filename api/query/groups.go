@@ -1,0 +1,103 @@
+package query
+
+import (
+	"fmt"
+
+	"gorm.io/gorm"
+
+	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/models"
+)
+
+// Group loads a group: 404 when unknown.
+func Group(db *gorm.DB, id string) (models.Group, error) { return Take[models.Group](db, "group", id) }
+
+// Groups lists every group by name.
+func Groups(db *gorm.DB) ([]models.Group, error) {
+	var rows []models.Group
+	if err := db.Order("lower(name)").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list groups: %w", err)
+	}
+	return rows, nil
+}
+
+// GroupNameTaken is NameTaken for groups.
+func GroupNameTaken(name string) func(error) error {
+	return func(err error) error { return NameTaken(err, "a group named %q exists", name) }
+}
+
+// CreateGroup inserts g in tx. A renamed group keeps its id, so the id
+// derived from a new name may be in use: g gets a random id then.
+func CreateGroup(tx *gorm.DB, g *models.Group) error {
+	var n int64
+	if err := tx.Model(&models.Group{}).Where("id = ?", g.ID).Count(&n).Error; err != nil {
+		return fmt.Errorf("find group %s: %w", g.ID, err)
+	}
+	if n > 0 {
+		g.ID = ids.New()[:16]
+	}
+	return GroupNameTaken(g.Name)(tx.Create(g).Error)
+}
+
+// AddMember adds a user to a group and reports whether they were not a
+// member already.
+func AddMember(tx *gorm.DB, userID, groupID string) (bool, error) {
+	res := tx.Exec(`INSERT INTO user_groups (user_id, group_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, userID, groupID)
+	if res.Error != nil {
+		return false, fmt.Errorf("add user %s to group %s: %w", userID, groupID, res.Error)
+	}
+	return res.RowsAffected > 0, nil
+}
+
+// RemoveMember removes a user from a group: 404 when not a member.
+func RemoveMember(tx *gorm.DB, userID, groupID string) error {
+	res := tx.Delete(&models.UserGroup{}, "user_id = ? AND group_id = ?", userID, groupID)
+	if res.Error != nil {
+		return fmt.Errorf("remove user %s from group %s: %w", userID, groupID, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return apperr.NotFound("membership of group", groupID)
+	}
+	return nil
+}
+
+// GroupRef is a group's id and name.
+type GroupRef struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// UserGroups lists a user's groups by name.
+func UserGroups(db *gorm.DB, userID string) ([]GroupRef, error) {
+	out := []GroupRef{}
+	if err := db.Table("groups").Select("groups.id, groups.name").
+		Joins("JOIN user_groups ug ON ug.group_id = groups.id").Where("ug.user_id = ?", userID).
+		Order("lower(groups.name)").Scan(&out).Error; err != nil {
+		return nil, fmt.Errorf("list groups of user %s: %w", userID, err)
+	}
+	return out, nil
+}
+
+// UnknownGroups returns the ids in want that name no group.
+func UnknownGroups(db *gorm.DB, want []string) ([]string, error) {
+	if len(want) == 0 {
+		return nil, nil
+	}
+	var found []string
+	if err := db.Model(&models.Group{}).Where("id = ANY(?)", models.Strings(want)).
+		Pluck("id", &found).Error; err != nil {
+		return nil, fmt.Errorf("find groups: %w", err)
+	}
+	have := map[string]bool{}
+	for _, g := range found {
+		have[g] = true
+	}
+	var missing []string
+	for _, g := range want {
+		if !have[g] {
+			missing = append(missing, g)
+		}
+	}
+	return missing, nil
+}

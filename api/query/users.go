@@ -1,0 +1,73 @@
+package query
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/models"
+)
+
+// User loads a user: 404 when unknown.
+func User(db *gorm.DB, id string) (models.User, error) { return Take[models.User](db, "user", id) }
+
+// Users lists the users by email; a non-empty email keeps the one with
+// that address (case-insensitive).
+func Users(db *gorm.DB, email string, byEmail bool) ([]models.User, error) {
+	q := db.Order("lower(email)")
+	if byEmail {
+		q = q.Where("lower(email) = lower(?)", strings.TrimSpace(email))
+	}
+	var rows []models.User
+	if err := q.Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list users: %w", err)
+	}
+	return rows, nil
+}
+
+// EmailTaken turns a unique violation of the email into 409 email_taken.
+func EmailTaken(err error) error {
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return apperr.Conflict("email_taken", "a user with this email exists")
+	}
+	return err
+}
+
+// SetPassword stores a user's new password hash.
+func SetPassword(tx *gorm.DB, userID, hash string) error {
+	if err := tx.Model(&models.User{}).Where("id = ?", userID).
+		Updates(map[string]any{"password_hash": hash, "updated_at": time.Now().UTC()}).Error; err != nil {
+		return fmt.Errorf("set password of user %s: %w", userID, err)
+	}
+	return nil
+}
+
+// UserSummary is the author summary embedded in comments, compilations
+// and logo training requests.
+type UserSummary struct {
+	ID, Email, FirstName, LastName, Avatar, CompanyUID string
+	Enabled                                            bool
+}
+
+// UserSummaries loads the summaries of the given users by id; unknown
+// (deleted) users are absent.
+func UserSummaries(db *gorm.DB, ids []string) (map[string]UserSummary, error) {
+	out := map[string]UserSummary{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []models.User
+	if err := db.Select("id", "email", "first_name", "last_name", "avatar", "company_uid", "enabled").
+		Where("id = ANY(?)", models.Strings(ids)).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("load authors: %w", err)
+	}
+	for _, u := range rows {
+		out[u.ID] = UserSummary{ID: u.ID, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName,
+			Avatar: u.Avatar, CompanyUID: u.CompanyUID, Enabled: u.Enabled}
+	}
+	return out, nil
+}
