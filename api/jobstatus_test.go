@@ -53,7 +53,7 @@ func TestHarvestJobStatus(t *testing.T) {
 	id := start()
 	st := e.jobStatus(id)
 	if st.State != "queued" || st.StartedAt != nil || st.FinishedAt != nil || st.Skipped != "" ||
-		strings.Join(st.Extractors, ",") != "store,mime_type,caption_files,captionsv2,hashes" {
+		strings.Join(st.Extractors, ",") != "store,mime_type,hashes" {
 		t.Fatalf("new job: %+v", st)
 	}
 	var job models.Job

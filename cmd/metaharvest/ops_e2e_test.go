@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+
 	"github.com/metaharvest/metaharvest/internal/testproc"
 )
 
@@ -98,7 +100,13 @@ func TestOperatorCommandsAndMetricsDuringAHarvest(t *testing.T) {
 	}
 	var after = scrape(t, c.base, testMetricsToken)
 	deadline := time.Now().Add(30 * time.Second)
-	for sample(after, "metaharvest_items_harvested_total", nil) < base+n+3 || sample(after, "metaharvest_search_outbox_depth", nil) != 0 {
+	// Processes add their counts to the shared totals every second: wait
+	// for the last index upsert to be flushed too, not only for the outbox.
+	upserts := func(m map[string]*dto.MetricFamily) float64 {
+		return sample(m, "metaharvest_search_duration_seconds", map[string]string{"operation": "upsert"})
+	}
+	for sample(after, "metaharvest_items_harvested_total", nil) < base+n+3 || sample(after, "metaharvest_search_outbox_depth", nil) != 0 ||
+		upserts(after) <= upserts(before) {
 		if time.Now().After(deadline) {
 			t.Fatalf("items harvested %v (from %v), outbox %v", sample(after, "metaharvest_items_harvested_total", nil), base,
 				sample(after, "metaharvest_search_outbox_depth", nil))
