@@ -12,5 +12,6 @@
 // (clips of known properties generated in t.TempDir()), Shared (clips made
 // once for a package's tests); Samples and CopyFile (the sample files of a
 // testdata folder); NoRequestURL (a local listener hostile files point at,
-// which must see no request).
+// which must see no request) and Allocated (what a hostile file made an
+// extractor allocate).
 package extractortest

@@ -215,3 +215,12 @@ func TestSharedMakesOnce(t *testing.T) {
 		t.Errorf("after Remove: %v", err)
 	}
 }
+
+// Not parallel: Allocated counts every goroutine's allocations.
+func TestAllocated(t *testing.T) {
+	var keep []byte
+	n := Allocated(func() { keep = make([]byte, 8<<20) })
+	if n < 8<<20 || n > 9<<20 || len(keep) != 8<<20 {
+		t.Errorf("allocated %d bytes", n)
+	}
+}
