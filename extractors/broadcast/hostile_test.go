@@ -22,15 +22,7 @@ func survive(t *testing.T, reg *extractors.Registry, path string) map[string]ext
 	t.Helper()
 	outs := map[string]extractors.Outcome{}
 	for _, n := range names {
-		o := extractortest.Run(t, reg, n, extractortest.Input(t, path))
-		var pe *extractors.PanicError
-		switch {
-		case errors.As(o.Err, &pe):
-			t.Errorf("%s panicked: %v\n%s", n, pe.Value, pe.Stack)
-		case o.Err != nil && extractors.IsTransient(o.Err):
-			t.Errorf("%s: transient error on a bad file: %v", n, o.Err)
-		}
-		outs[n] = o
+		outs[n] = extractortest.Survives(t, reg, n, extractortest.Input(t, path))
 	}
 	return outs
 }

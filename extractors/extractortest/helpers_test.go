@@ -2,6 +2,8 @@ package extractortest
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -131,7 +133,9 @@ func TestClip(t *testing.T) {
 	if err != nil || !bytes.HasPrefix(b, []byte("RIFF")) || filepath.Base(p) != "tone.wav" {
 		t.Errorf("clip %s: %v %q", p, err, b[:min(len(b), 12)])
 	}
-	got := failures(t, func(tb testing.TB) { FFmpeg(tb, "-f", "lavfi", "-i", "no_such_source", filepath.Join(t.TempDir(), "x.wav")) })
+	got := failures(t, func(tb testing.TB) {
+		FFmpeg(tb, "-f", "lavfi", "-i", "no_such_source", filepath.Join(t.TempDir(), "x.wav"))
+	})
 	if len(got) != 1 || !strings.Contains(got[0], "no_such_source") {
 		t.Errorf("failing ffmpeg: %v", got)
 	}
@@ -222,5 +226,41 @@ func TestAllocated(t *testing.T) {
 	n := Allocated(func() { keep = make([]byte, 8<<20) })
 	if n < 8<<20 || n > 9<<20 || len(keep) != 8<<20 {
 		t.Errorf("allocated %d bytes", n)
+	}
+}
+
+type extractFunc func(ctx context.Context, in *extractors.Input) (*extractors.Result, error)
+
+func (f extractFunc) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
+	return f(ctx, in)
+}
+
+func TestSurvives(t *testing.T) {
+	t.Parallel()
+	reg := extractors.NewRegistry()
+	add := func(name string, f extractFunc) {
+		reg.MustRegister(extractors.Info{Name: name, Implemented: true,
+			Fields: []extractors.Field{{Path: "n", Type: extractors.TypeNumber}},
+			New:    func(extractors.Env) (extractors.Extractor, error) { return f, nil }})
+	}
+	add("refuses", func(context.Context, *extractors.Input) (*extractors.Result, error) {
+		return nil, errors.New("not a file of mine")
+	})
+	add("declared", func(context.Context, *extractors.Input) (*extractors.Result, error) {
+		return &extractors.Result{Data: map[string]any{"n": 1}}, nil
+	})
+	add("panics", func(context.Context, *extractors.Input) (*extractors.Result, error) { panic("index out of range") })
+	add("transient", func(context.Context, *extractors.Input) (*extractors.Result, error) {
+		return nil, extractors.Transient(errors.New("read: i/o error"))
+	})
+	add("undeclared", func(context.Context, *extractors.Input) (*extractors.Result, error) {
+		return &extractors.Result{Data: map[string]any{"m": 1}}, nil
+	})
+	in := &extractors.Input{Name: "junk.mp4", Path: "/dev/null", ArtifactDir: t.TempDir()}
+	for name, fails := range map[string]bool{"refuses": false, "declared": false, "panics": true, "transient": true, "undeclared": true} {
+		got := failures(t, func(tb testing.TB) { Survives(tb, reg, name, in) })
+		if fails != (len(got) == 1) {
+			t.Errorf("%s: failures %v", name, got)
+		}
 	}
 }
