@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -137,14 +136,9 @@ func TestGeocoderWaitsUnderContext(t *testing.T) {
 
 func TestGeocodingVideoLocationTag(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "clip.mov")
 	// A QuickTime ©xyz location, written by ffmpeg as phones write it.
-	out, err := exec.Command("ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=red:s=64x64:d=0.2",
-		"-metadata", "location=+35.6812+139.7671+040.000/", path).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ffmpeg: %v %s", err, out)
-	}
+	path := extractortest.Clip(t, "clip.mov", "-f", "lavfi", "-i", "color=c=red:s=64x64:d=0.2",
+		"-metadata", "location=+35.6812+139.7671+040.000/")
 	reg := registry(t, map[string]string{"GEOCODING_LEVELS": "cities"}, "geocoding")
 	o := run(t, reg, "geocoding", path, nil)
 	d := extractortest.Data(t, o)
