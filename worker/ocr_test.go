@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 	_ "github.com/metaharvest/metaharvest/extractors/standard"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/models"
@@ -26,15 +27,7 @@ func TestHarvestPictureSearchableByItsWords(t *testing.T) {
 	if ok, why := extractors.Default.Available("tesseract"); !ok {
 		t.Skipf("tesseract: %s", why)
 	}
-	reg := extractors.NewRegistry()
-	for _, n := range []string{"store", "mime_type", "tesseract"} {
-		info, ok := extractors.Default.Get(n)
-		if !ok || !info.Implemented {
-			t.Fatalf("%s not implemented", n)
-		}
-		reg.MustRegister(info)
-	}
-	f := newFixture(t, reg)
+	f := newFixture(t, extractortest.Registry(t, nil, "store", "mime_type", "tesseract"))
 	dir := t.TempDir()
 	out, err := exec.Command("pdftoppm", "-png", "-gray", "-r", "100", "-f", "1", "-l", "1", "-singlefile",
 		filepath.Join("..", "extractors", "ocr", "testdata", "multicell.pdf"), filepath.Join(dir, "page")).CombinedOutput()

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 	_ "github.com/metaharvest/metaharvest/extractors/standard" // every extractor family, as the binary links them
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/models"
@@ -22,11 +22,7 @@ import (
 // generateClip writes a clip made by ffmpeg into the container.
 func (f *fixture) generateClip(rel string, args ...string) {
 	f.t.Helper()
-	p := filepath.Join(f.media, rel)
-	all := append(append([]string{"-nostdin", "-v", "error", "-y"}, args...), p)
-	if b, err := exec.Command("ffmpeg", all...).CombinedOutput(); err != nil {
-		f.t.Fatalf("ffmpeg: %v %s", err, b)
-	}
+	extractortest.FFmpeg(f.t, append(args, filepath.Join(f.media, rel))...)
 }
 
 // A harvest of a folder of video: the clip's frames at its scene changes
