@@ -47,11 +47,12 @@ func open(in *extractors.Input) (*source, error) {
 	return &source{ReaderAt: f, Size: fi.Size(), close: f.Close}, nil
 }
 
-// mp4Of is the ISO base media walk of the item, made once per harvest of
-// the file (drm and mediainfo both read it); nil without error when the
-// file is not an ISO base media file.
-func mp4Of(ctx context.Context, in *extractors.Input) (*mp4Info, error) {
-	v, err := in.Shared("probe.isobmff", func() (any, error) {
+// readOnce parses the item's content once per harvest of the file, under
+// key of Input.Shared, for every extractor of the family that reads that
+// structure: the first to ask opens and parses, the others get its
+// result, or its error.
+func readOnce[T any](ctx context.Context, in *extractors.Input, key string, parse func(src *source) (T, error)) (T, error) {
+	v, err := in.Shared(key, func() (any, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -60,14 +61,24 @@ func mp4Of(ctx context.Context, in *extractors.Input) (*mp4Info, error) {
 			return nil, err
 		}
 		defer src.Close()
+		return parse(src)
+	})
+	if err != nil {
+		var none T
+		return none, err
+	}
+	return v.(T), nil
+}
+
+// mp4Of is the ISO base media walk of the item, made once per harvest of
+// the file (drm and mediainfo both read it); nil without error when the
+// file is not an ISO base media file.
+func mp4Of(ctx context.Context, in *extractors.Input) (*mp4Info, error) {
+	return readOnce(ctx, in, "probe.isobmff", func(src *source) (*mp4Info, error) {
 		info, err := readMP4(src, src.Size)
 		if err != nil {
-			return (*mp4Info)(nil), nil
+			return nil, nil
 		}
 		return info, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return v.(*mp4Info), nil
 }
