@@ -57,15 +57,11 @@ var csvDelimiters = []rune{',', ';', '\t', '|'}
 type csvExtractor struct{}
 
 func (csvExtractor) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	f, err := doctext.Open(in)
+	r, enc, f, err := openText(in)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	r, enc, err := doctext.NewReader(f)
-	if err != nil {
-		return nil, doctext.ReadErr(in.Name, err)
-	}
 	br := bufio.NewReaderSize(r, csvSniffBytes)
 	head, err := br.Peek(csvSniffBytes)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
@@ -149,15 +145,11 @@ func (csvExtractor) Extract(ctx context.Context, in *extractors.Input) (*extract
 // countRest reopens the item and counts the records after scanner.offset
 // decoded bytes (csv.Reader's InputOffset after the last whole record).
 func countRest(ctx context.Context, scanner *csvRowCounter, in *extractors.Input, enc doctext.Detected) (int64, error) {
-	f, err := doctext.Open(in)
+	r, _, f, err := openText(in)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	r, _, err := doctext.NewReader(f)
-	if err != nil {
-		return 0, doctext.ReadErr(in.Name, err)
-	}
 	if _, err := io.CopyN(io.Discard, r, scanner.offset); err != nil {
 		return 0, doctext.ReadErr(in.Name, err)
 	}

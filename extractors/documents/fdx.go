@@ -50,21 +50,19 @@ const (
 type fdxExtractor struct{}
 
 func (fdxExtractor) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	f, err := doctext.Open(in)
+	src, err := openSource(in, fdxMaxBytes)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	lr := &io.LimitedReader{R: f, N: fdxMaxBytes}
-	src := &readErrs{r: lr}
+	defer src.Close()
 	data, err := readFDX(ctx, src)
-	if src.err != nil {
-		return nil, doctext.ReadErr(in.Name, src.err)
+	if rerr := src.Err(); rerr != nil {
+		return nil, rerr
 	}
 	if err != nil {
 		return nil, err
 	}
-	if lr.N <= 0 {
+	if src.Cut() {
 		data["text_truncated"] = true
 	}
 	return &extractors.Result{Data: data}, nil

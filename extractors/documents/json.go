@@ -53,21 +53,17 @@ const (
 type jsonExtractor struct{}
 
 func (jsonExtractor) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	f, err := doctext.Open(in)
+	src, err := openSource(in, jsonMaxBytes)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	lr := &io.LimitedReader{R: f, N: jsonMaxBytes}
-	data, err := walkJSON(ctx, lr)
+	defer src.Close()
+	data, err := walkJSON(ctx, src)
 	if err != nil {
 		return nil, err
 	}
-	if lr.N <= 0 {
-		// Cut by the cap: what was read proves nothing about the whole.
-		delete(data, "valid")
-		delete(data, "error")
-		data["text_truncated"] = true
+	if src.Cut() {
+		markCut(data)
 	}
 	return &extractors.Result{Data: data}, nil
 }

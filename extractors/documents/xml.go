@@ -57,20 +57,17 @@ const (
 type xmlExtractor struct{}
 
 func (xmlExtractor) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	f, err := doctext.Open(in)
+	src, err := openSource(in, xmlMaxBytes)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	lr := &io.LimitedReader{R: f, N: xmlMaxBytes}
-	data, err := walkXML(ctx, lr)
+	defer src.Close()
+	data, err := walkXML(ctx, src)
 	if err != nil {
 		return nil, err
 	}
-	if lr.N <= 0 {
-		delete(data, "valid")
-		delete(data, "error")
-		data["text_truncated"] = true
+	if src.Cut() {
+		markCut(data)
 	}
 	return &extractors.Result{Data: data}, nil
 }
