@@ -1,8 +1,12 @@
 package doctext
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/metaharvest/metaharvest/extractors"
 )
 
 func TestBuilderCapsOnRuneBoundary(t *testing.T) {
@@ -58,5 +62,32 @@ func TestDetect(t *testing.T) {
 	}
 	if DecodeCharset([]byte("\xe9t\xe9"), "iso-8859-1") != "été" || DecodeCharset([]byte("été"), "") != "été" {
 		t.Error("DecodeCharset")
+	}
+}
+
+func TestOpenAt(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "a.zip")
+	if err := os.WriteFile(p, []byte("PK-bytes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []*extractors.Input{
+		{Name: "a.zip", Path: p, Size: 999},                                // the storage's size is not trusted
+		{Name: "a.zip", Path: "/nonexistent", Content: []byte("PK-bytes")}, // Content wins over Path
+	} {
+		a, err := OpenAt(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 5)
+		if n, err := a.ReadAt(buf, 3); err != nil || n != 5 || string(buf) != "bytes" || a.Size != 8 {
+			t.Errorf("%+v: %d %v %q size %d", in, n, err, buf, a.Size)
+		}
+		if err := a.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := OpenAt(&extractors.Input{Name: "gone.zip", Path: "/nonexistent"}); !extractors.IsTransient(err) {
+		t.Errorf("missing file: %v", err)
 	}
 }
