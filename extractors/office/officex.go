@@ -136,10 +136,19 @@ func (d *document) paragraph(s string) {
 	if strings.TrimSpace(s) == "" {
 		return
 	}
-	if d.text.Full() {
-		d.text.MarkTruncated()
+	if d.full() {
 		return
 	}
 	d.text.Separate("\n")
 	d.text.WriteString(s)
+}
+
+// full reports whether the text holds all it may, marking it truncated:
+// the readers stop adding there.
+func (d *document) full() bool {
+	if d.text.Full() {
+		d.text.MarkTruncated()
+		return true
+	}
+	return false
 }
