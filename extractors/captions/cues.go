@@ -229,6 +229,12 @@ type lineReader struct {
 	num int // number of the line last returned, from 1
 }
 
+// newLineReader reads the lines of text, a byte-order mark left at its
+// start skipped.
+func newLineReader(text string) *lineReader {
+	return &lineReader{s: strings.TrimPrefix(text, "\uFEFF")}
+}
+
 func (r *lineReader) next() (string, bool) {
 	if r.pos > len(r.s) || r.pos == len(r.s) && r.num > 0 && r.s[len(r.s)-1] == '\n' {
 		return "", false

@@ -14,16 +14,7 @@ import (
 // without a valid timing line is skipped and counted. Text is cleaned of
 // markup (<i>, <font>, {\an8}).
 func ParseSRT(b []byte) (*Parsed, error) {
-	text, enc, err := decodeText(b)
-	if err != nil {
-		return nil, err
-	}
-	p, err := parseSRTText(text)
-	if err != nil {
-		return nil, err
-	}
-	p.Encoding = enc
-	return p, nil
+	return parseDecoded(b, parseSRTText)
 }
 
 func parseSRTText(text string) (*Parsed, error) {
@@ -51,7 +42,7 @@ func parseSRTText(text string) (*Parsed, error) {
 		p.Skipped++
 		return nil
 	}
-	r := &lineReader{s: strings.TrimPrefix(text, "\uFEFF")}
+	r := newLineReader(text)
 	for {
 		line, more := r.next()
 		if !more {

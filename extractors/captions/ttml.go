@@ -23,16 +23,7 @@ const maxXMLDepth = 64
 // text of <span> elements is kept. xml:lang of the root is the language.
 // Go's XML decoder expands no external entities and no DTD.
 func ParseTTML(b []byte) (*Parsed, error) {
-	text, enc, err := decodeText(b)
-	if err != nil {
-		return nil, err
-	}
-	p, err := parseTTMLText(text)
-	if err != nil {
-		return nil, err
-	}
-	p.Encoding = enc
-	return p, nil
+	return parseDecoded(b, parseTTMLText)
 }
 
 // ttmlRates are the document's timing parameters.
