@@ -156,3 +156,31 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// The readings of the extractors that need a stream: the stream, or
+// ErrUnsupported for a file without it.
+func TestReadTheStreamNeeded(t *testing.T) {
+	t.Parallel()
+	run := extractors.NewRunner(1)
+	read := map[string]func(context.Context, *extractors.Runner, *extractors.Input) (*av.Probe, *av.Stream, error){
+		"video": av.ReadVideo, "moving": av.ReadMoving, "audio": av.ReadAudio,
+	}
+	for _, c := range []struct {
+		path string
+		has  map[string]bool
+	}{
+		{clip(t), map[string]bool{"video": true, "moving": true, "audio": true}},
+		{"../testdata/pluck-pcm16.wav", map[string]bool{"audio": true}},
+		{"../testdata/video-001.png", map[string]bool{"video": true}},
+	} {
+		for what, f := range read {
+			_, s, err := f(context.Background(), run, &extractors.Input{Path: c.path})
+			switch {
+			case c.has[what] && (err != nil || s == nil):
+				t.Errorf("%s of %s: %v", what, c.path, err)
+			case !c.has[what] && !errors.Is(err, extractors.ErrUnsupported):
+				t.Errorf("%s of %s: %v, want ErrUnsupported", what, c.path, err)
+			}
+		}
+	}
+}

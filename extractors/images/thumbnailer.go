@@ -197,13 +197,9 @@ func WriteJPEG(path string, img image.Image) error {
 
 // video picks the representative frame and writes the sprite sheet.
 func (t *thumbnailer) video(ctx context.Context, in *extractors.Input, res *extractors.Result, maxSide int) (*Picture, error) {
-	probe, err := av.Read(ctx, t.run, in)
+	probe, v, err := av.ReadVideo(ctx, t.run, in)
 	if err != nil {
 		return nil, err
-	}
-	v := probe.Video()
-	if v == nil {
-		return nil, fmt.Errorf("no video stream: %w", extractors.ErrUnsupported)
 	}
 	if err := t.load.check(v.Width, v.Height); err != nil {
 		return nil, err

@@ -37,13 +37,9 @@ const (
 // picture (audio, a still, a cover) is not theirs (ErrUnsupported), and
 // pictures over the bounds are refused before anything decodes them.
 func movingPicture(ctx context.Context, run *extractors.Runner, in *extractors.Input) (*av.Probe, *av.Stream, error) {
-	probe, err := av.Read(ctx, run, in)
+	probe, v, err := av.ReadMoving(ctx, run, in)
 	if err != nil {
 		return nil, nil, err
-	}
-	v := probe.Video()
-	if v == nil || probe.IsStill() {
-		return nil, nil, unsupported("no moving picture")
 	}
 	if err := checkPicture(v); err != nil {
 		return nil, nil, err
