@@ -1,6 +1,7 @@
 package doctext
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,5 +90,13 @@ func TestOpenAt(t *testing.T) {
 	}
 	if _, err := OpenAt(&extractors.Input{Name: "gone.zip", Path: "/nonexistent"}); !extractors.IsTransient(err) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestCounter(t *testing.T) {
+	t.Parallel()
+	c := &Counter{R: strings.NewReader("twelve bytes")}
+	if b, err := io.ReadAll(c); err != nil || len(b) != 12 || c.N != 12 {
+		t.Errorf("read %q %v, counted %d", b, err, c.N)
 	}
 }

@@ -88,3 +88,16 @@ func (a *At) Close() error {
 	}
 	return a.file.Close()
 }
+
+// Counter counts the bytes read through it: what a decoder consumed of a
+// compressed stream, or a parser of a file.
+type Counter struct {
+	R io.Reader
+	N int64
+}
+
+func (c *Counter) Read(p []byte) (int, error) {
+	n, err := c.R.Read(p)
+	c.N += int64(n)
+	return n, err
+}

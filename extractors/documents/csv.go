@@ -77,7 +77,7 @@ func (csvExtractor) Extract(ctx context.Context, in *extractors.Input) (*extract
 	if sniff.columns > 0 {
 		data["column_count"] = sniff.columns
 	}
-	parsed := &countingReader{r: io.LimitReader(br, csvParseBytes)}
+	parsed := &doctext.Counter{R: io.LimitReader(br, csvParseBytes)}
 	cr := csv.NewReader(parsed)
 	cr.Comma, cr.LazyQuotes, cr.FieldsPerRecord = sniff.delimiter, true, -1
 	var rows int64
@@ -98,7 +98,7 @@ func (csvExtractor) Extract(ctx context.Context, in *extractors.Input) (*extract
 			}
 			return nil, doctext.ReadErr(in.Name, err)
 		}
-		if parsed.n >= csvParseBytes {
+		if parsed.N >= csvParseBytes {
 			// This record may be cut by the parse cap: the scanner counts
 			// it again with the rest.
 			break
@@ -121,7 +121,7 @@ func (csvExtractor) Extract(ctx context.Context, in *extractors.Input) (*extract
 		}
 		scanner.offset = cr.InputOffset()
 	}
-	if parsed.n >= csvParseBytes {
+	if parsed.N >= csvParseBytes {
 		// Count the rows from the end of the last whole record on: the part
 		// of the parsed bytes after it, then the rest of the stream.
 		text.MarkTruncated()
@@ -167,17 +167,6 @@ func countRest(ctx context.Context, scanner *csvRowCounter, in *extractors.Input
 			return 0, doctext.ReadErr(in.Name, err)
 		}
 	}
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 func clipCells(rec []string, max int) []any {
