@@ -6,5 +6,5 @@
 // one way they read an item's bytes (Input.Content when the worker read
 // the file already, the file at Input.Path otherwise): streamed (Open,
 // ReadAll) or for random access (OpenAt, which extractors/archive reads
-// its archives with too).
+// its archives with too), and Counter, the byte count of a stream read.
 package doctext
