@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 )
 
 // ParseSRT reads a SubRip file: blocks of an optional number, a timing
@@ -37,7 +38,7 @@ func parseSRTText(text string) (*Parsed, error) {
 	}
 	bad := func(r *lineReader, line string) error {
 		if blocks == 0 {
-			return &errNotFormat{"SRT", fmt.Sprintf("line %d is not a cue number or timing: %q", r.num, truncate(line, 40))}
+			return &errNotFormat{"SRT", fmt.Sprintf("line %d is not a cue number or timing: %q", r.num, doctext.Cut(line, 40))}
 		}
 		p.Skipped++
 		return nil

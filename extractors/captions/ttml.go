@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 )
 
 // maxXMLDepth bounds the nesting a TTML document may have: caption
@@ -276,7 +278,7 @@ func decimalMS(s string, unit int64) (int64, bool) {
 	ms := n * unit
 	if fp != "" {
 		// unit/1000 of a second per digit position beyond the point.
-		f, _ := strconv.ParseFloat("0."+truncate(fp, 12), 64)
+		f, _ := strconv.ParseFloat("0."+doctext.Cut(fp, 12), 64)
 		ms += int64(math.Round(f * float64(unit)))
 	}
 	return ms, ms <= maxTTMLTime

@@ -7,4 +7,7 @@
 // the file already, the file at Input.Path otherwise): streamed (Open,
 // ReadAll) or for random access (OpenAt, which extractors/archive reads
 // its archives with too), and Counter, the byte count of a stream read.
+//
+// Cut, the prefix of a text that does not split a character, is the one
+// way every extractor family bounds the text it keeps.
 package doctext

@@ -100,3 +100,19 @@ func TestCounter(t *testing.T) {
 		t.Errorf("read %q %v, counted %d", b, err, c.N)
 	}
 }
+
+func TestCut(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"héllo", 10, "héllo"}, {"héllo", 5, "héll"}, {"héllo", 2, "h"}, {"héllo", 3, "hé"},
+		{"héllo", 0, ""}, {"héllo", -1, ""}, {"", 4, ""}, {"日本", 4, "日"},
+	} {
+		if got := Cut(c.s, c.n); got != c.want {
+			t.Errorf("Cut(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}

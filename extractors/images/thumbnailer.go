@@ -18,6 +18,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/av"
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 )
 
 // thumbnailer makes the pictures that stand for an item: JPEG thumbnails
@@ -204,7 +205,7 @@ func (t *thumbnailer) video(ctx context.Context, in *extractors.Input, res *extr
 	if err := t.load.check(v.Width, v.Height); err != nil {
 		return nil, err
 	}
-	res.Data["source"] = map[string]any{"width": v.Width, "height": v.Height, "decoder": "ffmpeg", "format": clip(v.CodecName, 64)}
+	res.Data["source"] = map[string]any{"width": v.Width, "height": v.Height, "decoder": "ffmpeg", "format": doctext.Cut(v.CodecName, 64)}
 	duration := probe.Duration()
 
 	img, at, err := t.representativeFrame(ctx, in.Path, v.SampleAspectRatio, duration, maxSide)

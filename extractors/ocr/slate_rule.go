@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 )
 
 // The slate rule, shared by slates and vendor_digital_slates:
@@ -143,7 +144,7 @@ func slateListFields(more ...extractors.Field) []extractors.Field {
 // is, and its text.
 func (s slate) data() map[string]any {
 	d := spanData(s.span)
-	d["position"], d["text"] = s.Position, cutUTF8(s.Text, maxFrameText)
+	d["position"], d["text"] = s.Position, doctext.Cut(s.Text, maxFrameText)
 	return d
 }
 
