@@ -172,3 +172,16 @@ func TestOversizedDocuments(t *testing.T) {
 		t.Errorf("dbf: %v declared, %v present", d["record_count"], d["records_present"])
 	}
 }
+
+// A file that cannot be read (here a directory) is a Transient failure of
+// every streaming extractor, never a verdict on its content.
+func TestReadFailureIsTransient(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, name := range []string{"json", "xml", "fdx", "html", "email", "dbf", "csv", "text"} {
+		o := run(t, name, dir, "folder."+name)
+		if !extractors.IsTransient(o.Err) {
+			t.Errorf("%s on a directory: %v", name, o.Err)
+		}
+	}
+}

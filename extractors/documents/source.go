@@ -1,6 +1,7 @@
 package documents
 
 import (
+	"context"
 	"errors"
 	"io"
 	"math"
@@ -78,4 +79,32 @@ func openText(in *extractors.Input) (r io.Reader, enc doctext.Detected, f io.Clo
 		return nil, enc, nil, doctext.ReadErr(in.Name, err)
 	}
 	return r, enc, file, nil
+}
+
+// walker is a streaming extractor of the package (json, xml, fdx): walk
+// reads at most max bytes of the item. A read error of the file is
+// Transient (walk's own Transient error stands), and data of a file cut
+// at the cap is marked so (markCut).
+type walker struct {
+	max  int64
+	walk func(ctx context.Context, r io.Reader) (map[string]any, error)
+}
+
+func (x walker) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
+	src, err := openSource(in, x.max)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	data, err := x.walk(ctx, src)
+	if rerr := src.Err(); rerr != nil && !extractors.IsTransient(err) {
+		return nil, rerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if src.Cut() {
+		markCut(data)
+	}
+	return &extractors.Result{Data: data}, nil
 }

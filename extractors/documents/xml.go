@@ -34,7 +34,9 @@ func init() {
 			{Path: "text", Type: extractors.TypeText, Doc: "character data of the elements, at most 256 KiB"},
 			{Path: "text_truncated", Type: extractors.TypeBool, Doc: "true when the file holds more text than was kept"},
 		},
-		New: func(extractors.Env) (extractors.Extractor, error) { return xmlExtractor{}, nil },
+		New: func(extractors.Env) (extractors.Extractor, error) {
+			return walker{max: xmlMaxBytes, walk: walkXML}, nil
+		},
 	})
 }
 
@@ -53,24 +55,6 @@ const (
 	xmlMaxBytes      = 64 << 20
 	xmlMaxNamespaces = 50
 )
-
-type xmlExtractor struct{}
-
-func (xmlExtractor) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	src, err := openSource(in, xmlMaxBytes)
-	if err != nil {
-		return nil, err
-	}
-	defer src.Close()
-	data, err := walkXML(ctx, src)
-	if err != nil {
-		return nil, err
-	}
-	if src.Cut() {
-		markCut(data)
-	}
-	return &extractors.Result{Data: data}, nil
-}
 
 // newXMLDecoder returns a decoder that never expands an entity beyond the
 // five of XML and those of HTML (a fixed table): an entity a DTD declares
