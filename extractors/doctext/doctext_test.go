@@ -84,6 +84,9 @@ func TestOpenAt(t *testing.T) {
 		if n, err := a.ReadAt(buf, 3); err != nil || n != 5 || string(buf) != "bytes" || a.Size != 8 {
 			t.Errorf("%+v: %d %v %q size %d", in, n, err, buf, a.Size)
 		}
+		if (a.Info != nil) != (in.Content == nil) || a.Info != nil && !a.Info.Mode().IsRegular() {
+			t.Errorf("%+v: file info %v", in, a.Info)
+		}
 		if err := a.Close(); err != nil {
 			t.Error(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/metaharvest/metaharvest/extractors"
@@ -60,6 +61,9 @@ func ReadErr(name string, err error) error {
 type At struct {
 	io.ReaderAt
 	Size int64
+	// Info describes the file (nil for Content), for readers that take
+	// regular files only.
+	Info fs.FileInfo
 	file *os.File
 }
 
@@ -78,7 +82,7 @@ func OpenAt(in *extractors.Input) (*At, error) {
 		f.Close()
 		return nil, extractors.Transient(fmt.Errorf("stat %s: %w", in.Name, err))
 	}
-	return &At{ReaderAt: f, Size: fi.Size(), file: f}, nil
+	return &At{ReaderAt: f, Size: fi.Size(), Info: fi, file: f}, nil
 }
 
 // Close closes the file (nothing to do for Content).

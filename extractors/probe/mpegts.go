@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 )
 
 // MPEG transport stream packets as m2ts and drm need them: the packet size
@@ -182,7 +183,7 @@ func (s *tsScan) packet(p []byte) {
 // (m2ts and drm both read it); nil without error when the file is not a
 // transport stream.
 func tsOf(ctx context.Context, in *extractors.Input) (*tsScan, error) {
-	return readOnce(ctx, in, "probe.mpegts", func(src *source) (*tsScan, error) {
+	return readOnce(ctx, in, "probe.mpegts", func(src *doctext.At) (*tsScan, error) {
 		s, err := scanTS(src, src.Size)
 		if errors.Is(err, errNotTS) {
 			return nil, nil
