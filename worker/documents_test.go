@@ -11,7 +11,6 @@ import (
 	_ "github.com/metaharvest/metaharvest/extractors/standard"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/search"
-	"github.com/metaharvest/metaharvest/search/postgres"
 )
 
 // documentExtractors are the extractors this test harvests with.
@@ -40,13 +39,7 @@ func TestHarvestDocumentsSearchableByTheirWords(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	eng, err := postgres.New(f.db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := search.Drain(ctx, f.db, eng, 100); err != nil {
-		t.Fatal(err)
-	}
+	eng := f.drained()
 	for _, tc := range []struct{ word, file, field string }{
 		{"Scotia", "novel.pdf", "pdf.text"},
 		{"asdasdasdasd", "letter.docx", "officex.text"},

@@ -23,6 +23,8 @@ import (
 	"github.com/metaharvest/metaharvest/internal/testdb"
 	"github.com/metaharvest/metaharvest/internal/testredis"
 	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/search"
+	"github.com/metaharvest/metaharvest/search/postgres"
 )
 
 // fixture is one isolated platform with a filesystem location whose
@@ -102,6 +104,21 @@ func (f *fixture) write(rel, content string) {
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		f.t.Fatal(err)
 	}
+}
+
+// drained drains the search outbox into a Postgres search engine over the
+// fixture's database and returns the engine, for tests that search what
+// the worker harvested.
+func (f *fixture) drained() *postgres.Engine {
+	f.t.Helper()
+	eng, err := postgres.New(f.db)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if _, err := search.Drain(context.Background(), f.db, eng, 100); err != nil {
+		f.t.Fatal(err)
+	}
+	return eng
 }
 
 // copySample copies a sample file of the extractors (a path below

@@ -15,7 +15,6 @@ import (
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
-	"github.com/metaharvest/metaharvest/search/postgres"
 )
 
 // A scanned page (a page of a gofpdf PDF rendered to a picture by
@@ -49,13 +48,7 @@ func TestHarvestPictureSearchableByItsWords(t *testing.T) {
 		t.Fatalf("job counts: %+v %+v", job, acts)
 	}
 	ctx := context.Background()
-	eng, err := postgres.New(f.db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := search.Drain(ctx, f.db, eng, 100); err != nil {
-		t.Fatal(err)
-	}
+	eng := f.drained()
 	// "bizarre" is printed on the page (pdftotext reads "The year 1866 was
 	// marked by a bizarre development" from the PDF).
 	res, err := eng.Search(ctx, search.Request{Query: "bizarre", Limit: 10}, search.Visibility{All: true})

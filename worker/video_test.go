@@ -16,7 +16,6 @@ import (
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
-	"github.com/metaharvest/metaharvest/search/postgres"
 )
 
 // generateClip writes a clip made by ffmpeg into the container.
@@ -94,13 +93,7 @@ func TestHarvestVideoSegmentsAndPreviews(t *testing.T) {
 	// carry their thumbnails, like POST /api/data/segments/search and
 	// GET /api/data/segments/{id} return them.
 	ctx := context.Background()
-	eng, err := postgres.New(f.db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := search.Drain(ctx, f.db, eng, 100); err != nil {
-		t.Fatal(err)
-	}
+	eng := f.drained()
 	all := search.Visibility{All: true}
 	res, err := eng.SearchSegments(ctx, search.SegmentRequest{Limit: 10,
 		Filters:    &search.SegmentFilters{ExactTerms: []search.Term{{Field: "item_id", Value: search.FlexString(clip.ID)}}},
