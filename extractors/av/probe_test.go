@@ -46,8 +46,8 @@ func TestReadIsSharedPerFile(t *testing.T) {
 	t.Parallel()
 	reg := extractors.NewRegistry()
 	var reads atomic.Int32
-	probe := func(name string) {
-		reg.MustRegister(extractors.Info{Name: name, Implemented: true, New: func(env extractors.Env) (extractors.Extractor, error) {
+	probe := func(name string, after ...string) {
+		reg.MustRegister(extractors.Info{Name: name, Implemented: true, After: after, New: func(env extractors.Env) (extractors.Extractor, error) {
 			return extractFunc(func(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
 				if _, err := av.Read(ctx, env.Runner, in); err != nil {
 					return nil, err
@@ -67,15 +67,7 @@ func TestReadIsSharedPerFile(t *testing.T) {
 			return &extractors.Result{}, os.Remove(path)
 		}), nil
 	}})
-	reg.MustRegister(extractors.Info{Name: "three", Implemented: true, After: []string{"remover"}, New: func(env extractors.Env) (extractors.Extractor, error) {
-		return extractFunc(func(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-			if _, err := av.Read(ctx, env.Runner, in); err != nil {
-				return nil, err
-			}
-			reads.Add(1)
-			return &extractors.Result{}, nil
-		}), nil
-	}})
+	probe("three", "remover")
 	outs := extractors.Run(context.Background(), reg, []string{"three", "two", "remover", "one"}, &extractors.Input{Path: path, ArtifactDir: t.TempDir()}, time.Minute)
 	for _, o := range outs {
 		if o.Err != nil {
