@@ -11,7 +11,9 @@
 // the worker runs it) and Data (an outcome's stored data); FFmpeg and Clip
 // (clips of known properties generated in t.TempDir()), Shared (clips made
 // once for a package's tests); Samples and CopyFile (the sample files of a
-// testdata folder); NoRequestURL (a local listener hostile files point at,
-// which must see no request) and Allocated (what a hostile file made an
-// extractor allocate).
+// testdata folder); Survives (Suite's checks of a hostile file, for one
+// extractor and input), NoRequestURL (a local listener hostile files point
+// at, which must see no request) and Allocated (what a hostile file made
+// an extractor allocate); ReferenceNames (the reference's extractor list,
+// copied by hand).
 package extractortest
