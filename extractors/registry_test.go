@@ -8,57 +8,6 @@ import (
 	"testing"
 )
 
-// referenceNames is the Extractor list of spec/api-reference.md, copied by hand.
-var referenceNames = []string{
-	"archive", "audioinfo", "audio_previews", "audiopeak", "black_scenes", "csv",
-	"caption_files", "captionsv2", "slates", "credits", "dbf", "dpx", "drm",
-	"document_pages", "exiv2", "email", "captions", "fdx", "geocoding", "html",
-	"hashes", "json", "m2ts", "mime_type", "mediainfo", "tesseract", "officex", "pdf",
-	"thumbnailer", "tokens", "video_main_frames", "video_previews", "volumedetect",
-	"weather", "xml", "store",
-	"vendor_color_bars", "vendor_digital_slates", "vendor_audio_classification",
-	"vendor_faces", "vendor_silence", "vendor_start_end", "vendor_texted",
-	"vendor_textless", "vendorsports", "vendorlanguage",
-}
-
-func TestDefaultKnowsReference(t *testing.T) {
-	t.Parallel()
-	want := slices.Sorted(slices.Values(referenceNames))
-	if len(want) != 46 {
-		t.Fatalf("reference list has %d names, want 46", len(want))
-	}
-	if got := Names(); !slices.Equal(got, want) {
-		t.Errorf("Names() = %v\nwant %v", got, want)
-	}
-	implemented := []string{}
-	for _, info := range Default.All() {
-		if info.DisplayName == "" || info.Version == "" {
-			t.Errorf("%s: DisplayName %q Version %q, want both set", info.Name, info.DisplayName, info.Version)
-		}
-		if info.Implemented {
-			implemented = append(implemented, info.Name)
-			if info.New == nil || !info.DefaultEnabled {
-				t.Errorf("%s: implemented without New or not enabled by default", info.Name)
-			}
-			continue
-		}
-		if info.New != nil || info.DefaultEnabled {
-			t.Errorf("%s: not implemented but has New or is enabled by default", info.Name)
-		}
-		if ok, reason := Default.Available(info.Name); ok || reason != "not implemented in this release" {
-			t.Errorf("Available(%s) = %v, %q", info.Name, ok, reason)
-		}
-	}
-	if want := []string{"hashes", "mime_type", "store"}; !slices.Equal(implemented, want) {
-		t.Errorf("implemented = %v, want %v", implemented, want)
-	}
-	for _, name := range implemented {
-		if ok, reason := Default.Available(name); !ok {
-			t.Errorf("Available(%s) = false, %q", name, reason)
-		}
-	}
-}
-
 func TestCatalogueTools(t *testing.T) {
 	t.Parallel()
 	for name, want := range map[string][]string{

@@ -2,17 +2,15 @@ package worker
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 	_ "github.com/metaharvest/metaharvest/extractors/standard"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/search"
-	"github.com/metaharvest/metaharvest/search/postgres"
 )
 
 // documentExtractors are the extractors this test harvests with.
@@ -26,27 +24,12 @@ func TestHarvestDocumentsSearchableByTheirWords(t *testing.T) {
 	if ok, why := extractors.Default.Available("pdf"); !ok {
 		t.Skipf("pdf: %s (poppler-utils)", why)
 	}
-	reg := extractors.NewRegistry()
-	for _, n := range append([]string{"store", "mime_type"}, documentExtractors...) {
-		info, ok := extractors.Default.Get(n)
-		if !ok || !info.Implemented {
-			t.Fatalf("%s not implemented", n)
-		}
-		reg.MustRegister(info)
-	}
-	f := newFixture(t, reg)
-	copyFile := func(from, to string) {
-		b, err := os.ReadFile(filepath.Join("..", "extractors", from))
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.write(to, string(b))
-	}
-	copyFile("pdf/testdata/multicell.pdf", "reports/novel.pdf")
-	copyFile("office/testdata/sample-docx.docx", "reports/letter.docx")
-	copyFile("documents/testdata/debian.csv", "data/releases.csv")
-	copyFile("documents/testdata/dingus.eml", "mail/fish.eml")
-	copyFile("documents/testdata/utf8.txt", "notes/demo.txt")
+	f := newFixture(t, extractortest.Registry(t, nil, append([]string{"store", "mime_type"}, documentExtractors...)...))
+	f.copySample("pdf/testdata/multicell.pdf", "reports/novel.pdf")
+	f.copySample("office/testdata/sample-docx.docx", "reports/letter.docx")
+	f.copySample("documents/testdata/debian.csv", "data/releases.csv")
+	f.copySample("documents/testdata/dingus.eml", "mail/fish.eml")
+	f.copySample("documents/testdata/utf8.txt", "notes/demo.txt")
 	f.startWorker()
 
 	req := f.harvest(jobs.Spec{Extractors: documentExtractors, OverrideExtractors: true})
@@ -56,13 +39,7 @@ func TestHarvestDocumentsSearchableByTheirWords(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	eng, err := postgres.New(f.db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := search.Drain(ctx, f.db, eng, 100); err != nil {
-		t.Fatal(err)
-	}
+	eng := f.drained()
 	for _, tc := range []struct{ word, file, field string }{
 		{"Scotia", "novel.pdf", "pdf.text"},
 		{"asdasdasdasd", "letter.docx", "officex.text"},

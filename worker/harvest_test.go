@@ -16,12 +16,15 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/internal/testdb"
 	"github.com/metaharvest/metaharvest/internal/testredis"
 	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/search"
+	"github.com/metaharvest/metaharvest/search/postgres"
 )
 
 // fixture is one isolated platform with a filesystem location whose
@@ -59,11 +62,7 @@ func newFixture(t *testing.T, reg *extractors.Registry) *fixture {
 		// The base extractors only: tests count activity rows, and every
 		// family linked into this test binary (extractors/standard) would
 		// add its own for the files it accepts.
-		reg = extractors.NewRegistry()
-		for _, n := range []string{"store", "mime_type", "hashes"} {
-			info, _ := extractors.Default.Get(n)
-			reg.MustRegister(info)
-		}
+		reg = extractortest.Registry(t, nil, "store", "mime_type", "hashes")
 	}
 	f := &fixture{t: t, db: db, root: t.TempDir(),
 		deps: Deps{Config: cfg, DB: db, Queue: client, RedisOpt: opt, Extractors: reg}}
@@ -107,13 +106,26 @@ func (f *fixture) write(rel, content string) {
 	}
 }
 
-func (f *fixture) copySample(name, rel string) {
+// drained drains the search outbox into a Postgres search engine over the
+// fixture's database and returns the engine, for tests that search what
+// the worker harvested.
+func (f *fixture) drained() *postgres.Engine {
 	f.t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "extractors", "testdata", name))
+	eng, err := postgres.New(f.db)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	f.write(rel, string(b))
+	if _, err := search.Drain(context.Background(), f.db, eng, 100); err != nil {
+		f.t.Fatal(err)
+	}
+	return eng
+}
+
+// copySample copies a sample file of the extractors (a path below
+// extractors/) into the container at rel.
+func (f *fixture) copySample(sample, rel string) {
+	f.t.Helper()
+	extractortest.CopyFile(f.t, filepath.Join("..", "extractors", sample), filepath.Join(f.media, rel))
 }
 
 func (f *fixture) harvest(spec jobs.Spec) string {
@@ -170,10 +182,10 @@ func sha256hex(b []byte) string {
 func TestHarvestFolderThenOnlyChanges(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, nil)
-	f.copySample("exif.jpg", "photos/exif.jpg")
-	f.copySample("sample.mov", "clips/sample.mov")
-	f.copySample("sample.docx", "docs/sample.docx")
-	f.copySample("pluck-pcm16.wav", "audio.wav")
+	f.copySample("testdata/exif.jpg", "photos/exif.jpg")
+	f.copySample("testdata/sample.mov", "clips/sample.mov")
+	f.copySample("testdata/sample.docx", "docs/sample.docx")
+	f.copySample("testdata/pluck-pcm16.wav", "audio.wav")
 	f.write("notes/readme.txt", "hello metaharvest\n")
 	f.write("empty.bin", "")
 	f.startWorker()
@@ -313,14 +325,7 @@ func (x failing) Extract(context.Context, *extractors.Input) (*extractors.Result
 }
 
 func testRegistry(t *testing.T) *extractors.Registry {
-	reg := extractors.NewRegistry()
-	for _, n := range []string{"store", "mime_type", "hashes"} {
-		info, ok := extractors.Default.Get(n)
-		if !ok {
-			t.Fatalf("%s not registered", n)
-		}
-		reg.MustRegister(info)
-	}
+	reg := extractortest.Registry(t, nil, "store", "mime_type", "hashes")
 	reg.MustRegister(extractors.Info{Name: "boom", DisplayName: "Boom", Version: "1", Implemented: true, DefaultEnabled: true,
 		New: func(extractors.Env) (extractors.Extractor, error) { return failing{}, nil }})
 	reg.MustRegister(extractors.Info{Name: "panicky", DisplayName: "Panicky", Version: "1", Implemented: true, DefaultEnabled: true,

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 	_ "github.com/metaharvest/metaharvest/extractors/standard"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
-	"github.com/metaharvest/metaharvest/search/postgres"
 )
 
 // A scanned page (a page of a gofpdf PDF rendered to a picture by
@@ -26,15 +26,7 @@ func TestHarvestPictureSearchableByItsWords(t *testing.T) {
 	if ok, why := extractors.Default.Available("tesseract"); !ok {
 		t.Skipf("tesseract: %s", why)
 	}
-	reg := extractors.NewRegistry()
-	for _, n := range []string{"store", "mime_type", "tesseract"} {
-		info, ok := extractors.Default.Get(n)
-		if !ok || !info.Implemented {
-			t.Fatalf("%s not implemented", n)
-		}
-		reg.MustRegister(info)
-	}
-	f := newFixture(t, reg)
+	f := newFixture(t, extractortest.Registry(t, nil, "store", "mime_type", "tesseract"))
 	dir := t.TempDir()
 	out, err := exec.Command("pdftoppm", "-png", "-gray", "-r", "100", "-f", "1", "-l", "1", "-singlefile",
 		filepath.Join("..", "extractors", "ocr", "testdata", "multicell.pdf"), filepath.Join(dir, "page")).CombinedOutput()
@@ -56,13 +48,7 @@ func TestHarvestPictureSearchableByItsWords(t *testing.T) {
 		t.Fatalf("job counts: %+v %+v", job, acts)
 	}
 	ctx := context.Background()
-	eng, err := postgres.New(f.db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := search.Drain(ctx, f.db, eng, 100); err != nil {
-		t.Fatal(err)
-	}
+	eng := f.drained()
 	// "bizarre" is printed on the page (pdftotext reads "The year 1866 was
 	// marked by a bizarre development" from the PDF).
 	res, err := eng.Search(ctx, search.Request{Query: "bizarre", Limit: 10}, search.Visibility{All: true})

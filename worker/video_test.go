@@ -5,28 +5,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 	_ "github.com/metaharvest/metaharvest/extractors/standard" // every extractor family, as the binary links them
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
-	"github.com/metaharvest/metaharvest/search/postgres"
 )
 
 // generateClip writes a clip made by ffmpeg into the container.
 func (f *fixture) generateClip(rel string, args ...string) {
 	f.t.Helper()
-	p := filepath.Join(f.media, rel)
-	all := append(append([]string{"-nostdin", "-v", "error", "-y"}, args...), p)
-	if b, err := exec.Command("ffmpeg", all...).CombinedOutput(); err != nil {
-		f.t.Fatalf("ffmpeg: %v %s", err, b)
-	}
+	extractortest.FFmpeg(f.t, append(args, filepath.Join(f.media, rel))...)
 }
 
 // A harvest of a folder of video: the clip's frames at its scene changes
@@ -98,13 +93,7 @@ func TestHarvestVideoSegmentsAndPreviews(t *testing.T) {
 	// carry their thumbnails, like POST /api/data/segments/search and
 	// GET /api/data/segments/{id} return them.
 	ctx := context.Background()
-	eng, err := postgres.New(f.db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := search.Drain(ctx, f.db, eng, 100); err != nil {
-		t.Fatal(err)
-	}
+	eng := f.drained()
 	all := search.Visibility{All: true}
 	res, err := eng.SearchSegments(ctx, search.SegmentRequest{Limit: 10,
 		Filters:    &search.SegmentFilters{ExactTerms: []search.Term{{Field: "item_id", Value: search.FlexString(clip.ID)}}},

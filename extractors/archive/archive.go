@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 )
 
 // Name is the extractor's API name.
@@ -79,27 +79,16 @@ func (extractor) Extract(ctx context.Context, in *extractors.Input) (*extractors
 	if err := ctx.Err(); err != nil {
 		return nil, extractors.Transient(err)
 	}
-	var r io.ReaderAt
-	var size int64
-	if in.Content != nil {
-		r, size = bytes.NewReader(in.Content), int64(len(in.Content))
-	} else {
-		f, err := os.Open(in.Path)
-		if err != nil {
-			return nil, extractors.Transient(fmt.Errorf("open %s: %w", in.Name, err))
-		}
-		defer f.Close()
-		fi, err := f.Stat()
-		if err != nil {
-			return nil, extractors.Transient(fmt.Errorf("stat %s: %w", in.Name, err))
-		}
-		r, size = f, fi.Size()
+	src, err := doctext.OpenAt(in)
+	if err != nil {
+		return nil, err
 	}
-	l := &listing{ctx: ctx, archiveSize: size, maxEntries: MaxEntries}
+	defer src.Close()
+	l := &listing{ctx: ctx, archiveSize: src.Size, maxEntries: MaxEntries}
 	if deadline, ok := ctx.Deadline(); ok {
 		l.stopAt = stopBefore(deadline, time.Now())
 	}
-	if err := walk(l, scope{}, in.Name, r, size); err != nil {
+	if err := walk(l, scope{}, in.Name, src, src.Size); err != nil {
 		return nil, err
 	}
 	return &extractors.Result{Data: l.data()}, nil

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 	"golang.org/x/text/encoding/charmap"
 )
 
@@ -200,14 +201,7 @@ func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }
 // cleanName makes a name fit for Data: valid UTF-8, at most maxNameBytes.
 func cleanName(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
-	if len(s) > maxNameBytes {
-		cut := maxNameBytes
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut]
-	}
-	return s
+	return doctext.Cut(s, maxNameBytes)
 }
 
 // textExts are the inner documents whose text is read.
@@ -253,13 +247,7 @@ func (l *listing) addText(data []byte) {
 	if room <= 0 {
 		return
 	}
-	if len(s) > room {
-		cut := room
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut]
-	}
+	s = doctext.Cut(s, room)
 	if l.text.Len() > 0 {
 		l.text.WriteString("\n\n")
 	}

@@ -125,22 +125,8 @@ func TestInnerTextIsExtracted(t *testing.T) {
 
 func TestSuite(t *testing.T) {
 	t.Parallel()
-	reg := extractors.NewRegistry()
-	info, ok := extractors.Default.Get(Name)
-	if !ok || !info.Implemented {
-		t.Fatal("archive not registered")
-	}
-	reg.MustRegister(info)
-	samples, err := filepath.Glob("testdata/*.*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var archives []string
-	for _, s := range samples {
-		if !strings.HasSuffix(s, ".golden") && !strings.HasSuffix(s, ".md") {
-			archives = append(archives, s)
-		}
-	}
+	reg := extractortest.Registry(t, nil, Name)
+	archives := extractortest.Samples(t, "testdata")
 	outs := extractortest.Suite(t, reg, archives)
 	for _, s := range archives {
 		if o := outs[Name][filepath.Base(s)]; o.Err != nil {

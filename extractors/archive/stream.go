@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 	"github.com/ulikunitz/xz"
 	"github.com/ulikunitz/xz/lzma"
 )
@@ -22,24 +23,12 @@ const (
 	maxZstdMemory = 256 << 20
 )
 
-// countingReader counts the compressed bytes a decoder reads.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
 // guard stops a decompressed stream at MaxStreamBytes, and as a bomb once
 // it gave more than MaxRatio times the compressed bytes read past
 // RatioFloor. It also checks the time limit every megabyte.
 type guard struct {
 	r     io.Reader
-	in    *countingReader
+	in    *doctext.Counter // the compressed bytes the decoder reads
 	l     *listing
 	out   int64
 	check int64
@@ -51,8 +40,8 @@ func (g *guard) Read(p []byte) (int, error) {
 	switch {
 	case g.out > MaxStreamBytes:
 		return 0, &stopError{stopBytes}
-	case g.out > RatioFloor && g.out > MaxRatio*max(g.in.n, 1):
-		g.l.flagBomb(fmt.Sprintf("%d bytes came out of %d compressed", g.out, g.in.n))
+	case g.out > RatioFloor && g.out > MaxRatio*max(g.in.N, 1):
+		g.l.flagBomb(fmt.Sprintf("%d bytes came out of %d compressed", g.out, g.in.N))
 		return 0, &stopError{stopRatio}
 	case g.out >= g.check:
 		g.check = g.out + 1<<20
@@ -82,7 +71,7 @@ func walkStream(l *listing, sc scope, kind compression, r io.ReaderAt, size int6
 			return err
 		}
 	}
-	in := &countingReader{r: io.NewSectionReader(r, 0, size)}
+	in := &doctext.Counter{R: io.NewSectionReader(r, 0, size)}
 	var dec io.Reader
 	inner := innerName(name, kind)
 	switch kind {

@@ -3,10 +3,7 @@ package av_test
 import (
 	"context"
 	"errors"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -15,19 +12,15 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/av"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // clip makes a 2 s 160x120 H.264 video with a 1 kHz AAC tone.
 func clip(t *testing.T) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "clip.mp4")
-	out, err := exec.Command("ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=d=2:s=160x120:r=25",
+	return extractortest.Clip(t, "clip.mp4", "-f", "lavfi", "-i", "testsrc=d=2:s=160x120:r=25",
 		"-f", "lavfi", "-i", "sine=f=1000:d=2:r=48000", "-shortest", "-c:v", "libx264", "-pix_fmt", "yuv420p",
-		"-c:a", "aac", "-ac", "2", p).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ffmpeg: %v %s", err, out)
-	}
-	return p
+		"-c:a", "aac", "-ac", "2")
 }
 
 func TestReadGeneratedClip(t *testing.T) {
@@ -53,8 +46,8 @@ func TestReadIsSharedPerFile(t *testing.T) {
 	t.Parallel()
 	reg := extractors.NewRegistry()
 	var reads atomic.Int32
-	probe := func(name string) {
-		reg.MustRegister(extractors.Info{Name: name, Implemented: true, New: func(env extractors.Env) (extractors.Extractor, error) {
+	probe := func(name string, after ...string) {
+		reg.MustRegister(extractors.Info{Name: name, Implemented: true, After: after, New: func(env extractors.Env) (extractors.Extractor, error) {
 			return extractFunc(func(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
 				if _, err := av.Read(ctx, env.Runner, in); err != nil {
 					return nil, err
@@ -74,15 +67,7 @@ func TestReadIsSharedPerFile(t *testing.T) {
 			return &extractors.Result{}, os.Remove(path)
 		}), nil
 	}})
-	reg.MustRegister(extractors.Info{Name: "three", Implemented: true, After: []string{"remover"}, New: func(env extractors.Env) (extractors.Extractor, error) {
-		return extractFunc(func(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-			if _, err := av.Read(ctx, env.Runner, in); err != nil {
-				return nil, err
-			}
-			reads.Add(1)
-			return &extractors.Result{}, nil
-		}), nil
-	}})
+	probe("three", "remover")
 	outs := extractors.Run(context.Background(), reg, []string{"three", "two", "remover", "one"}, &extractors.Input{Path: path, ArtifactDir: t.TempDir()}, time.Minute)
 	for _, o := range outs {
 		if o.Err != nil {
@@ -104,17 +89,10 @@ func (f extractFunc) Extract(ctx context.Context, in *extractors.Input) (*extrac
 // local file fetches nothing and is refused.
 func TestDisguisedPlaylistFetchesNothing(t *testing.T) {
 	t.Parallel()
-	var hits atomic.Int32
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) })}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
+	url := extractortest.NoRequestURL(t)
 	dir := t.TempDir()
 	for name, body := range map[string]string{
-		"hls.mp4":    "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nhttp://" + ln.Addr().String() + "/seg.ts\n#EXT-X-ENDLIST\n",
+		"hls.mp4":    "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\n" + url + "/seg.ts\n#EXT-X-ENDLIST\n",
 		"concat.mp4": "ffconcat version 1.0\nfile /etc/passwd\n",
 		"sdp.mp4":    "v=0\no=- 0 0 IN IP4 127.0.0.1\ns=x\nc=IN IP4 127.0.0.1\nt=0 0\nm=video 5004 RTP/AVP 96\na=rtpmap:96 H264/90000\n",
 	} {
@@ -124,9 +102,6 @@ func TestDisguisedPlaylistFetchesNothing(t *testing.T) {
 		if err == nil {
 			t.Errorf("%s: read", name)
 		}
-	}
-	if hits.Load() != 0 {
-		t.Errorf("the playlist fetched %d URLs", hits.Load())
 	}
 }
 
@@ -172,4 +147,32 @@ func FuzzParse(f *testing.F) {
 			_, _, _ = s.HDR(), s.Language(), s.Title()
 		}
 	})
+}
+
+// The readings of the extractors that need a stream: the stream, or
+// ErrUnsupported for a file without it.
+func TestReadTheStreamNeeded(t *testing.T) {
+	t.Parallel()
+	run := extractors.NewRunner(1)
+	read := map[string]func(context.Context, *extractors.Runner, *extractors.Input) (*av.Probe, *av.Stream, error){
+		"video": av.ReadVideo, "moving": av.ReadMoving, "audio": av.ReadAudio,
+	}
+	for _, c := range []struct {
+		path string
+		has  map[string]bool
+	}{
+		{clip(t), map[string]bool{"video": true, "moving": true, "audio": true}},
+		{"../testdata/pluck-pcm16.wav", map[string]bool{"audio": true}},
+		{"../testdata/video-001.png", map[string]bool{"video": true}},
+	} {
+		for what, f := range read {
+			_, s, err := f(context.Background(), run, &extractors.Input{Path: c.path})
+			switch {
+			case c.has[what] && (err != nil || s == nil):
+				t.Errorf("%s of %s: %v", what, c.path, err)
+			case !c.has[what] && !errors.Is(err, extractors.ErrUnsupported):
+				t.Errorf("%s of %s: %v, want ErrUnsupported", what, c.path, err)
+			}
+		}
+	}
 }

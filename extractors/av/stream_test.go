@@ -3,8 +3,6 @@ package av_test
 import (
 	"context"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/av"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 func TestStreamHelpers(t *testing.T) {
@@ -101,13 +100,7 @@ func TestProbeHelpers(t *testing.T) {
 // instead of paying the limit again. Not parallel: it lowers the limit of
 // every Read.
 func TestReadGivesUpOnGarbageTail(t *testing.T) {
-	dir := t.TempDir()
-	ts := filepath.Join(dir, "tail.ts")
-	out, err := exec.Command("ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=d=1:s=64x48:r=25",
-		"-c:v", "mpeg2video", "-f", "mpegts", ts).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ffmpeg: %v %s", err, out)
-	}
+	ts := extractortest.Clip(t, "tail.ts", "-f", "lavfi", "-i", "testsrc=d=1:s=64x48:r=25", "-c:v", "mpeg2video", "-f", "mpegts")
 	if err := os.Truncate(ts, 64<<30); err != nil {
 		t.Skipf("no sparse files here: %v", err)
 	}
@@ -124,7 +117,7 @@ func TestReadGivesUpOnGarbageTail(t *testing.T) {
 		}})
 	}
 	start := time.Now()
-	outs := extractors.Run(context.Background(), reg, []string{"one", "two"}, &extractors.Input{Path: ts, ArtifactDir: dir}, time.Minute)
+	outs := extractors.Run(context.Background(), reg, []string{"one", "two"}, &extractors.Input{Path: ts, ArtifactDir: t.TempDir()}, time.Minute)
 	for _, o := range outs {
 		if o.Err == nil || extractors.IsTransient(o.Err) || !strings.Contains(o.Err.Error(), "ffprobe gave up after 1s") {
 			t.Errorf("%s: %v", o.Name, o.Err)

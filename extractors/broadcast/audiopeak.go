@@ -1,25 +1,18 @@
 package broadcast
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"math"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/av"
 )
 
 func init() {
-	extractors.MustRegister(extractors.Info{
+	register(extractors.Info{
 		Name:           "audiopeak",
 		DisplayName:    "Audio Peaks",
 		Version:        "1.0.0",
-		Implemented:    true,
 		DefaultEnabled: true,
-		Tools:          []string{"ffmpeg", "ffprobe"},
-		Accept:         extractors.AcceptMIME(soundTypes),
-		Timeout:        timeout,
 		Fields: []extractors.Field{
 			{Path: "true_peak_dbfs", Type: extractors.TypeNumber, Doc: "highest true (inter-sample) peak of any channel, dBTP; absent for digital silence"},
 			{Path: "sample_peak_dbfs", Type: extractors.TypeNumber, Doc: "highest sample of any channel, dBFS; absent for digital silence"},
@@ -30,31 +23,15 @@ func init() {
 			{Path: "lra_high_lufs", Type: extractors.TypeNumber, Doc: "high end of the loudness range, LUFS"},
 			{Path: "lra_threshold_lufs", Type: extractors.TypeNumber, Doc: "relative gate of the loudness range, LUFS"},
 			{Path: "silent", Type: extractors.TypeBool, Doc: "the audio is digital silence (no peak at all)"},
-			{Path: "analysed_duration", Type: extractors.TypeNumber, Doc: "seconds of audio decoded (at most the first 4 hours)"},
+			analysedField("audio"),
 		},
-		New: func(env extractors.Env) (extractors.Extractor, error) { return audioPeak{run: env.Runner}, nil },
-	})
+	}, sound, audioPeak)
 }
-
-var _ extractors.Extractor = audioPeak{}
 
 // audioPeak measures the first audio stream as EBU R128 asks: ffmpeg's
 // ebur128 with true peak (4x oversampled) and sample peak, over the whole
 // stream (up to the decode cap). ffmpeg prints to 0.1 LU/dB.
-type audioPeak struct{ run *extractors.Runner }
-
-func (x audioPeak) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	probe, err := av.Read(ctx, x.run, in)
-	if err != nil {
-		return nil, err
-	}
-	if !hasAudio(probe) {
-		return nil, fmt.Errorf("no audio stream: %w", extractors.ErrUnsupported)
-	}
-	p, err := analyse(ctx, x.run, in, probe, "audiopeak")
-	if err != nil {
-		return nil, err
-	}
+func audioPeak(p *pass) (map[string]any, error) {
 	l := p.report.Loudness
 	if l == nil {
 		return nil, errors.New("ffmpeg printed no ebur128 summary")
@@ -76,5 +53,5 @@ func (x audioPeak) Extract(ctx context.Context, in *extractors.Input) (*extracto
 			data[key] = round3(v)
 		}
 	}
-	return &extractors.Result{Data: data}, nil
+	return data, nil
 }

@@ -2,7 +2,6 @@ package broadcast
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -12,28 +11,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/av"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // tolerance is what the issue asks of the time ranges (seconds) and of
 // loudness and peaks (LU, dB).
 const tolerance = 0.5
-
-// dataOf decodes an outcome's stored JSON (numbers as float64).
-func dataOf(t *testing.T, o extractors.Outcome) map[string]any {
-	t.Helper()
-	if o.Err != nil {
-		t.Fatalf("%s: %v", o.Name, o.Err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(o.JSON, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
 
 // checkRanges compares a stored list of ranges with the expected ones.
 func checkRanges(t *testing.T, what string, got any, want []Range) {
@@ -64,7 +50,7 @@ func near(t *testing.T, what string, got any, want float64) {
 // log: the reference the analyses are held to.
 func bare(t *testing.T, path, filter string) string {
 	t.Helper()
-	out, err := exec.Command(ffmpegPath(t), "-nostdin", "-hide_banner", "-nostats", "-i", path, "-map", "0:a:0", "-af", filter, "-f", "null", "-").CombinedOutput()
+	out, err := exec.Command("ffmpeg", "-nostdin", "-hide_banner", "-nostats", "-i", path, "-map", "0:a:0", "-af", filter, "-f", "null", "-").CombinedOutput()
 	if err != nil {
 		t.Fatalf("bare ffmpeg: %v %s", err, out)
 	}
@@ -90,9 +76,9 @@ func lastNumber(t *testing.T, log, label string) float64 {
 func TestQCClip(t *testing.T) {
 	t.Parallel()
 	clip := qcClip(t)
-	outs := runAll(t, registry(t), clip)
+	outs := extractortest.Harvest(t, registry(t), extractortest.Input(t, clip), names...)
 
-	black := dataOf(t, outs["black_scenes"])
+	black := extractortest.Data(t, outs["black_scenes"])
 	checkRanges(t, "black", black["scenes"], []Range{{2, 4}, {9, 11}})
 	near(t, "black total", black["total_duration"], 4)
 	near(t, "analysed", black["analysed_duration"], 11)
@@ -100,17 +86,17 @@ func TestQCClip(t *testing.T) {
 		t.Errorf("black count %v", black["count"])
 	}
 
-	silence := dataOf(t, outs["vendor_silence"])
+	silence := extractortest.Data(t, outs["vendor_silence"])
 	checkRanges(t, "silence", silence["silences"], []Range{{2, 6}, {9, 11}})
 	near(t, "silence total", silence["total_duration"], 6)
 
-	bars := dataOf(t, outs["vendor_color_bars"])
+	bars := extractortest.Data(t, outs["vendor_color_bars"])
 	checkRanges(t, "bars", bars["bars"], []Range{{0, 2}})
 	if list, _ := bars["bars"].([]any); len(list) == 1 && list[0].(map[string]any)["pattern"] != "smpte" {
 		t.Errorf("bars pattern %v", list[0])
 	}
 
-	se := dataOf(t, outs["vendor_start_end"])
+	se := extractortest.Data(t, outs["vendor_start_end"])
 	if se["found"] != true {
 		t.Fatalf("start/end: %v", se)
 	}
@@ -128,7 +114,7 @@ func TestQCClip(t *testing.T) {
 	checkRanges(t, "tail", se["tail"], []Range{{9, 11}})
 
 	// Loudness and peaks against ffmpeg's own ebur128 and volumedetect.
-	peak := dataOf(t, outs["audiopeak"])
+	peak := extractortest.Data(t, outs["audiopeak"])
 	ref := bare(t, clip, "ebur128=peak=true")
 	near(t, "integrated", peak["integrated_lufs"], lastNumber(t, ref, "I:"))
 	near(t, "range", peak["loudness_range_lu"], lastNumber(t, ref, "LRA:"))
@@ -137,7 +123,7 @@ func TestQCClip(t *testing.T) {
 	if peak["silent"] != false {
 		t.Errorf("silent %v", peak["silent"])
 	}
-	vol := dataOf(t, outs["volumedetect"])
+	vol := extractortest.Data(t, outs["volumedetect"])
 	ref = bare(t, clip, "volumedetect")
 	near(t, "mean volume", vol["mean_volume_db"], lastNumber(t, ref, "mean_volume:"))
 	near(t, "max volume", vol["max_volume_db"], lastNumber(t, ref, "max_volume:"))
@@ -164,7 +150,7 @@ func TestOneDecodePerFile(t *testing.T) {
 		}
 	}
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	outs := runAll(t, registry(t), clip)
+	outs := extractortest.Harvest(t, registry(t), extractortest.Input(t, clip), names...)
 	for _, n := range names {
 		if o := outs[n]; o.Err != nil || len(o.Data) == 0 {
 			t.Errorf("%s: %v %v", n, o.Err, o.Data)
@@ -187,19 +173,19 @@ func TestStreamsNeeded(t *testing.T) {
 	reg := registry(t)
 	silent := makeClip(t, "picture.mp4", "testsrc=d=1:s=160x120:r=25", "")
 	for _, n := range []string{"vendor_silence", "audiopeak", "volumedetect"} {
-		o := extractors.RunOne(context.Background(), reg, n, input(t, silent), time.Minute)
+		o := extractortest.Run(t, reg, n, extractortest.Input(t, silent))
 		if !errors.Is(o.Err, extractors.ErrUnsupported) {
 			t.Errorf("%s on a video without sound: %v", n, o.Err)
 		}
 	}
 	wav := "testdata/Front_Center.wav"
 	for _, n := range []string{"black_scenes", "vendor_color_bars"} {
-		o := extractors.RunOne(context.Background(), reg, n, input(t, wav), time.Minute)
+		o := extractortest.Run(t, reg, n, extractortest.Input(t, wav))
 		if !errors.Is(o.Err, extractors.ErrUnsupported) {
 			t.Errorf("%s on a WAV: %v", n, o.Err)
 		}
 	}
-	outs := runAll(t, reg, wav)
+	outs := extractortest.Harvest(t, reg, extractortest.Input(t, wav), names...)
 	if _, ran := outs["black_scenes"]; ran {
 		t.Error("black_scenes ran on a WAV")
 	}
@@ -207,8 +193,8 @@ func TestStreamsNeeded(t *testing.T) {
 		t.Errorf("start/end of a WAV: %v", o.Err)
 	}
 	// A video without sound: start/end from the picture alone.
-	o := extractors.RunOne(context.Background(), reg, "vendor_start_end", input(t, silent), time.Minute)
-	if d := dataOf(t, o); d["found"] != true || d["start"] != 0.0 {
+	o := extractortest.Run(t, reg, "vendor_start_end", extractortest.Input(t, silent))
+	if d := extractortest.Data(t, o); d["found"] != true || d["start"] != 0.0 {
 		t.Errorf("start/end of a silent video: %v", d)
 	}
 }

@@ -15,6 +15,10 @@
 //	       second scaled to 96x48 RGB and piped to Go (colour bars, slates)
 //	audio: ebur128=peak=true+sample, silencedetect=n=-60dB:d=0.5, volumedetect
 //
+// Each analysis registers through analysis.go (the probe, the stream it
+// needs, the pass) and keeps in its own file its registration and what it
+// reads of the pass.
+//
 // The filters' reports are read from ffmpeg's log as it comes, by a parser
 // that keeps only the measurements (log.go). Only the first video and the
 // first audio stream are analysed; the decode stops after four hours

@@ -1,13 +1,10 @@
 package broadcast
 
 import (
-	"context"
-	"os/exec"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // names are the analyses of this package.
@@ -16,35 +13,14 @@ var names = []string{"black_scenes", "vendor_silence", "vendor_color_bars", "ven
 // registry holds the base extractors and this package's, as the Default
 // registry has them.
 func registry(t *testing.T) *extractors.Registry {
-	t.Helper()
-	reg := extractors.NewRegistry()
-	for _, n := range append([]string{"store", "mime_type"}, names...) {
-		info, ok := extractors.Default.Get(n)
-		if !ok || !info.Implemented {
-			t.Fatalf("%s not registered", n)
-		}
-		reg.MustRegister(info)
-	}
-	reg.Configure(extractors.Config{Runner: extractors.NewRunner(1)})
-	return reg
-}
-
-// ffmpegPath is the real ffmpeg, looked up before any test changes PATH.
-func ffmpegPath(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("ffmpeg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return extractortest.Registry(t, nil, append([]string{"store", "mime_type"}, names...)...)
 }
 
 // makeClip renders a lavfi graph of one video and one audio source into
 // an MP4 (H.264/AAC) in a temporary directory.
 func makeClip(t *testing.T, name, video, audio string) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	args := []string{"-nostdin", "-v", "error"}
+	var args []string
 	if video != "" {
 		args = append(args, "-f", "lavfi", "-i", video)
 	}
@@ -57,11 +33,7 @@ func makeClip(t *testing.T, name, video, audio string) string {
 	if audio != "" {
 		args = append(args, "-c:a", "aac", "-b:a", "128k")
 	}
-	out, err := exec.Command(ffmpegPath(t), append(args, p)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ffmpeg: %v %s", err, out)
-	}
-	return p
+	return extractortest.Clip(t, name, args...)
 }
 
 // qcClip is the test programme, 11 s at 320x240, 25 fps:
@@ -80,21 +52,4 @@ func qcClip(t *testing.T) string {
 		"sine=f=440:d=3:r=48000,volume=6dB[c];anullsrc=r=48000:cl=mono,atrim=0:2[d];" +
 		"[a][b][c][d]concat=n=4:v=0:a=1[out0]"
 	return makeClip(t, "qc.mp4", v, a)
-}
-
-func input(t *testing.T, path string) *extractors.Input {
-	return &extractors.Input{ItemID: "0123456789abcdef0123456789abcdef", Name: filepath.Base(path), Path: path, Size: -1,
-		ArtifactDir: filepath.Join(t.TempDir(), "artifacts")}
-}
-
-// runAll runs every analysis of the package on path in one harvest.
-func runAll(t *testing.T, reg *extractors.Registry, path string) map[string]extractors.Outcome {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	outs := map[string]extractors.Outcome{}
-	for _, o := range extractors.Run(ctx, reg, append([]string{"store", "mime_type"}, names...), input(t, path), time.Minute) {
-		outs[o.Name] = o
-	}
-	return outs
 }

@@ -2,7 +2,6 @@ package broadcast
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"errors"
 	"os"
@@ -11,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // survive runs every analysis on path alone and checks that each ends
@@ -23,15 +22,7 @@ func survive(t *testing.T, reg *extractors.Registry, path string) map[string]ext
 	t.Helper()
 	outs := map[string]extractors.Outcome{}
 	for _, n := range names {
-		o := extractors.RunOne(context.Background(), reg, n, input(t, path), time.Minute)
-		var pe *extractors.PanicError
-		switch {
-		case errors.As(o.Err, &pe):
-			t.Errorf("%s panicked: %v\n%s", n, pe.Value, pe.Stack)
-		case o.Err != nil && extractors.IsTransient(o.Err):
-			t.Errorf("%s: transient error on a bad file: %v", n, o.Err)
-		}
-		outs[n] = o
+		outs[n] = extractortest.Survives(t, reg, n, extractortest.Input(t, path))
 	}
 	return outs
 }
@@ -61,9 +52,7 @@ func TestTruncatedMP4(t *testing.T) {
 		}
 	}
 	fast := filepath.Join(dir, "fast.mp4")
-	if out, err := exec.Command(ffmpegPath(t), "-nostdin", "-v", "error", "-i", clip, "-c", "copy", "-movflags", "+faststart", fast).CombinedOutput(); err != nil {
-		t.Fatalf("%v %s", err, out)
-	}
+	extractortest.FFmpeg(t, "-i", clip, "-c", "copy", "-movflags", "+faststart", fast)
 	for n, o := range survive(t, reg, cut(fast, "moov-first.mp4")) {
 		if o.Err == nil {
 			if d, ok := o.Data["analysed_duration"].(float64); !ok || d > 11 {

@@ -45,26 +45,26 @@ func TestRealFiles(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			outs := runAll(t, registry(t), filepath.Join("testdata", name))
+			outs := extractortest.Harvest(t, registry(t), extractortest.Input(t, filepath.Join("testdata", name)), names...)
 			exact := func(what string, got any, want float64) {
 				t.Helper()
 				if g, ok := got.(float64); !ok || math.Abs(g-want) > 0.001 {
 					t.Errorf("%s = %v, want %v", what, got, want)
 				}
 			}
-			peak := dataOf(t, outs["audiopeak"])
+			peak := extractortest.Data(t, outs["audiopeak"])
 			exact("integrated", peak["integrated_lufs"], w.integrated)
 			exact("range", peak["loudness_range_lu"], w.lra)
 			exact("true peak", peak["true_peak_dbfs"], w.truePeak)
 			exact("sample peak", peak["sample_peak_dbfs"], w.samplePeak)
-			vol := dataOf(t, outs["volumedetect"])
+			vol := extractortest.Data(t, outs["volumedetect"])
 			exact("mean volume", vol["mean_volume_db"], w.mean)
 			exact("max volume", vol["max_volume_db"], w.max)
 			exact("samples", vol["samples"], w.samples)
 			near(t, "analysed", vol["analysed_duration"], w.duration)
-			silence := dataOf(t, outs["vendor_silence"])
+			silence := extractortest.Data(t, outs["vendor_silence"])
 			exact("silences", silence["count"], 0)
-			se := dataOf(t, outs["vendor_start_end"])
+			se := extractortest.Data(t, outs["vendor_start_end"])
 			if se["found"] != true || se["start"] != 0.0 {
 				t.Errorf("start/end %v", se)
 			}
@@ -75,8 +75,8 @@ func TestRealFiles(t *testing.T) {
 				}
 				return
 			}
-			exact("black scenes", dataOf(t, outs["black_scenes"])["count"], 0)
-			exact("colour bars", dataOf(t, outs["vendor_color_bars"])["count"], 0)
+			exact("black scenes", extractortest.Data(t, outs["black_scenes"])["count"], 0)
+			exact("colour bars", extractortest.Data(t, outs["vendor_color_bars"])["count"], 0)
 		})
 	}
 }

@@ -1,25 +1,18 @@
 package broadcast
 
 import (
-	"context"
-	"fmt"
 	"sort"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/av"
 )
 
 // vendor_start_end is a vendor-branded analysis of the reference that
 // runs here, locally: no provider is needed.
 func init() {
-	extractors.MustRegister(extractors.Info{
+	register(extractors.Info{
 		Name:        "vendor_start_end",
 		DisplayName: "Program Start and End",
 		Version:     "1.0.0",
-		Implemented: true,
-		Tools:       []string{"ffmpeg", "ffprobe"},
-		Accept:      extractors.AcceptMIME(soundTypes),
-		Timeout:     timeout,
 		Fields: []extractors.Field{
 			{Path: "found", Type: extractors.TypeBool, Doc: "a programme was found between the leader and the trailer (false when they cover everything)"},
 			{Path: "start", Type: extractors.TypeNumber, Doc: "programme start, seconds"},
@@ -37,11 +30,18 @@ func init() {
 			{Path: "tail.end", Type: extractors.TypeNumber, Doc: "seconds"},
 			{Path: "tail.duration", Type: extractors.TypeNumber, Doc: "seconds"},
 		},
-		New: func(env extractors.Env) (extractors.Extractor, error) { return startEnd{run: env.Runner}, nil },
-	})
+	}, either, startEnd)
 }
 
-var _ extractors.Extractor = startEnd{}
+// chainGap is how far apart two stretches of a leader may be (a cut, a
+// sample's width).
+const chainGap = 0.5
+
+// markedRange is a non-programme stretch and what it is.
+type markedRange struct {
+	Range
+	Kind string
+}
 
 // startEnd finds where the programme starts and ends, between the leader
 // and the trailer a broadcast master carries (bars and tone, black, a
@@ -63,30 +63,8 @@ var _ extractors.Extractor = startEnd{}
 //     end of the file begins. Silence alone does not break into a video's
 //     programme (a programme may open on picture without sound).
 //   - found is false when the chains meet (nothing but leader).
-type startEnd struct{ run *extractors.Runner }
 
-// chainGap is how far apart two stretches of a leader may be (a cut, a
-// sample's width).
-const chainGap = 0.5
-
-// markedRange is a non-programme stretch and what it is.
-type markedRange struct {
-	Range
-	Kind string
-}
-
-func (x startEnd) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	probe, err := av.Read(ctx, x.run, in)
-	if err != nil {
-		return nil, err
-	}
-	if !hasVideo(probe) && !hasAudio(probe) {
-		return nil, fmt.Errorf("no audio or video stream: %w", extractors.ErrUnsupported)
-	}
-	p, err := analyse(ctx, x.run, in, probe, "vendor_start_end")
-	if err != nil {
-		return nil, err
-	}
+func startEnd(p *pass) (map[string]any, error) {
 	var marks []markedRange
 	add := func(kind string, rs []Range) {
 		for _, r := range rs {
@@ -116,7 +94,7 @@ func (x startEnd) Extract(ctx context.Context, in *extractors.Input) (*extractor
 	if prog.found {
 		data["start"], data["end"], data["duration"] = round3(prog.start), round3(prog.end), round3(prog.end-prog.start)
 	}
-	return &extractors.Result{Data: data}, nil
+	return data, nil
 }
 
 // programme is what findProgramme found: the programme spans

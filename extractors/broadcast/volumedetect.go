@@ -1,55 +1,32 @@
 package broadcast
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"math"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/av"
 )
 
 func init() {
-	extractors.MustRegister(extractors.Info{
+	register(extractors.Info{
 		Name:           "volumedetect",
 		DisplayName:    "Volume Detection",
 		Version:        "1.0.0",
-		Implemented:    true,
 		DefaultEnabled: true,
-		Tools:          []string{"ffmpeg", "ffprobe"},
-		Accept:         extractors.AcceptMIME(soundTypes),
-		Timeout:        timeout,
 		Fields: []extractors.Field{
 			{Path: "mean_volume_db", Type: extractors.TypeNumber, Doc: "RMS level of all samples, dBFS (absent without samples)"},
 			{Path: "max_volume_db", Type: extractors.TypeNumber, Doc: "highest sample, dBFS (-91 for digital silence of 16 bits)"},
 			{Path: "samples", Type: extractors.TypeNumber, Doc: "samples measured, all channels"},
 			{Path: "histogram.level_db", Type: extractors.TypeNumber, Doc: "a whole dB level, 0 or negative"},
 			{Path: "histogram.samples", Type: extractors.TypeNumber, Doc: "samples that peak at that level; the loudest levels only, up to 0.1% of all samples"},
-			{Path: "analysed_duration", Type: extractors.TypeNumber, Doc: "seconds of audio decoded (at most the first 4 hours)"},
+			analysedField("audio"),
 		},
-		New: func(env extractors.Env) (extractors.Extractor, error) { return volume{run: env.Runner}, nil },
-	})
+	}, sound, volume)
 }
-
-var _ extractors.Extractor = volume{}
 
 // volume is ffmpeg's volumedetect on the first audio stream (converted to
 // 16-bit samples, as volumedetect does).
-type volume struct{ run *extractors.Runner }
-
-func (x volume) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	probe, err := av.Read(ctx, x.run, in)
-	if err != nil {
-		return nil, err
-	}
-	if !hasAudio(probe) {
-		return nil, fmt.Errorf("no audio stream: %w", extractors.ErrUnsupported)
-	}
-	p, err := analyse(ctx, x.run, in, probe, "volumedetect")
-	if err != nil {
-		return nil, err
-	}
+func volume(p *pass) (map[string]any, error) {
 	v := p.report.Volume
 	if v == nil {
 		return nil, errors.New("ffmpeg printed no volumedetect report")
@@ -65,5 +42,5 @@ func (x volume) Extract(ctx context.Context, in *extractors.Input) (*extractors.
 	if !math.IsNaN(v.Max) {
 		data["max_volume_db"] = round3(v.Max)
 	}
-	return &extractors.Result{Data: data}, nil
+	return data, nil
 }

@@ -12,20 +12,11 @@ import (
 // and "\n" are line breaks, "\h" a space. Format is "ass" or "ssa" after
 // the script's ScriptType.
 func ParseASS(b []byte) (*Parsed, error) {
-	text, enc, err := decodeText(b)
-	if err != nil {
-		return nil, err
-	}
-	p, err := parseASSText(text)
-	if err != nil {
-		return nil, err
-	}
-	p.Encoding = enc
-	return p, nil
+	return parseDecoded(b, parseASSText)
 }
 
 func parseASSText(text string) (*Parsed, error) {
-	r := &lineReader{s: strings.TrimPrefix(text, "\uFEFF")}
+	r := newLineReader(text)
 	for {
 		line, more := r.next()
 		if !more {

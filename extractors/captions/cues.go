@@ -7,9 +7,9 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 )
 
 // Bounds of what a caption file may make the platform hold.
@@ -121,7 +121,7 @@ func joinLines(lines []string, clean func(string) string) string {
 			break
 		}
 	}
-	return truncate(sb.String(), maxCueText)
+	return doctext.Cut(sb.String(), maxCueText)
 }
 
 // sanitise removes control characters (Postgres refuses NUL in JSON text,
@@ -144,17 +144,6 @@ func sanitise(s string) string {
 		}
 		return r
 	}, s)
-}
-
-// truncate cuts s to at most n bytes at a character boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // stripMarkup removes the formatting of subtitle text: HTML-like tags
@@ -227,6 +216,12 @@ type lineReader struct {
 	s   string
 	pos int
 	num int // number of the line last returned, from 1
+}
+
+// newLineReader reads the lines of text, a byte-order mark left at its
+// start skipped.
+func newLineReader(text string) *lineReader {
+	return &lineReader{s: strings.TrimPrefix(text, "\uFEFF")}
 }
 
 func (r *lineReader) next() (string, bool) {

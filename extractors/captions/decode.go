@@ -18,6 +18,21 @@ const (
 
 var errBinary = errors.New("binary content, not a caption file")
 
+// parseDecoded parses the text of a caption file's bytes (decodeText)
+// with parse, and records the encoding they were in.
+func parseDecoded(b []byte, parse func(text string) (*Parsed, error)) (*Parsed, error) {
+	text, enc, err := decodeText(b)
+	if err != nil {
+		return nil, err
+	}
+	p, err := parse(text)
+	if err != nil {
+		return nil, err
+	}
+	p.Encoding = enc
+	return p, nil
+}
+
 // decodeText turns the bytes of a caption file into text: UTF-8 (with or
 // without its byte-order mark), UTF-16 of either byte order (with a mark,
 // or without one when every other byte of the start is zero), and

@@ -6,10 +6,8 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,16 +18,7 @@ import (
 // registry holds the extractors of this package, as the Default registry
 // has them.
 func registry(t *testing.T) *extractors.Registry {
-	t.Helper()
-	reg := extractors.NewRegistry()
-	for _, name := range []string{"caption_files", "captions", "captionsv2"} {
-		info, ok := extractors.Default.Get(name)
-		if !ok || !info.Implemented {
-			t.Fatalf("%s not registered", name)
-		}
-		reg.MustRegister(info)
-	}
-	return reg
+	return extractortest.Registry(t, nil, "caption_files", "captions", "captionsv2")
 }
 
 const (
@@ -43,52 +32,16 @@ var (
 	frenchCues  = []extractors.Cue{cue(0.4, 1.3, "Bonjour le monde"), cue(1.6, 2.9, "Deuxième ligne")}
 )
 
-// fixtureDir holds the clips generated once for all tests of the package
-// (TestMain removes it).
-var (
-	fixtureDir  string
-	fixtureMu   sync.Mutex
-	fixtureMade = map[string]string{}
-)
+// clips are the clips generated once for all tests of the package.
+var clips extractortest.Shared
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "captions-test-*")
-	if err != nil {
-		panic(err)
-	}
-	fixtureDir = dir
 	code := m.Run()
-	os.RemoveAll(dir)
+	clips.Remove()
 	os.Exit(code)
 }
 
-// fixture returns the clip key, making it with make on first use. Tests
-// only read the clips.
-func fixture(t *testing.T, key string, make func(t *testing.T, dir string) string) string {
-	t.Helper()
-	fixtureMu.Lock()
-	defer fixtureMu.Unlock()
-	if p, ok := fixtureMade[key]; ok {
-		return p
-	}
-	dir := filepath.Join(fixtureDir, key)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p := make(t, dir)
-	fixtureMade[key] = p
-	return p
-}
-
-func ffmpeg(t *testing.T, args ...string) {
-	t.Helper()
-	out, err := exec.Command("ffmpeg", append([]string{"-nostdin", "-v", "error", "-y"}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ffmpeg %v: %v %s", args, err, out)
-	}
-}
-
-func write(t *testing.T, dir, name, content string) string {
+func write(t testing.TB, dir, name, content string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
@@ -102,50 +55,46 @@ func write(t *testing.T, dir, name, content string) string {
 // (fre).
 func media(t *testing.T) (mp4, mkv string) {
 	t.Helper()
-	mp4 = fixture(t, "media", makeMedia)
+	mp4 = clips.File(t, "clip.mp4", makeMedia)
 	return mp4, strings.TrimSuffix(mp4, ".mp4") + ".mkv"
 }
 
-func makeMedia(t *testing.T, dir string) string {
+func makeMedia(t testing.TB, mp4 string) {
+	dir := filepath.Dir(mp4)
 	en, fr := write(t, dir, "en.srt", englishSRT), write(t, dir, "fr.srt", frenchSRT)
 	video := []string{"-f", "lavfi", "-i", "testsrc=d=3:s=64x48:r=10", "-i", en, "-i", fr, "-map", "0", "-map", "1", "-map", "2",
 		"-c:v", "libx264", "-pix_fmt", "yuv420p"}
-	mp4 := filepath.Join(dir, "clip.mp4")
-	ffmpeg(t, append(video, "-c:s", "mov_text", "-metadata:s:s:0", "language=eng", "-metadata:s:s:1", "language=fra", mp4)...)
-	ffmpeg(t, append(video, "-c:s:0", "srt", "-c:s:1", "ass", "-metadata:s:s:0", "language=eng", "-metadata:s:s:1", "language=fre",
+	extractortest.FFmpeg(t, append(video, "-c:s", "mov_text", "-metadata:s:s:0", "language=eng", "-metadata:s:s:1", "language=fra", mp4)...)
+	extractortest.FFmpeg(t, append(video, "-c:s:0", "srt", "-c:s:1", "ass", "-metadata:s:s:0", "language=eng", "-metadata:s:s:1", "language=fre",
 		"-disposition:s:1", "forced", filepath.Join(dir, "clip.mkv"))...)
-	return mp4
 }
 
 // ccMOV muxes the SCC above as a CEA-608 caption track (c608) of a
 // QuickTime file.
 func ccMOV(t *testing.T) string {
 	t.Helper()
-	return fixture(t, "ccmov", makeCCMOV)
+	return clips.File(t, "cc.mov", makeCCMOV)
 }
 
-func makeCCMOV(t *testing.T, dir string) string {
-	scc := write(t, dir, "hello.scc", helloSCC)
-	p := filepath.Join(dir, "cc.mov")
-	ffmpeg(t, "-f", "lavfi", "-i", "testsrc=d=4:s=64x48:r=30", "-i", scc, "-map", "0", "-map", "1", "-c:v", "libx264",
+func makeCCMOV(t testing.TB, p string) {
+	scc := write(t, filepath.Dir(p), "hello.scc", helloSCC)
+	extractortest.FFmpeg(t, "-f", "lavfi", "-i", "testsrc=d=4:s=64x48:r=30", "-i", scc, "-map", "0", "-map", "1", "-c:v", "libx264",
 		"-pix_fmt", "yuv420p", "-c:s", "copy", "-metadata:s:s:0", "language=eng", p)
-	return p
 }
 
+// run runs one extractor on the file at path; in, when not nil, says what
+// the harvest knows besides the file (its name, its siblings).
 func run(t *testing.T, reg *extractors.Registry, name, path string, in *extractors.Input) extractors.Outcome {
 	t.Helper()
 	if in == nil {
 		in = &extractors.Input{}
 	}
-	in.ItemID, in.Path = "0123456789abcdef0123456789abcdef", path
-	if in.Name == "" {
-		in.Name = filepath.Base(path)
+	work := extractortest.Input(t, path)
+	if in.Name != "" {
+		work.Name = in.Name
 	}
-	in.ArtifactDir = filepath.Join(t.TempDir(), "artifacts")
-	if fi, err := os.Stat(path); err == nil {
-		in.Size = fi.Size()
-	}
-	return extractors.RunOne(context.Background(), reg, name, in, 2*time.Minute)
+	work.Siblings = in.Siblings
+	return extractortest.Run(t, reg, name, work)
 }
 
 func TestSuite(t *testing.T) {
@@ -260,12 +209,13 @@ func TestClosedCaptionsInVideo(t *testing.T) {
 // cleared at frame 90.
 func a53Clip(t *testing.T) string {
 	t.Helper()
-	return fixture(t, "a53", makeA53Clip)
+	return clips.File(t, "a53.mp4", makeA53Clip)
 }
 
-func makeA53Clip(t *testing.T, dir string) string {
+func makeA53Clip(t testing.TB, p string) {
+	dir := filepath.Dir(p)
 	raw := filepath.Join(dir, "raw.h264")
-	ffmpeg(t, "-f", "lavfi", "-i", "testsrc=d=4:s=64x48:r=30", "-c:v", "libx264", "-bf", "0", "-pix_fmt", "yuv420p", "-f", "h264", raw)
+	extractortest.FFmpeg(t, "-f", "lavfi", "-i", "testsrc=d=4:s=64x48:r=30", "-c:v", "libx264", "-bf", "0", "-pix_fmt", "yuv420p", "-f", "h264", raw)
 	in, err := os.ReadFile(raw)
 	if err != nil {
 		t.Fatal(err)
@@ -306,9 +256,7 @@ func makeA53Clip(t *testing.T, dir string) string {
 	if err := os.WriteFile(cc, out.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(dir, "a53.mp4")
-	ffmpeg(t, "-framerate", "30", "-i", cc, "-c", "copy", p)
-	return p
+	extractortest.FFmpeg(t, "-framerate", "30", "-i", cc, "-c", "copy", p)
 }
 
 func TestCaptionFileItems(t *testing.T) {

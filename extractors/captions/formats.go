@@ -47,28 +47,19 @@ func Parse(ctx context.Context, run *extractors.Runner, name string, b []byte) (
 		}
 		return parseSCC(ctx, run, b)
 	}
-	text, enc, err := decodeText(b)
-	if err != nil {
-		return nil, err
-	}
-	var p *Parsed
-	switch sniff(text, name) {
-	case "vtt":
-		p, err = parseVTTText(text)
-	case "ass":
-		p, err = parseASSText(text)
-	case "ttml":
-		p, err = parseTTMLText(text)
-	case "scc":
-		err = &errNotFormat{"SCC", "the first line is not " + sccSignature}
-	default:
-		p, err = parseSRTText(text)
-	}
-	if err != nil {
-		return nil, err
-	}
-	p.Encoding = enc
-	return p, nil
+	return parseDecoded(b, func(text string) (*Parsed, error) {
+		switch sniff(text, name) {
+		case "vtt":
+			return parseVTTText(text)
+		case "ass":
+			return parseASSText(text)
+		case "ttml":
+			return parseTTMLText(text)
+		case "scc":
+			return nil, &errNotFormat{"SCC", "the first line is not " + sccSignature}
+		}
+		return parseSRTText(text)
+	})
 }
 
 // sniff names the format of text: by signature, else by extension.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 )
 
 // ParseSRT reads a SubRip file: blocks of an optional number, a timing
@@ -14,16 +15,7 @@ import (
 // without a valid timing line is skipped and counted. Text is cleaned of
 // markup (<i>, <font>, {\an8}).
 func ParseSRT(b []byte) (*Parsed, error) {
-	text, enc, err := decodeText(b)
-	if err != nil {
-		return nil, err
-	}
-	p, err := parseSRTText(text)
-	if err != nil {
-		return nil, err
-	}
-	p.Encoding = enc
-	return p, nil
+	return parseDecoded(b, parseSRTText)
 }
 
 func parseSRTText(text string) (*Parsed, error) {
@@ -46,12 +38,12 @@ func parseSRTText(text string) (*Parsed, error) {
 	}
 	bad := func(r *lineReader, line string) error {
 		if blocks == 0 {
-			return &errNotFormat{"SRT", fmt.Sprintf("line %d is not a cue number or timing: %q", r.num, truncate(line, 40))}
+			return &errNotFormat{"SRT", fmt.Sprintf("line %d is not a cue number or timing: %q", r.num, doctext.Cut(line, 40))}
 		}
 		p.Skipped++
 		return nil
 	}
-	r := &lineReader{s: strings.TrimPrefix(text, "\uFEFF")}
+	r := newLineReader(text)
 	for {
 		line, more := r.next()
 		if !more {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/av"
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 )
 
 // Kinds of subtitle streams.
@@ -61,7 +62,7 @@ func tracksOf(p *av.Probe) []*track {
 	var out []*track
 	for _, s := range p.Subtitles() {
 		out = append(out, &track{Index: s.Index, Codec: s.CodecName, Kind: kindOf(s.CodecName),
-			Language: languageTag(s.Tags["language"]), Title: truncate(sanitise(s.Tags["title"]), 200),
+			Language: languageTag(s.Tags["language"]), Title: doctext.Cut(sanitise(s.Tags["title"]), 200),
 			Default: s.Disposition["default"] == 1, Forced: s.Disposition["forced"] == 1,
 			HearingImpaired: s.Disposition["hearing_impaired"] == 1, Label: strconv.Itoa(s.Index)})
 	}

@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 )
 
 // maxXMLDepth bounds the nesting a TTML document may have: caption
@@ -23,16 +25,7 @@ const maxXMLDepth = 64
 // text of <span> elements is kept. xml:lang of the root is the language.
 // Go's XML decoder expands no external entities and no DTD.
 func ParseTTML(b []byte) (*Parsed, error) {
-	text, enc, err := decodeText(b)
-	if err != nil {
-		return nil, err
-	}
-	p, err := parseTTMLText(text)
-	if err != nil {
-		return nil, err
-	}
-	p.Encoding = enc
-	return p, nil
+	return parseDecoded(b, parseTTMLText)
 }
 
 // ttmlRates are the document's timing parameters.
@@ -285,7 +278,7 @@ func decimalMS(s string, unit int64) (int64, bool) {
 	ms := n * unit
 	if fp != "" {
 		// unit/1000 of a second per digit position beyond the point.
-		f, _ := strconv.ParseFloat("0."+truncate(fp, 12), 64)
+		f, _ := strconv.ParseFloat("0."+doctext.Cut(fp, 12), 64)
 		ms += int64(math.Round(f * float64(unit)))
 	}
 	return ms, ms <= maxTTMLTime

@@ -11,20 +11,11 @@ import (
 // REGION blocks (skipped). A block that is none of these is skipped and
 // counted. A file with the signature and no cue is valid and empty.
 func ParseVTT(b []byte) (*Parsed, error) {
-	text, enc, err := decodeText(b)
-	if err != nil {
-		return nil, err
-	}
-	p, err := parseVTTText(text)
-	if err != nil {
-		return nil, err
-	}
-	p.Encoding = enc
-	return p, nil
+	return parseDecoded(b, parseVTTText)
 }
 
 func parseVTTText(text string) (*Parsed, error) {
-	r := &lineReader{s: strings.TrimPrefix(text, "\uFEFF")}
+	r := newLineReader(text)
 	first, _ := r.next()
 	if !strings.HasPrefix(first, "WEBVTT") || len(first) > 6 && first[6] != ' ' && first[6] != '\t' {
 		return nil, &errNotFormat{"WebVTT", "the first line is not WEBVTT"}

@@ -44,7 +44,7 @@ func (t *Builder) WriteString(s string) (int, error) {
 	}
 	if len(s) > room {
 		t.truncated = true
-		s = cutUTF8(s, room)
+		s = Cut(s, room)
 	}
 	t.b.WriteString(s)
 	return len(s), nil
@@ -110,9 +110,13 @@ func (t *Builder) Put(data map[string]any) {
 	}
 }
 
-// cutUTF8 returns the longest prefix of s of at most n bytes that does not
-// split a rune.
-func cutUTF8(s string, n int) string {
+// Cut returns the longest prefix of s of at most n bytes that does not
+// split a character (n <= 0: ""): the one way the extractors bound the
+// text they keep.
+func Cut(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
 	if n >= len(s) {
 		return s
 	}
@@ -125,5 +129,5 @@ func cutUTF8(s string, n int) string {
 // Clip returns s cut to at most n bytes on a rune boundary, for short
 // values (titles, names) taken from untrusted files.
 func Clip(s string, n int) string {
-	return strings.TrimSpace(cutUTF8(strings.ToValidUTF8(s, "\uFFFD"), n))
+	return strings.TrimSpace(Cut(strings.ToValidUTF8(s, "\uFFFD"), n))
 }

@@ -4,5 +4,10 @@
 // cut), the detection of a plain text file's encoding (UTF-8, UTF-16 with
 // or without byte order mark, Latin-1 / Windows-1252 otherwise), and the
 // one way they read an item's bytes (Input.Content when the worker read
-// the file already, the file at Input.Path otherwise).
+// the file already, the file at Input.Path otherwise): streamed (Open,
+// ReadAll) or for random access (OpenAt, which extractors/archive reads
+// its archives with too), and Counter, the byte count of a stream read.
+//
+// Cut, the prefix of a text that does not split a character, is the one
+// way every extractor family bounds the text it keeps.
 package doctext

@@ -1,8 +1,13 @@
 package doctext
 
 import (
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/metaharvest/metaharvest/extractors"
 )
 
 func TestBuilderCapsOnRuneBoundary(t *testing.T) {
@@ -58,5 +63,59 @@ func TestDetect(t *testing.T) {
 	}
 	if DecodeCharset([]byte("\xe9t\xe9"), "iso-8859-1") != "été" || DecodeCharset([]byte("été"), "") != "été" {
 		t.Error("DecodeCharset")
+	}
+}
+
+func TestOpenAt(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "a.zip")
+	if err := os.WriteFile(p, []byte("PK-bytes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []*extractors.Input{
+		{Name: "a.zip", Path: p, Size: 999},                                // the storage's size is not trusted
+		{Name: "a.zip", Path: "/nonexistent", Content: []byte("PK-bytes")}, // Content wins over Path
+	} {
+		a, err := OpenAt(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 5)
+		if n, err := a.ReadAt(buf, 3); err != nil || n != 5 || string(buf) != "bytes" || a.Size != 8 {
+			t.Errorf("%+v: %d %v %q size %d", in, n, err, buf, a.Size)
+		}
+		if (a.Info != nil) != (in.Content == nil) || a.Info != nil && !a.Info.Mode().IsRegular() {
+			t.Errorf("%+v: file info %v", in, a.Info)
+		}
+		if err := a.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := OpenAt(&extractors.Input{Name: "gone.zip", Path: "/nonexistent"}); !extractors.IsTransient(err) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestCounter(t *testing.T) {
+	t.Parallel()
+	c := &Counter{R: strings.NewReader("twelve bytes")}
+	if b, err := io.ReadAll(c); err != nil || len(b) != 12 || c.N != 12 {
+		t.Errorf("read %q %v, counted %d", b, err, c.N)
+	}
+}
+
+func TestCut(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"héllo", 10, "héllo"}, {"héllo", 5, "héll"}, {"héllo", 2, "h"}, {"héllo", 3, "hé"},
+		{"héllo", 0, ""}, {"héllo", -1, ""}, {"", 4, ""}, {"日本", 4, "日"},
+	} {
+		if got := Cut(c.s, c.n); got != c.want {
+			t.Errorf("Cut(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
 	}
 }

@@ -188,7 +188,7 @@ func DecodeCharset(b []byte, label string) string {
 // newlines and form feed) or of invalid sequences, in its first 8 KiB.
 func LooksBinary(s string) bool {
 	if len(s) > 8<<10 {
-		s = cutUTF8(s, 8<<10)
+		s = Cut(s, 8<<10)
 	}
 	if s == "" {
 		return false

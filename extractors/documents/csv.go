@@ -57,15 +57,11 @@ var csvDelimiters = []rune{',', ';', '\t', '|'}
 type csvExtractor struct{}
 
 func (csvExtractor) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	f, err := doctext.Open(in)
+	r, enc, f, err := openText(in)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	r, enc, err := doctext.NewReader(f)
-	if err != nil {
-		return nil, doctext.ReadErr(in.Name, err)
-	}
 	br := bufio.NewReaderSize(r, csvSniffBytes)
 	head, err := br.Peek(csvSniffBytes)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
@@ -81,7 +77,7 @@ func (csvExtractor) Extract(ctx context.Context, in *extractors.Input) (*extract
 	if sniff.columns > 0 {
 		data["column_count"] = sniff.columns
 	}
-	parsed := &countingReader{r: io.LimitReader(br, csvParseBytes)}
+	parsed := &doctext.Counter{R: io.LimitReader(br, csvParseBytes)}
 	cr := csv.NewReader(parsed)
 	cr.Comma, cr.LazyQuotes, cr.FieldsPerRecord = sniff.delimiter, true, -1
 	var rows int64
@@ -102,7 +98,7 @@ func (csvExtractor) Extract(ctx context.Context, in *extractors.Input) (*extract
 			}
 			return nil, doctext.ReadErr(in.Name, err)
 		}
-		if parsed.n >= csvParseBytes {
+		if parsed.N >= csvParseBytes {
 			// This record may be cut by the parse cap: the scanner counts
 			// it again with the rest.
 			break
@@ -125,7 +121,7 @@ func (csvExtractor) Extract(ctx context.Context, in *extractors.Input) (*extract
 		}
 		scanner.offset = cr.InputOffset()
 	}
-	if parsed.n >= csvParseBytes {
+	if parsed.N >= csvParseBytes {
 		// Count the rows from the end of the last whole record on: the part
 		// of the parsed bytes after it, then the rest of the stream.
 		text.MarkTruncated()
@@ -149,15 +145,11 @@ func (csvExtractor) Extract(ctx context.Context, in *extractors.Input) (*extract
 // countRest reopens the item and counts the records after scanner.offset
 // decoded bytes (csv.Reader's InputOffset after the last whole record).
 func countRest(ctx context.Context, scanner *csvRowCounter, in *extractors.Input, enc doctext.Detected) (int64, error) {
-	f, err := doctext.Open(in)
+	r, _, f, err := openText(in)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	r, _, err := doctext.NewReader(f)
-	if err != nil {
-		return 0, doctext.ReadErr(in.Name, err)
-	}
 	if _, err := io.CopyN(io.Discard, r, scanner.offset); err != nil {
 		return 0, doctext.ReadErr(in.Name, err)
 	}
@@ -175,17 +167,6 @@ func countRest(ctx context.Context, scanner *csvRowCounter, in *extractors.Input
 			return 0, doctext.ReadErr(in.Name, err)
 		}
 	}
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 func clipCells(rec []string, max int) []any {

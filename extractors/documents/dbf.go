@@ -58,18 +58,17 @@ const (
 type dbfExtractor struct{}
 
 func (dbfExtractor) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	f, err := doctext.Open(in)
+	src, err := openSource(in, uncapped)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	src := &readErrs{r: f}
+	defer src.Close()
 	br := bufio.NewReaderSize(src, 64<<10)
 	// The fixed part says how long the whole header is.
 	fixed := make([]byte, 32)
 	if _, err := io.ReadFull(br, fixed); err != nil {
-		if src.err != nil {
-			return nil, doctext.ReadErr(in.Name, src.err)
+		if err := src.Err(); err != nil {
+			return nil, err
 		}
 		return nil, errors.New("not a dBASE file: shorter than its header")
 	}
@@ -80,8 +79,8 @@ func (dbfExtractor) Extract(ctx context.Context, in *extractors.Input) (*extract
 	header := make([]byte, hlen)
 	copy(header, fixed)
 	if _, err := io.ReadFull(br, header[32:]); err != nil {
-		if src.err != nil {
-			return nil, doctext.ReadErr(in.Name, src.err)
+		if err := src.Err(); err != nil {
+			return nil, err
 		}
 		return nil, errors.New("not a dBASE file: header cut short")
 	}
@@ -101,8 +100,8 @@ func (dbfExtractor) Extract(ctx context.Context, in *extractors.Input) (*extract
 			}
 		}
 		if _, err := io.ReadFull(br, record); err != nil {
-			if src.err != nil {
-				return nil, doctext.ReadErr(in.Name, src.err)
+			if err := src.Err(); err != nil {
+				return nil, err
 			}
 			break // the file ends before the declared count
 		}

@@ -20,69 +20,23 @@ var names = []string{"text", "csv", "json", "xml", "html", "email", "fdx", "dbf"
 
 // registry holds the base extractors and this package's.
 func registry(t testing.TB) *extractors.Registry {
-	t.Helper()
-	reg := extractors.NewRegistry()
-	for _, n := range append([]string{"store", "mime_type"}, names...) {
-		info, ok := extractors.Default.Get(n)
-		if !ok {
-			t.Fatalf("%s not registered", n)
-		}
-		reg.MustRegister(info)
-	}
-	return reg
+	return extractortest.Registry(t, nil, append([]string{"store", "mime_type"}, names...)...)
 }
 
-func samples(t testing.TB) []string {
-	t.Helper()
-	all, err := filepath.Glob("testdata/*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, p := range all {
-		if !strings.HasSuffix(p, ".md") {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// run runs one extractor on a file, named name (its own base name when
-// empty), as a harvest would: mime_type first.
+// run runs one extractor on the file at path, as a harvest of the file
+// named name (its base name when empty) would.
 func run(t testing.TB, extractor, path, name string) extractors.Outcome {
 	t.Helper()
-	if name == "" {
-		name = filepath.Base(path)
+	in := extractortest.Input(t, path)
+	if name != "" {
+		in.Name = name
 	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := registry(t)
-	in := &extractors.Input{ItemID: "0123456789abcdef0123456789abcdef", Name: name, Path: path, Size: fi.Size(),
-		ArtifactDir: t.TempDir()}
-	mt := extractors.RunOne(context.Background(), reg, "mime_type", in, time.Minute)
-	in.MIME, _ = mt.Data["mime_type"].(string)
-	return extractors.RunOne(context.Background(), reg, extractor, in, time.Minute)
-}
-
-// data is an outcome's data as JSON decodes it (numbers as float64, lists
-// as []any), to compare with expected values written by hand.
-func data(t testing.TB, o extractors.Outcome) map[string]any {
-	t.Helper()
-	if o.Err != nil {
-		t.Fatalf("%s: %v", o.Name, o.Err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(o.JSON, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return extractortest.Run(t, registry(t), extractor, in)
 }
 
 func TestSuite(t *testing.T) {
 	t.Parallel()
-	extractortest.Suite(t, registry(t), samples(t))
+	extractortest.Suite(t, registry(t), extractortest.Samples(t, "testdata"))
 }
 
 // expect compares the listed fields of got with want (JSON-decoded).
@@ -118,13 +72,13 @@ func contains(t *testing.T, text string, words ...string) {
 func TestTextFromContent(t *testing.T) {
 	t.Parallel()
 	for _, f := range []string{"utf8.txt", "utf16lebom.txt", "hello.py"} {
-		want := data(t, run(t, "text", "testdata/"+f, ""))
+		want := extractortest.Data(t, run(t, "text", "testdata/"+f, ""))
 		b, err := os.ReadFile("testdata/" + f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		in := &extractors.Input{Name: f, Path: filepath.Join(t.TempDir(), "not-read"), Size: int64(len(b)), Content: b, MIME: "text/plain"}
-		got := data(t, extractors.RunOne(context.Background(), registry(t), "text", in, time.Minute))
+		got := extractortest.Data(t, extractors.RunOne(context.Background(), registry(t), "text", in, time.Minute))
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: from content %v, from the file %v", f, got, want)
 		}
@@ -133,16 +87,16 @@ func TestTextFromContent(t *testing.T) {
 
 func TestTextGolden(t *testing.T) {
 	t.Parallel()
-	d := data(t, run(t, "text", "testdata/utf8.txt", ""))
+	d := extractortest.Data(t, run(t, "text", "testdata/utf8.txt", ""))
 	expect(t, d, map[string]any{"encoding": "utf-8", "line_count": 43})
 	contains(t, textOf(d), "Anführungszeichen", "the euro symbol: │ 14.95 € │", "ði ıntəˈnæʃənəl")
 	for _, f := range []string{"utf16lebom.txt", "utf16bebom.txt"} {
-		d := data(t, run(t, "text", "testdata/"+f, ""))
+		d := extractortest.Data(t, run(t, "text", "testdata/"+f, ""))
 		enc := map[string]string{"utf16lebom.txt": "utf-16le", "utf16bebom.txt": "utf-16be"}[f]
 		expect(t, d, map[string]any{"encoding": enc, "bom": true, "line_count": 2})
 		contains(t, textOf(d), "this is a utf16 file with", "it also has a BOM")
 	}
-	d = data(t, run(t, "text", "testdata/hello.py", ""))
+	d = extractortest.Data(t, run(t, "text", "testdata/hello.py", ""))
 	expect(t, d, map[string]any{"text": "#!/usr/bin/python\nprint(\"Olá, Mundo!\")", "line_count": 2})
 }
 
@@ -166,7 +120,7 @@ func TestTextEncodingsByIconv(t *testing.T) {
 		}
 		p := filepath.Join(dir, strings.ToLower(tc.iconv)+".txt")
 		os.WriteFile(p, out, 0o644)
-		d := data(t, run(t, "text", p, ""))
+		d := extractortest.Data(t, run(t, "text", p, ""))
 		if d["encoding"] != tc.want || d["line_count"] != 2.0 {
 			t.Errorf("%s: encoding %v, lines %v", tc.iconv, d["encoding"], d["line_count"])
 		}
@@ -183,7 +137,7 @@ func TestTextEncodingsByIconv(t *testing.T) {
 
 func TestCSVGolden(t *testing.T) {
 	t.Parallel()
-	d := data(t, run(t, "csv", "testdata/debian.csv", ""))
+	d := extractortest.Data(t, run(t, "csv", "testdata/debian.csv", ""))
 	expect(t, d, map[string]any{
 		"delimiter": ",", "has_header": true, "column_count": 8, "row_count": 22,
 		"columns": []string{"version", "codename", "series", "created", "release", "eol", "eol-lts", "eol-elts"},
@@ -207,14 +161,14 @@ func TestCSVGolden(t *testing.T) {
 	} {
 		p := filepath.Join(dir, tc.name)
 		os.WriteFile(p, []byte(tc.body), 0o644)
-		d := data(t, run(t, "csv", p, ""))
+		d := extractortest.Data(t, run(t, "csv", p, ""))
 		expect(t, d, map[string]any{"delimiter": tc.delim, "has_header": true, "row_count": tc.rows})
 	}
 }
 
 func TestJSONGolden(t *testing.T) {
 	t.Parallel()
-	d := data(t, run(t, "json", "testdata/person.json", ""))
+	d := extractortest.Data(t, run(t, "json", "testdata/person.json", ""))
 	expect(t, d, map[string]any{
 		"valid": true, "top_level_type": "object", "key_count": 11, "max_depth": 3,
 		"keys": []string{"firstName", "lastName", "age", "limit", "width", "height", "good", "bad", "address", "phoneNumber", "gender"},
@@ -235,30 +189,30 @@ func TestJSONGolden(t *testing.T) {
 	} {
 		p := filepath.Join(dir, "x.json")
 		os.WriteFile(p, []byte(tc.body), 0o644)
-		expect(t, data(t, run(t, "json", p, "")), tc.want)
+		expect(t, extractortest.Data(t, run(t, "json", p, "")), tc.want)
 	}
 }
 
 func TestXMLGolden(t *testing.T) {
 	t.Parallel()
-	d := data(t, run(t, "xml", "testdata/xsl-intro.xml", ""))
+	d := extractortest.Data(t, run(t, "xml", "testdata/xsl-intro.xml", ""))
 	expect(t, d, map[string]any{"valid": true, "root": "HTML", "element_count": 41, "encoding": "iso-8859-1",
 		"namespaces": []string{"http://www.isogen.com/paul/post-processor"}})
 	contains(t, textOf(d), "Introduction to XSL", "XSL Formatting Model", "Who are you?")
-	d = data(t, run(t, "xml", "testdata/simple-ns.xml", ""))
+	d = extractortest.Data(t, run(t, "xml", "testdata/simple-ns.xml", ""))
 	expect(t, d, map[string]any{"valid": true, "root": "root", "root_namespace": "namespace", "element_count": 4,
 		"text": "text\ntext\ntail"})
 }
 
 func TestHTMLGolden(t *testing.T) {
 	t.Parallel()
-	d := data(t, run(t, "html", "testdata/exiftool-under.html", ""))
+	d := extractortest.Data(t, run(t, "html", "testdata/exiftool-under.html", ""))
 	expect(t, d, map[string]any{"title": "Under the Hood", "link_count": 10, "image_count": 1})
 	contains(t, textOf(d), "\"Under the Hood\" of ExifTool", "Why Perl?", "Reading or extracting information")
 	if strings.Contains(textOf(d), "margin: 0") {
 		t.Error("style content in the text")
 	}
-	d = data(t, run(t, "html", "testdata/latin1.html", ""))
+	d = extractortest.Data(t, run(t, "html", "testdata/latin1.html", ""))
 	expect(t, d, map[string]any{"title": "hello website", "description": "Publicidad, Noticias", "link_count": 0})
 	if _, has := d["text"]; has {
 		t.Errorf("script text kept: %q", d["text"])
@@ -267,7 +221,7 @@ func TestHTMLGolden(t *testing.T) {
 
 func TestEmailGolden(t *testing.T) {
 	t.Parallel()
-	d := data(t, run(t, "email", "testdata/dingus.eml", ""))
+	d := extractortest.Data(t, run(t, "email", "testdata/dingus.eml", ""))
 	expect(t, d, map[string]any{
 		"format": "eml", "message_count": 1, "subject": "Here is your dingus fish",
 		"from": "Barry <barry@digicool.com>", "to": []string{"Dingus Lovers <cravindogs@cravindogs.com>"},
@@ -277,13 +231,13 @@ func TestEmailGolden(t *testing.T) {
 	})
 	// A broken multipart/alternative (its boundary is its parent's) in
 	// ISO-8859-1, quoted-printable: what can be read is.
-	d = data(t, run(t, "email", "testdata/alternative.eml", ""))
+	d = extractortest.Data(t, run(t, "email", "testdata/alternative.eml", ""))
 	expect(t, d, map[string]any{"subject": "XX", "from": "xx@xx.dk", "to": []string{"XX"}})
 	contains(t, textOf(d), "Some removed test.")
-	d = data(t, run(t, "email", "testdata/plain.eml", ""))
+	d = extractortest.Data(t, run(t, "email", "testdata/plain.eml", ""))
 	expect(t, d, map[string]any{"subject": "This is a test message", "from": "John X. Doe <bbb@ddd.com>",
 		"to": []string{"bbb@zzz.org"}, "date": "2001-05-04T14:05:44-04:00", "text": "Hi,\n\nDo you like this message?\n\n-Me"})
-	d = data(t, run(t, "email", "testdata/attachment.eml", ""))
+	d = extractortest.Data(t, run(t, "email", "testdata/attachment.eml", ""))
 	expect(t, d, map[string]any{"subject": "IMAP file test", "date": "2002-05-12T08:56:15+01:00",
 		"text": "Simple email with attachment."})
 
@@ -301,7 +255,7 @@ func TestEmailGolden(t *testing.T) {
 	}
 	p := filepath.Join(t.TempDir(), "box.mbox")
 	os.WriteFile(p, []byte(mbox.String()), 0o644)
-	d = data(t, run(t, "email", p, ""))
+	d = extractortest.Data(t, run(t, "email", p, ""))
 	expect(t, d, map[string]any{"format": "mbox", "message_count": 3})
 	if _, has := d["subject"]; has {
 		t.Error("a mailbox has top-level message fields")
@@ -320,12 +274,12 @@ func TestEmailGolden(t *testing.T) {
 	b, _ := os.ReadFile("testdata/plain.eml")
 	p = filepath.Join(t.TempDir(), "saved.eml")
 	os.WriteFile(p, append([]byte("From bbb@ddd.com Fri May  4 14:05:44 2001\n"), b...), 0o644)
-	expect(t, data(t, run(t, "email", p, "")), map[string]any{"format": "eml", "message_count": 1, "subject": "This is a test message"})
+	expect(t, extractortest.Data(t, run(t, "email", p, "")), map[string]any{"format": "eml", "message_count": 1, "subject": "This is a test message"})
 }
 
 func TestFDXGolden(t *testing.T) {
 	t.Parallel()
-	d := data(t, run(t, "fdx", "testdata/short-scene.fdx", ""))
+	d := extractortest.Data(t, run(t, "fdx", "testdata/short-scene.fdx", ""))
 	expect(t, d, map[string]any{
 		"title": "THE KEEPER", "scene_count": 2, "dialogue_count": 4,
 		"scenes": []map[string]any{{"number": "1", "heading": "INT. LIGHTHOUSE - NIGHT"},
@@ -340,7 +294,7 @@ func TestFDXGolden(t *testing.T) {
 
 func TestDBFGolden(t *testing.T) {
 	t.Parallel()
-	d := data(t, run(t, "dbf", "testdata/sids.dbf", ""))
+	d := extractortest.Data(t, run(t, "dbf", "testdata/sids.dbf", ""))
 	expect(t, d, map[string]any{"version": "dBASE III", "last_update": "2003-06-17T00:00:00Z",
 		"record_count": 100, "field_count": 14, "deleted_count": 0, "encoding": "windows-1252"})
 	fields, _ := d["fields"].([]any)

@@ -77,12 +77,11 @@ const (
 type emailExtractor struct{}
 
 func (emailExtractor) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	f, err := doctext.Open(in)
+	src, err := openSource(in, uncapped)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	src := &readErrs{r: f}
+	defer src.Close()
 	br := bufio.NewReaderSize(src, 64<<10)
 	head, _ := br.Peek(5)
 	text := doctext.NewBuilder(doctext.MaxText)
@@ -108,8 +107,8 @@ func (emailExtractor) Extract(ctx context.Context, in *extractors.Input) (*extra
 			}
 		}
 	}
-	if src.err != nil {
-		return nil, doctext.ReadErr(in.Name, src.err)
+	if err := src.Err(); err != nil {
+		return nil, err
 	}
 	if err != nil {
 		return nil, err
@@ -441,7 +440,7 @@ func bodyText(ctx context.Context, mediaType, charset string, body io.Reader, te
 		return nil
 	}
 	// A corrupt encoding ends the part: the text is what decoded. (Failures
-	// to read the file itself are seen by the caller's readErrs.)
+	// to read the file itself are seen by the caller's source.)
 	raw, _ := io.ReadAll(io.LimitReader(body, emailMaxBodyText))
 	text.WriteString(strings.ReplaceAll(doctext.DecodeCharset(raw, charset), "\r\n", "\n"))
 	if n, _ := io.Copy(io.Discard, body); n > 0 {

@@ -32,7 +32,9 @@ func init() {
 			{Path: "text", Type: extractors.TypeText, Doc: "the script in reading order (headings, action, characters, dialogue), at most 256 KiB"},
 			{Path: "text_truncated", Type: extractors.TypeBool, Doc: "true when the script holds more text than was kept"},
 		},
-		New: func(extractors.Env) (extractors.Extractor, error) { return fdxExtractor{}, nil },
+		New: func(extractors.Env) (extractors.Extractor, error) {
+			return walker{max: fdxMaxBytes, walk: readFDX}, nil
+		},
 	})
 }
 
@@ -46,29 +48,6 @@ const (
 	fdxMaxCharacters = 500
 	fdxMaxParagraph  = 64 << 10
 )
-
-type fdxExtractor struct{}
-
-func (fdxExtractor) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	f, err := doctext.Open(in)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	lr := &io.LimitedReader{R: f, N: fdxMaxBytes}
-	src := &readErrs{r: lr}
-	data, err := readFDX(ctx, src)
-	if src.err != nil {
-		return nil, doctext.ReadErr(in.Name, src.err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if lr.N <= 0 {
-		data["text_truncated"] = true
-	}
-	return &extractors.Result{Data: data}, nil
-}
 
 // characterExtension is a parenthesised suffix of a character cue: (V.O.),
 // (O.S.), (CONT'D).

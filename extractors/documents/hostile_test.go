@@ -5,23 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/doctext"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
-
-// allocated runs f and returns the bytes it allocated (all goroutines:
-// tests using it do not run in parallel).
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // A billion laughs: ten levels of ten references each. encoding/xml
 // expands no entity a DTD declares, so the first reference is an undefined
@@ -36,8 +26,8 @@ func TestXMLBillionLaughs(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "lol.xml")
 	os.WriteFile(p, []byte(strings.ReplaceAll(b.String(), "&lol0;", "&lol;")), 0o644)
 	var o extractors.Outcome
-	n := allocated(func() { o = run(t, "xml", p, "") })
-	d := data(t, o)
+	n := extractortest.Allocated(func() { o = run(t, "xml", p, "") })
+	d := extractortest.Data(t, o)
 	if d["valid"] != false || !strings.Contains(fmt.Sprint(d["error"]), "entity") || d["has_doctype"] != true {
 		t.Errorf("billion laughs: %v", d)
 	}
@@ -74,7 +64,7 @@ func TestXXE(t *testing.T) {
 		}
 		switch tc.extractor {
 		case "xml":
-			if d := data(t, o); d["valid"] != false {
+			if d := extractortest.Data(t, o); d["valid"] != false {
 				t.Errorf("xml: %v", d)
 			}
 		case "fdx":
@@ -106,7 +96,7 @@ func TestOversizedDocuments(t *testing.T) {
 		}
 	}
 	var d map[string]any
-	n := allocated(func() { d = data(t, run(t, "text", write("big.txt", big), "")) })
+	n := extractortest.Allocated(func() { d = extractortest.Data(t, run(t, "text", write("big.txt", big), "")) })
 	check("text", d)
 	if d["line_count"] != float64(lines) {
 		t.Errorf("line_count %v", d["line_count"])
@@ -120,7 +110,7 @@ func TestOversizedDocuments(t *testing.T) {
 	for i := 0; i < lines; i++ {
 		fmt.Fprintf(&csv, "%d,\"%s\",\"multi\nline\"\n", i, strings.TrimSpace(line))
 	}
-	n = allocated(func() { d = data(t, run(t, "csv", write("big.csv", csv.String()), "")) })
+	n = extractortest.Allocated(func() { d = extractortest.Data(t, run(t, "csv", write("big.csv", csv.String()), "")) })
 	check("csv", d)
 	if d["row_count"] != float64(lines) || d["has_header"] != true {
 		t.Errorf("csv: rows %v header %v", d["row_count"], d["has_header"])
@@ -138,27 +128,29 @@ func TestOversizedDocuments(t *testing.T) {
 		fmt.Fprintf(&js, "{\"n\":%d,\"s\":%q}", i, strings.TrimSpace(line))
 	}
 	js.WriteString("]")
-	d = data(t, run(t, "json", write("big.json", js.String()), ""))
+	d = extractortest.Data(t, run(t, "json", write("big.json", js.String()), ""))
 	check("json", d)
 	if d["element_count"] != float64(lines) || d["valid"] != true {
 		t.Errorf("json: %v elements, valid %v", d["element_count"], d["valid"])
 	}
 
-	d = data(t, run(t, "html", write("big.html", "<html><title>big</title><body><p>"+strings.ReplaceAll(big, "\n", "</p><p>")+"</p>"), ""))
+	d = extractortest.Data(t, run(t, "html", write("big.html", "<html><title>big</title><body><p>"+strings.ReplaceAll(big, "\n", "</p><p>")+"</p>"), ""))
 	check("html", d)
-	d = data(t, run(t, "xml", write("big.xml", "<doc><p>"+strings.ReplaceAll(big, "\n", "</p><p>")+"</p></doc>"), ""))
+	d = extractortest.Data(t, run(t, "xml", write("big.xml", "<doc><p>"+strings.ReplaceAll(big, "\n", "</p><p>")+"</p></doc>"), ""))
 	check("xml", d)
 	if d["element_count"] != float64(lines+2) || d["valid"] != true {
 		t.Errorf("xml: %v elements, valid %v", d["element_count"], d["valid"])
 	}
 
 	// One text token of 8 MB: the HTML tokenizer's buffer cap ends it.
-	n = allocated(func() { d = data(t, run(t, "html", write("token.html", "<p>"+strings.Repeat("a", 8<<20)), "")) })
+	n = extractortest.Allocated(func() {
+		d = extractortest.Data(t, run(t, "html", write("token.html", "<p>"+strings.Repeat("a", 8<<20)), ""))
+	})
 	if d["text_truncated"] != true || n > 64<<20 {
 		t.Errorf("html token: truncated %v, %d bytes allocated", d["text_truncated"], n)
 	}
 	// A JSON nested 100,000 deep: walked without recursion.
-	d = data(t, run(t, "json", write("deep.json", strings.Repeat("[", 100000)+strings.Repeat("]", 100000)), ""))
+	d = extractortest.Data(t, run(t, "json", write("deep.json", strings.Repeat("[", 100000)+strings.Repeat("]", 100000)), ""))
 	if d["max_depth"] != float64(100000) || d["valid"] != true {
 		t.Errorf("deep json: %v", d)
 	}
@@ -167,7 +159,7 @@ func TestOversizedDocuments(t *testing.T) {
 	for i := 0; i < 3000; i++ {
 		fmt.Fprintf(&mbox, "From a@b.c Thu Jan  1 00:00:00 2020\nFrom: a@b.c\nSubject: message %d\n\nbody %d\n\n", i, i)
 	}
-	d = data(t, run(t, "email", write("many.mbox", mbox.String()), ""))
+	d = extractortest.Data(t, run(t, "email", write("many.mbox", mbox.String()), ""))
 	if msgs, _ := d["messages"].([]any); d["message_count"] != 3000.0 || len(msgs) != 1000 || d["text_truncated"] != true {
 		t.Errorf("mbox: count %v, listed %d", d["message_count"], len(msgs))
 	}
@@ -175,8 +167,21 @@ func TestOversizedDocuments(t *testing.T) {
 	sids, _ := os.ReadFile("testdata/sids.dbf")
 	lie := bytes.Clone(sids)
 	copy(lie[4:8], []byte{0xff, 0xff, 0xff, 0xff})
-	d = data(t, run(t, "dbf", write("lie.dbf", string(lie)), ""))
+	d = extractortest.Data(t, run(t, "dbf", write("lie.dbf", string(lie)), ""))
 	if d["record_count"] != float64(0xffffffff) || d["records_present"] != 100.0 {
 		t.Errorf("dbf: %v declared, %v present", d["record_count"], d["records_present"])
+	}
+}
+
+// A file that cannot be read (here a directory) is a Transient failure of
+// every streaming extractor, never a verdict on its content.
+func TestReadFailureIsTransient(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, name := range []string{"json", "xml", "fdx", "html", "email", "dbf", "csv", "text"} {
+		o := run(t, name, dir, "folder."+name)
+		if !extractors.IsTransient(o.Err) {
+			t.Errorf("%s on a directory: %v", name, o.Err)
+		}
 	}
 }

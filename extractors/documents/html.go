@@ -54,22 +54,20 @@ const (
 type htmlExtractor struct{}
 
 func (htmlExtractor) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	f, err := doctext.Open(in)
+	src, err := openSource(in, htmlMaxBytes)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	lr := &io.LimitedReader{R: f, N: htmlMaxBytes}
+	defer src.Close()
 	text := doctext.NewBuilder(doctext.MaxText)
-	src := &readErrs{r: lr}
 	page, err := readHTML(ctx, src, "", text)
-	if src.err != nil {
-		return nil, doctext.ReadErr(in.Name, src.err)
+	if rerr := src.Err(); rerr != nil {
+		return nil, rerr
 	}
 	if err != nil {
 		return nil, err
 	}
-	if lr.N <= 0 {
+	if src.Cut() {
 		text.MarkTruncated()
 	}
 	data := page.data()
@@ -111,7 +109,7 @@ var htmlBlocks = map[atom.Atom]bool{atom.P: true, atom.Div: true, atom.Br: true,
 // text, and its title, meta data and counts. The tokenizer streams: memory
 // holds one token (at most htmlMaxToken bytes) and the stack of skipped
 // elements. A read error of r ends the page like its end; callers that
-// read a file see it through readErrs.
+// read a file see it through their source (Err).
 func readHTML(ctx context.Context, r io.Reader, contentType string, text *doctext.Builder) (htmlPage, error) {
 	var page htmlPage
 	decoded, err := charset.NewReader(r, contentType)

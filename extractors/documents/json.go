@@ -30,7 +30,9 @@ func init() {
 			{Path: "text", Type: extractors.TypeText, Doc: "the string values, one a line, at most 256 KiB"},
 			{Path: "text_truncated", Type: extractors.TypeBool, Doc: "true when the file holds more text than was kept"},
 		},
-		New: func(extractors.Env) (extractors.Extractor, error) { return jsonExtractor{}, nil },
+		New: func(extractors.Env) (extractors.Extractor, error) {
+			return walker{max: jsonMaxBytes, walk: walkJSON}, nil
+		},
 	})
 }
 
@@ -49,28 +51,6 @@ const (
 	jsonMaxDepth = 64
 	jsonMaxValue = 4 << 10 // of one string value in the text
 )
-
-type jsonExtractor struct{}
-
-func (jsonExtractor) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	f, err := doctext.Open(in)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	lr := &io.LimitedReader{R: f, N: jsonMaxBytes}
-	data, err := walkJSON(ctx, lr)
-	if err != nil {
-		return nil, err
-	}
-	if lr.N <= 0 {
-		// Cut by the cap: what was read proves nothing about the whole.
-		delete(data, "valid")
-		delete(data, "error")
-		data["text_truncated"] = true
-	}
-	return &extractors.Result{Data: data}, nil
-}
 
 // walkJSON reads one JSON value token by token: memory holds one token and
 // the nesting, never the document.

@@ -81,15 +81,11 @@ func (textExtractor) Extract(ctx context.Context, in *extractors.Input) (*extrac
 	if in.Content != nil && len(in.Content) <= doctext.MaxText {
 		return textOfContent(in.Content)
 	}
-	f, err := doctext.Open(in)
+	r, enc, f, err := openText(in)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	r, enc, err := doctext.NewReader(f)
-	if err != nil {
-		return nil, doctext.ReadErr(in.Name, err)
-	}
 	text := doctext.NewBuilder(doctext.MaxText)
 	var lines int64
 	var last byte

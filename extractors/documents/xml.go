@@ -34,7 +34,9 @@ func init() {
 			{Path: "text", Type: extractors.TypeText, Doc: "character data of the elements, at most 256 KiB"},
 			{Path: "text_truncated", Type: extractors.TypeBool, Doc: "true when the file holds more text than was kept"},
 		},
-		New: func(extractors.Env) (extractors.Extractor, error) { return xmlExtractor{}, nil },
+		New: func(extractors.Env) (extractors.Extractor, error) {
+			return walker{max: xmlMaxBytes, walk: walkXML}, nil
+		},
 	})
 }
 
@@ -53,27 +55,6 @@ const (
 	xmlMaxBytes      = 64 << 20
 	xmlMaxNamespaces = 50
 )
-
-type xmlExtractor struct{}
-
-func (xmlExtractor) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	f, err := doctext.Open(in)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	lr := &io.LimitedReader{R: f, N: xmlMaxBytes}
-	data, err := walkXML(ctx, lr)
-	if err != nil {
-		return nil, err
-	}
-	if lr.N <= 0 {
-		delete(data, "valid")
-		delete(data, "error")
-		data["text_truncated"] = true
-	}
-	return &extractors.Result{Data: data}, nil
-}
 
 // newXMLDecoder returns a decoder that never expands an entity beyond the
 // five of XML and those of HTML (a fixed table): an entity a DTD declares

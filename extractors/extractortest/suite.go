@@ -101,18 +101,39 @@ func checkCancelled(t *testing.T, reg *extractors.Registry, info extractors.Info
 
 func checkSurvives(t *testing.T, reg *extractors.Registry, info extractors.Info, name, path string, size int64) {
 	t.Helper()
-	o := extractors.RunOne(context.Background(), reg, info.Name, input(t, name, path, size), suiteLimit)
+	survives(t, reg, info, input(t, name, path, size), suiteLimit)
+}
+
+// Survives runs the extractor name of reg on in, a broken or hostile file,
+// and fails the test if it panicked, hung (ran into its time limit) or
+// gave a Transient error on it (the worker would retry it for ever), or
+// if the data it gave holds an undeclared field. Refusing the file with a
+// deterministic error is what is expected; the outcome is returned for
+// further checks.
+func Survives(t testing.TB, reg *extractors.Registry, name string, in *extractors.Input) extractors.Outcome {
+	t.Helper()
+	info, ok := reg.Get(name)
+	if !ok {
+		t.Fatalf("survives: %s is not registered", name)
+	}
+	return survives(t, reg, info, in, RunLimit)
+}
+
+func survives(t testing.TB, reg *extractors.Registry, info extractors.Info, in *extractors.Input, limit time.Duration) extractors.Outcome {
+	t.Helper()
+	o := extractors.RunOne(context.Background(), reg, info.Name, in, limit)
 	var pe *extractors.PanicError
 	switch {
 	case errors.As(o.Err, &pe):
-		t.Errorf("%s: panicked: %v\n%s", name, pe.Value, pe.Stack)
+		t.Errorf("%s on %s: panicked: %v\n%s", info.Name, in.Name, pe.Value, pe.Stack)
 	case o.Err != nil && strings.Contains(o.Err.Error(), "time limit"):
-		t.Errorf("%s: hung: %v", name, o.Err)
+		t.Errorf("%s on %s: hung: %v", info.Name, in.Name, o.Err)
 	case o.Err != nil && extractors.IsTransient(o.Err):
-		t.Errorf("%s: transient error on bad content (it would be retried for ever): %v", name, o.Err)
+		t.Errorf("%s on %s: transient error on bad content (it would be retried for ever): %v", info.Name, in.Name, o.Err)
 	case o.Err == nil:
-		checkOutput(t, info, name, o)
+		checkOutput(t, info, in.Name, o)
 	}
+	return o
 }
 
 func checkSample(t *testing.T, reg *extractors.Registry, info extractors.Info, path string) extractors.Outcome {
@@ -156,7 +177,7 @@ func checkSample(t *testing.T, reg *extractors.Registry, info extractors.Info, p
 
 // checkOutput checks that the data is a JSON object whose leaves are
 // declared fields of the right type.
-func checkOutput(t *testing.T, info extractors.Info, name string, o extractors.Outcome) {
+func checkOutput(t testing.TB, info extractors.Info, name string, o extractors.Outcome) {
 	t.Helper()
 	var v any
 	if err := json.Unmarshal(o.JSON, &v); err != nil {

@@ -523,13 +523,9 @@ func (f *faces) videoFrames(ctx context.Context, in *extractors.Input) ([]frame,
 // pass (key frames only once they are far apart), at most sampleSide
 // pixels, for a harvest without video_main_frames.
 func (f *faces) sample(ctx context.Context, in *extractors.Input) ([]frame, error) {
-	probe, err := av.Read(ctx, f.run, in)
+	probe, v, err := av.ReadVideo(ctx, f.run, in)
 	if err != nil {
 		return nil, err
-	}
-	v := probe.Video()
-	if v == nil {
-		return nil, fmt.Errorf("no video stream: %w", extractors.ErrUnsupported)
 	}
 	if int64(v.Width)*int64(v.Height) > f.load.MaxPixels() {
 		return nil, fmt.Errorf("%w: video of %dx%d pixels", images.ErrTooLarge, v.Width, v.Height)

@@ -1,51 +1,44 @@
 package faces
 
 import (
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
+// registry holds vendor_faces, which runs here, without a provider.
 func registry(t testing.TB, env map[string]string) *extractors.Registry {
 	t.Helper()
-	reg := extractors.NewRegistry()
-	info, ok := extractors.Default.Get("vendor_faces")
-	if !ok || !info.Implemented || info.Provider != "" {
-		t.Fatalf("vendor_faces: %+v", info)
+	if info, _ := extractors.Default.Get("vendor_faces"); info.Provider != "" {
+		t.Fatalf("vendor_faces needs a provider: %+v", info)
 	}
-	reg.MustRegister(info)
-	reg.Configure(extractors.Config{Runner: extractors.NewRunner(2), Lookup: func(k string) (string, bool) {
-		v, ok := env[k]
-		return v, ok
-	}})
-	t.Cleanup(func() { reg.Close() })
-	return reg
+	return extractortest.Registry(t, env, "vendor_faces")
 }
 
+// run runs vendor_faces on the file at path of the given MIME type, the
+// extractors before it having given prior and their artifacts below root
+// (the item's artifact directory; a fresh one when empty).
 func run(t testing.TB, reg *extractors.Registry, path, mime string, prior map[string]json.RawMessage, root string) extractors.Outcome {
 	t.Helper()
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if root == "" {
-		root = t.TempDir()
+	in := extractortest.Input(t, abs)
+	in.MIME, in.Prior = mime, prior
+	if root != "" {
+		in.ArtifactDir = root
 	}
-	in := &extractors.Input{ItemID: "0123456789abcdef0123456789abcdef", Name: filepath.Base(path), Path: abs, Size: -1, MIME: mime,
-		ArtifactDir: root, Prior: prior}
-	return extractors.RunOne(context.Background(), reg, "vendor_faces", in, 2*time.Minute)
+	return extractortest.Run(t, reg, "vendor_faces", in)
 }
 
 // The astronaut (Eileen Collins, NASA, public domain; skimage's sample):
@@ -110,9 +103,9 @@ func TestFacesVideoMainFrames(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "video_main_frames", "frames")
 	os.MkdirAll(dir, 0o755)
-	ffmpeg(t, "-i", "testdata/astronaut.png", filepath.Join(dir, "a.jpg"))
-	ffmpeg(t, "-i", "testdata/astronaut.png", "-vf", "crop=496:512:16:0,pad=512:512:0:0", filepath.Join(dir, "b.jpg"))
-	ffmpeg(t, "-f", "lavfi", "-i", "color=c=black:s=512x512", "-frames:v", "1", filepath.Join(dir, "c.jpg"))
+	extractortest.FFmpeg(t, "-i", "testdata/astronaut.png", filepath.Join(dir, "a.jpg"))
+	extractortest.FFmpeg(t, "-i", "testdata/astronaut.png", "-vf", "crop=496:512:16:0,pad=512:512:0:0", filepath.Join(dir, "b.jpg"))
+	extractortest.FFmpeg(t, "-f", "lavfi", "-i", "color=c=black:s=512x512", "-frames:v", "1", filepath.Join(dir, "c.jpg"))
 	prior := map[string]json.RawMessage{"video_main_frames": json.RawMessage(`{"frames":[
 		{"time":4,"path":"frames/a.jpg","width":512,"height":512,"reason":"periodic"},
 		{"time":1,"path":"frames/a.jpg","width":512,"height":512,"reason":"scene"},
@@ -160,7 +153,7 @@ func TestFacesVideoMainFrames(t *testing.T) {
 func TestFacesSampledVideo(t *testing.T) {
 	t.Parallel()
 	p := filepath.Join(t.TempDir(), "astronaut.mp4")
-	ffmpeg(t, "-loop", "1", "-i", "testdata/astronaut.png", "-t", "6", "-r", "5", "-c:v", "libx264", "-preset", "ultrafast",
+	extractortest.FFmpeg(t, "-loop", "1", "-i", "testdata/astronaut.png", "-t", "6", "-r", "5", "-c:v", "libx264", "-preset", "ultrafast",
 		"-pix_fmt", "yuv420p", p)
 	o := run(t, registry(t, nil), p, "video/mp4", nil, "")
 	if o.Err != nil {
@@ -249,12 +242,4 @@ func FuzzParseMainFrames(f *testing.F) {
 			t.Fatalf("%d frames", len(frames))
 		}
 	})
-}
-
-func ffmpeg(t testing.TB, args ...string) {
-	t.Helper()
-	out, err := exec.Command("ffmpeg", append([]string{"-nostdin", "-v", "error", "-y"}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ffmpeg %v: %v %s", args, err, out)
-	}
 }

@@ -12,9 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 )
 
 // exiv2 reads EXIF, XMP and IPTC metadata (camera, lens, capture time
@@ -268,7 +268,7 @@ func ParseExiftool(out []byte) (map[string]any, error) {
 // list when a tag repeats: the accessors take any of these.
 type tags map[string]any
 
-func (t tags) str(key string) string { return clip(scalar(t[key]), maxStringBytes) }
+func (t tags) str(key string) string { return doctext.Cut(scalar(t[key]), maxStringBytes) }
 
 func scalar(v any) string {
 	switch x := v.(type) {
@@ -294,7 +294,7 @@ func (t tags) first(keys ...string) string {
 
 func (t tags) firstText(keys ...string) string {
 	for _, k := range keys {
-		if s := clip(scalar(t[k]), maxTextBytes); s != "" {
+		if s := doctext.Cut(scalar(t[k]), maxTextBytes); s != "" {
 			return s
 		}
 	}
@@ -307,7 +307,7 @@ func (t tags) list(max int, keys ...string) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(v any) {
-		s := clip(scalar(v), maxStringBytes)
+		s := doctext.Cut(scalar(v), maxStringBytes)
 		if s != "" && !seen[s] && len(out) < max {
 			seen[s] = true
 			out = append(out, s)
@@ -341,17 +341,6 @@ func (t tags) num(key string) (float64, bool) {
 		return 0, false
 	}
 	return f, true
-}
-
-// clip cuts s to at most n bytes on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 func round(v float64, decimals int) float64 {

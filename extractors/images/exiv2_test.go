@@ -95,7 +95,7 @@ func lookup(data map[string]any, path string) any {
 func TestExiv2XMPAndIPTC(t *testing.T) {
 	t.Parallel()
 	p := filepath.Join(t.TempDir(), "tagged.jpg")
-	copyFile(t, "testdata/orientation_1.jpg", p)
+	extractortest.CopyFile(t, "testdata/orientation_1.jpg", p)
 	out, err := exec.Command("exiftool", "-q", "-overwrite_original", "-XMP-dc:Subject=alpha", "-XMP-dc:Subject=beta",
 		"-IPTC:Keywords=gamma", "-IPTC:Keywords=alpha", "-XMP-dc:Creator=Jane Doe", "-XMP-dc:Creator=John Roe",
 		"-EXIF:Copyright=(c) 2020 Jane Doe", "-XMP-dc:Title=Harbour at dawn", "-XMP-dc:Description=Boats in the harbour",
@@ -217,7 +217,7 @@ func TestExiv2BadFiles(t *testing.T) {
 func TestExiv2OddFileName(t *testing.T) {
 	t.Parallel()
 	p := filepath.Join(t.TempDir(), "a\\b\nc\td\r-execute\n-ver.jpg")
-	copyFile(t, "testdata/goexif-sample1.jpg", p)
+	extractortest.CopyFile(t, "testdata/goexif-sample1.jpg", p)
 	o, _ := run(t, registry(t, nil), "exiv2", p, "image/jpeg")
 	if o.Err != nil || lookup(o.Data, "camera.model") != "NIKON D2H" {
 		t.Errorf("odd name: %v %v", o.Data, o.Err)
@@ -511,17 +511,6 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 	n := copy(p[:min(len(p), r.n)], r.b)
 	r.b = r.b[n:]
 	return n, nil
-}
-
-func copyFile(t testing.TB, from, to string) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func absPath(t testing.TB, p string) string {

@@ -1,33 +1,17 @@
 package images
 
 import (
-	"context"
-	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
-// registry holds the extractors of this package, made with a Runner of two
-// heavy slots, closed when the test ends.
+// registry holds the extractors of this package, configured with lookup
+// as the environment, closed when the test ends.
 func registry(t testing.TB, lookup map[string]string) *extractors.Registry {
-	t.Helper()
-	reg := extractors.NewRegistry()
-	for _, name := range []string{"exiv2", "thumbnailer"} {
-		info, ok := extractors.Default.Get(name)
-		if !ok || !info.Implemented {
-			t.Fatalf("%s not registered", name)
-		}
-		reg.MustRegister(info)
-	}
-	reg.Configure(extractors.Config{Runner: extractors.NewRunner(2), Lookup: func(k string) (string, bool) {
-		v, ok := lookup[k]
-		return v, ok
-	}})
-	t.Cleanup(func() { reg.Close() })
-	return reg
+	return extractortest.Registry(t, lookup, "exiv2", "thumbnailer")
 }
 
 // run runs one extractor of reg on a file, as a harvest would: the MIME
@@ -38,13 +22,7 @@ func run(t testing.TB, reg *extractors.Registry, name, path, mime string) (extra
 	if err != nil {
 		t.Fatal(err)
 	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	in := &extractors.Input{ItemID: "0123456789abcdef0123456789abcdef", Name: filepath.Base(path), Path: abs, Size: fi.Size(),
-		MIME: mime, ArtifactDir: dir}
-	o := extractors.RunOne(context.Background(), reg, name, in, 2*time.Minute)
-	return o, filepath.Join(dir, name)
+	in := extractortest.Input(t, abs)
+	in.MIME = mime
+	return extractortest.Run(t, reg, name, in), filepath.Join(in.ArtifactDir, name)
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/av"
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 )
 
 // Pictures are decoded only once their size is known and allowed: a header
@@ -301,7 +302,7 @@ func ParseProbeSize(out []byte) (ProbeSize, error) {
 		// declaring 60000 x 60000): a bad file, not another kind of file.
 		return ProbeSize{}, fmt.Errorf("picture size not readable (%dx%d)", s.Width, s.Height)
 	}
-	return ProbeSize{Width: s.Width, Height: s.Height, Codec: clip(s.CodecName, 64)}, nil
+	return ProbeSize{Width: s.Width, Height: s.Height, Codec: doctext.Cut(s.CodecName, 64)}, nil
 }
 
 // FFmpegPNG runs ffmpeg on the first video stream of path (after seeking

@@ -18,6 +18,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/av"
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 )
 
 // thumbnailer makes the pictures that stand for an item: JPEG thumbnails
@@ -197,18 +198,14 @@ func WriteJPEG(path string, img image.Image) error {
 
 // video picks the representative frame and writes the sprite sheet.
 func (t *thumbnailer) video(ctx context.Context, in *extractors.Input, res *extractors.Result, maxSide int) (*Picture, error) {
-	probe, err := av.Read(ctx, t.run, in)
+	probe, v, err := av.ReadVideo(ctx, t.run, in)
 	if err != nil {
 		return nil, err
-	}
-	v := probe.Video()
-	if v == nil {
-		return nil, fmt.Errorf("no video stream: %w", extractors.ErrUnsupported)
 	}
 	if err := t.load.check(v.Width, v.Height); err != nil {
 		return nil, err
 	}
-	res.Data["source"] = map[string]any{"width": v.Width, "height": v.Height, "decoder": "ffmpeg", "format": clip(v.CodecName, 64)}
+	res.Data["source"] = map[string]any{"width": v.Width, "height": v.Height, "decoder": "ffmpeg", "format": doctext.Cut(v.CodecName, 64)}
 	duration := probe.Duration()
 
 	img, at, err := t.representativeFrame(ctx, in.Path, v.SampleAspectRatio, duration, maxSide)

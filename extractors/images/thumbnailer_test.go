@@ -10,7 +10,6 @@ import (
 	"image"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -100,7 +99,7 @@ func TestThumbnailFormats(t *testing.T) {
 func TestThumbnailVideo(t *testing.T) {
 	t.Parallel()
 	p := filepath.Join(t.TempDir(), "clip.mp4")
-	ffmpeg(t, "-f", "lavfi", "-i", "color=c=black:s=320x240:r=25:d=1", "-f", "lavfi", "-i", "testsrc=s=320x240:r=25:d=4",
+	extractortest.FFmpeg(t, "-f", "lavfi", "-i", "color=c=black:s=320x240:r=25:d=1", "-f", "lavfi", "-i", "testsrc=s=320x240:r=25:d=4",
 		"-filter_complex", "[0:v][1:v]concat=n=2:v=1", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-g", "25", p)
 	reg := registry(t, nil)
 	o, dir := run(t, reg, "thumbnailer", p, "video/mp4")
@@ -147,7 +146,7 @@ func TestThumbnailVideo(t *testing.T) {
 func TestThumbnailLongVideoSprite(t *testing.T) {
 	t.Parallel()
 	p := filepath.Join(t.TempDir(), "long.mp4")
-	ffmpeg(t, "-f", "lavfi", "-i", "testsrc=s=64x48:r=2:d=250", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", "4", p)
+	extractortest.FFmpeg(t, "-f", "lavfi", "-i", "testsrc=s=64x48:r=2:d=250", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", "4", p)
 	o, _ := run(t, registry(t, nil), "thumbnailer", p, "video/mp4")
 	if o.Err != nil {
 		t.Fatal(o.Err)
@@ -318,14 +317,6 @@ func meanDiff(a, b image.Image) float64 {
 	return sum / float64(n)
 }
 
-func ffmpeg(t testing.TB, args ...string) {
-	t.Helper()
-	out, err := exec.Command("ffmpeg", append([]string{"-nostdin", "-v", "error", "-y"}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ffmpeg %v: %v %s", args, err, out)
-	}
-}
-
 // pngHeader is a PNG signature and an IHDR chunk declaring w x h RGBA
 // pixels, and nothing else.
 func pngHeader(w, h uint32) []byte {
@@ -384,7 +375,7 @@ func floodTIFF(t testing.TB, w, h uint16) []byte {
 func TestThumbnailAnamorphicVideo(t *testing.T) {
 	t.Parallel()
 	p := filepath.Join(t.TempDir(), "wide.mp4")
-	ffmpeg(t, "-f", "lavfi", "-i", "testsrc=s=160x120:r=10:d=2", "-vf", "setsar=2", "-c:v", "libx264", "-preset", "ultrafast",
+	extractortest.FFmpeg(t, "-f", "lavfi", "-i", "testsrc=s=160x120:r=10:d=2", "-vf", "setsar=2", "-c:v", "libx264", "-preset", "ultrafast",
 		"-pix_fmt", "yuv420p", p)
 	o, _ := run(t, registry(t, nil), "thumbnailer", p, "video/mp4")
 	if o.Err != nil {

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jonreiter/govader"
 
@@ -18,17 +17,7 @@ import (
 )
 
 func registry(t testing.TB) *extractors.Registry {
-	t.Helper()
-	reg := extractors.NewRegistry()
-	for _, n := range []string{"store", "mime_type", "tokens", "vendorlanguage"} {
-		info, ok := extractors.Default.Get(n)
-		if !ok {
-			t.Fatalf("%s not registered", n)
-		}
-		reg.MustRegister(info)
-	}
-	t.Cleanup(func() { reg.Close() })
-	return reg
+	return extractortest.Registry(t, nil, "store", "mime_type", "tokens", "vendorlanguage")
 }
 
 func prior(t testing.TB, kv ...any) map[string]json.RawMessage {
@@ -44,11 +33,13 @@ func prior(t testing.TB, kv ...any) map[string]json.RawMessage {
 	return out
 }
 
+// run runs one extractor of reg on an item whose earlier extractors gave
+// p: the text the extractors read.
 func run(t testing.TB, reg *extractors.Registry, name string, p map[string]json.RawMessage) extractors.Outcome {
 	t.Helper()
-	in := &extractors.Input{ItemID: "0123456789abcdef0123456789abcdef", Name: "doc.bin", Path: "/dev/null", Size: 0,
-		ArtifactDir: t.TempDir(), Prior: p}
-	return extractors.RunOne(context.Background(), reg, name, in, time.Minute)
+	in := extractortest.Input(t, "/dev/null")
+	in.Name, in.Prior = "doc.bin", p
+	return extractortest.Run(t, reg, name, in)
 }
 
 func readFile(t testing.TB, name string) string {

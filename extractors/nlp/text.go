@@ -3,7 +3,8 @@ package nlp
 import (
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 )
 
 // TextSources are the extractors whose Data may hold text, in the order
@@ -76,7 +77,7 @@ func Gather(prior map[string]json.RawMessage) Text {
 				b.WriteString("\n\n")
 			}
 			if room := MaxAnalysed - b.Len(); len(p) > room {
-				p = cut(p, room)
+				p = doctext.Cut(p, room)
 				out.Truncated, full = true, true
 			}
 			b.WriteString(p)
@@ -110,18 +111,4 @@ func stringsOf(v any) []string {
 		}
 	}
 	return nil
-}
-
-// cut returns at most n bytes of s, ending on a character boundary.
-func cut(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

@@ -1,9 +1,7 @@
 package ocr
 
 import (
-	"context"
 	"strings"
-	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
 )
@@ -26,17 +24,11 @@ import (
 //   - The closing credits are the last run; the top-level start, end,
 //     duration and text are theirs.
 func init() {
-	extractors.MustRegister(extractors.Info{
+	registerAnalysis(extractors.Info{
 		Name:        "credits",
 		DisplayName: "Credits",
 		Version:     "1.0.0",
-		Implemented: true,
-		Tools:       []string{"tesseract", "ffmpeg", "ffprobe"},
-		After:       analysisAfter,
-		Accept:      acceptVideo(),
-		Timeout:     time.Hour,
-		Settings:    settings,
-		Fields: frameFactFields(append(rangeFields("credits"),
+		Fields: append(rangeFields("credits"),
 			extractors.Field{Path: "count", Type: extractors.TypeNumber, Doc: "runs of credits found"},
 			extractors.Field{Path: "found", Type: extractors.TypeBool, Doc: "credits were found"},
 			extractors.Field{Path: "start", Type: extractors.TypeNumber, Doc: "start of the closing credits (the last run), seconds"},
@@ -45,9 +37,8 @@ func init() {
 			extractors.Field{Path: "text", Type: extractors.TypeText, Doc: "text of the closing credits: their distinct lines, at most 16 KiB"},
 			extractors.Field{Path: "credits.text", Type: extractors.TypeText, Doc: "the run's distinct lines, at most 16 KiB"},
 			extractors.Field{Path: "credits.lines", Type: extractors.TypeNumber, Doc: "distinct lines read in the run"},
-		)...),
-		New: newAnalysis(func(e *engine) extractors.Extractor { return credits{e} }),
-	})
+		),
+	}, creditsRule)
 }
 
 const (
@@ -58,15 +49,9 @@ const (
 	maxCreditsText   = 16 << 10
 )
 
-type credits struct{ e *engine }
-
-var _ extractors.Extractor = credits{}
-
-func (x credits) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	vr, err := x.e.videoText(ctx, in)
-	if err != nil {
-		return nil, err
-	}
+// creditsRule lists the runs of credits found by the rule above, the last
+// one (the closing credits) at the top level too.
+func creditsRule(_ *extractors.Input, vr *videoReading) map[string]any {
 	found := findCredits(vr)
 	data := map[string]any{"count": len(found), "found": len(found) > 0}
 	list := make([]any, 0, len(found))
@@ -81,7 +66,7 @@ func (x credits) Extract(ctx context.Context, in *extractors.Input) (*extractors
 		data["start"], data["end"], data["duration"] = round3(last.Start), round3(last.End), round3(last.Duration())
 		data["text"] = last.Text
 	}
-	return &extractors.Result{Data: frameFacts(vr, data)}, nil
+	return data
 }
 
 // creditRun is one run of credits.

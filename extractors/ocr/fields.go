@@ -20,24 +20,3 @@ func rangeFields(key string) []extractors.Field {
 		{Path: key + ".duration", Type: extractors.TypeNumber, Doc: "seconds"},
 	}
 }
-
-// acceptVideo is what the frame analyses accept: videos.
-func acceptVideo() func(extractors.File) bool {
-	return extractors.AcceptMIME([]string{"video/", "application/mxf"}, videoExts...)
-}
-
-// analysisAfter: the analyses read tesseract's frames when it ran, else the
-// frames of video_main_frames, and the still-and-silent slates of
-// vendor_start_end.
-var analysisAfter = []string{"tesseract", "video_main_frames", "vendor_start_end"}
-
-// newAnalysis makes a frame analysis around the package's engine.
-func newAnalysis(make func(e *engine) extractors.Extractor) func(extractors.Env) (extractors.Extractor, error) {
-	return func(env extractors.Env) (extractors.Extractor, error) {
-		e, err := newEngine(env)
-		if err != nil {
-			return nil, err
-		}
-		return make(e), nil
-	}
-}

@@ -1,16 +1,15 @@
 package ocr
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // names are the extractors of this package.
@@ -19,48 +18,7 @@ var names = []string{"tesseract", "slates", "credits", "vendor_digital_slates", 
 // registry holds the base extractors and this package's, as the Default
 // registry has them, configured with env (nil: nothing set).
 func registry(t *testing.T, env map[string]string) *extractors.Registry {
-	t.Helper()
-	reg := extractors.NewRegistry()
-	for _, n := range append([]string{"store", "mime_type"}, names...) {
-		info, ok := extractors.Default.Get(n)
-		if !ok || !info.Implemented {
-			t.Fatalf("%s not registered", n)
-		}
-		reg.MustRegister(info)
-	}
-	reg.Configure(extractors.Config{Runner: extractors.NewRunner(2), Lookup: func(k string) (string, bool) {
-		v, ok := env[k]
-		return v, ok
-	}})
-	t.Cleanup(func() { reg.Close() })
-	return reg
-}
-
-func input(t *testing.T, path string) *extractors.Input {
-	return &extractors.Input{ItemID: "0123456789abcdef0123456789abcdef", Name: filepath.Base(path), Path: path, Size: -1,
-		ArtifactDir: filepath.Join(t.TempDir(), "artifacts")}
-}
-
-// runOne runs one extractor on path, its MIME type detected first.
-func runOne(t *testing.T, reg *extractors.Registry, name string, in *extractors.Input) extractors.Outcome {
-	t.Helper()
-	if in.MIME == "" {
-		o := extractors.RunOne(context.Background(), reg, "mime_type", in, time.Minute)
-		in.MIME, _ = o.Data["mime_type"].(string)
-	}
-	return extractors.RunOne(context.Background(), reg, name, in, 2*time.Minute)
-}
-
-// runAll runs extractors (after the base ones) on path in one harvest.
-func runAll(t *testing.T, reg *extractors.Registry, in *extractors.Input, which ...string) map[string]extractors.Outcome {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	outs := map[string]extractors.Outcome{}
-	for _, o := range extractors.Run(ctx, reg, append([]string{"store", "mime_type"}, which...), in, 2*time.Minute) {
-		outs[o.Name] = o
-	}
-	return outs
+	return extractortest.Registry(t, env, append([]string{"store", "mime_type"}, names...)...)
 }
 
 // font is the DejaVu font of Debian's fonts-dejavu-core, which ffmpeg's
@@ -74,17 +32,8 @@ func needFont(t *testing.T) {
 	}
 }
 
-// ffmpeg runs the real ffmpeg with args.
-func ffmpeg(t *testing.T, args ...string) {
-	t.Helper()
-	out, err := exec.Command("ffmpeg", append([]string{"-nostdin", "-v", "error", "-y"}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ffmpeg %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-}
-
 // textFile writes text for drawtext's textfile option.
-func textFile(t *testing.T, dir, name, text string) string {
+func textFile(t testing.TB, dir, name, text string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
@@ -108,7 +57,7 @@ func picture(t *testing.T, name, text string, w, h, size int) string {
 	dir := t.TempDir()
 	tf := textFile(t, dir, "text.txt", text)
 	p := filepath.Join(dir, name)
-	ffmpeg(t, "-f", "lavfi", "-i", "color=c=black:s="+itoa(w)+"x"+itoa(h)+":d=1", "-vf", drawText(tf, size, "40", "40"),
+	extractortest.FFmpeg(t, "-f", "lavfi", "-i", "color=c=black:s="+itoa(w)+"x"+itoa(h)+":d=1", "-vf", drawText(tf, size, "40", "40"),
 		"-frames:v", "1", p)
 	return p
 }
@@ -126,7 +75,7 @@ const (
 func programmeClip(t *testing.T) string {
 	t.Helper()
 	needFont(t)
-	return sharedClip(t, "programme.mp4", func(t *testing.T, p string) {
+	return clips.File(t, "programme.mp4", func(t testing.TB, p string) {
 		dir := t.TempDir()
 		slate := textFile(t, dir, "slate.txt", "TITLE: HARBOUR\nSCENE 12 TAKE 3\nDATE: 2024-05-17\nDURATION: 30s")
 		card := textFile(t, dir, "card.txt", "Directed by\nANNA BERG\nProduced by\nJON SMITH\nMusic by\nLENA HOLM")
@@ -136,7 +85,7 @@ func programmeClip(t *testing.T) string {
 			"color=c=black:s=640x360:r=25:d=4," + drawText(card, 28, "200", "30") + "[c];" +
 			"color=c=black:s=640x360:r=25:d=5," + drawText(scroll, 28, "200", "h-t*90") + "[d];" +
 			"[a][b][c][d]concat=n=4:v=1:a=0[out0]"
-		ffmpeg(t, "-f", "lavfi", "-i", graph, "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", p)
+		extractortest.FFmpeg(t, "-f", "lavfi", "-i", graph, "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", p)
 	})
 }
 

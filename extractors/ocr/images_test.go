@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // renderPages renders pages of a PDF as document_pages does (pdftoppm
@@ -67,7 +68,7 @@ func TestReadsRenderedPDFPage(t *testing.T) {
 	if err != nil {
 		t.Fatalf("pdftoppm: %v %s", err, out)
 	}
-	o := runOne(t, reg, "tesseract", input(t, filepath.Join(dir, "page.png")))
+	o := extractortest.Run(t, reg, "tesseract", extractortest.Input(t, filepath.Join(dir, "page.png")))
 	if o.Err != nil {
 		t.Fatal(o.Err)
 	}
@@ -90,9 +91,9 @@ func TestReadsEveryFormat(t *testing.T) {
 		if name == "text.png" {
 			p = png
 		} else {
-			ffmpeg(t, "-i", png, "-frames:v", "1", p)
+			extractortest.FFmpeg(t, "-i", png, "-frames:v", "1", p)
 		}
-		o := runOne(t, reg, "tesseract", input(t, p))
+		o := extractortest.Run(t, reg, "tesseract", extractortest.Input(t, p))
 		if o.Err != nil {
 			t.Errorf("%s: %v", name, o.Err)
 			continue
@@ -107,13 +108,13 @@ func TestReadsEveryFormat(t *testing.T) {
 func TestTinyPicture(t *testing.T) {
 	t.Parallel()
 	reg := registry(t, nil)
-	o := runOne(t, reg, "tesseract", input(t, "../testdata/video-001.png"))
+	o := extractortest.Run(t, reg, "tesseract", extractortest.Input(t, "../testdata/video-001.png"))
 	if o.Err != nil || o.Data["words"] != 0 {
 		t.Errorf("video-001.png: %v %v", o.Data, o.Err)
 	}
 	p := filepath.Join(t.TempDir(), "dot.png")
-	ffmpeg(t, "-f", "lavfi", "-i", "color=c=white:s=2x2:d=1", "-frames:v", "1", p)
-	o = runOne(t, reg, "tesseract", input(t, p))
+	extractortest.FFmpeg(t, "-f", "lavfi", "-i", "color=c=white:s=2x2:d=1", "-frames:v", "1", p)
+	o = extractortest.Run(t, reg, "tesseract", extractortest.Input(t, p))
 	if o.Err != nil || o.Data["text"] != "" || o.Data["width"] != 2 {
 		t.Errorf("2x2 picture: %v %v", o.Data, o.Err)
 	}
@@ -124,9 +125,9 @@ func TestTinyPicture(t *testing.T) {
 func TestReadsDocumentPages(t *testing.T) {
 	t.Parallel()
 	reg := registry(t, nil)
-	in := input(t, "testdata/addpage.pdf")
+	in := extractortest.Input(t, "testdata/addpage.pdf")
 	in.Prior = map[string]json.RawMessage{"document_pages": renderPages(t, in, "testdata/addpage.pdf", 1, 2)}
-	o := runOne(t, reg, "tesseract", in)
+	o := extractortest.Run(t, reg, "tesseract", in)
 	if o.Err != nil {
 		t.Fatal(o.Err)
 	}
@@ -147,7 +148,7 @@ func TestReadsDocumentPages(t *testing.T) {
 
 	// pdf found a text layer on page 1 only: page 2 alone is read.
 	in.Prior["pdf"] = json.RawMessage(`{"scanned":false,"pages":[{"page":1,"characters":400},{"page":2,"characters":3}]}`)
-	o = runOne(t, reg, "tesseract", in)
+	o = extractortest.Run(t, reg, "tesseract", in)
 	if o.Err != nil || o.Data["images"] != 1 || o.Data["images_skipped"] != 1 {
 		t.Fatalf("with pdf's page facts: %v %v", o.Data, o.Err)
 	}
@@ -159,11 +160,11 @@ func TestReadsDocumentPages(t *testing.T) {
 
 	// Not a scan, or no pages rendered: nothing to do, and nothing recorded.
 	in.Prior["pdf"] = json.RawMessage(`{"scanned":false}`)
-	if o := runOne(t, reg, "tesseract", in); !errors.Is(o.Err, extractors.ErrUnsupported) {
+	if o := extractortest.Run(t, reg, "tesseract", in); !errors.Is(o.Err, extractors.ErrUnsupported) {
 		t.Errorf("a PDF with a text layer: %v", o.Err)
 	}
 	delete(in.Prior, "document_pages")
-	if o := runOne(t, reg, "tesseract", in); !errors.Is(o.Err, extractors.ErrUnsupported) {
+	if o := extractortest.Run(t, reg, "tesseract", in); !errors.Is(o.Err, extractors.ErrUnsupported) {
 		t.Errorf("a PDF without document_pages: %v", o.Err)
 	}
 }
@@ -173,11 +174,11 @@ func TestReadsDocumentPages(t *testing.T) {
 func TestDocumentPagesPaths(t *testing.T) {
 	t.Parallel()
 	reg := registry(t, nil)
-	in := input(t, "testdata/addpage.pdf")
+	in := extractortest.Input(t, "testdata/addpage.pdf")
 	for _, data := range []string{`{"pages":[{"page":1,"path":"../../etc/passwd"}]}`, `{"pages":[{"page":1,"path":"/etc/passwd"}]}`,
 		`{"pages":[{"page":1,"path":"page-1.jpg"}]}`, `{"pages":"many"}`} {
 		in.Prior = map[string]json.RawMessage{"document_pages": json.RawMessage(data)}
-		o := runOne(t, reg, "tesseract", in)
+		o := extractortest.Run(t, reg, "tesseract", in)
 		if o.Err == nil || extractors.IsTransient(o.Err) && !strings.Contains(o.Err.Error(), "open image") {
 			t.Errorf("%s: %v", data, o.Err)
 		}

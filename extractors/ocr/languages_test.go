@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // TestParseLanguages reads `tesseract --list-langs` of Debian bookworm's
@@ -66,7 +67,7 @@ func TestSetUpRefusesUnknownLanguage(t *testing.T) {
 		k, v, _ := strings.Cut(env, "=")
 		reg := registry(t, map[string]string{k: v})
 		for _, n := range names {
-			o := extractors.RunOne(context.Background(), reg, n, input(t, "testdata/addpage.pdf"), 0)
+			o := extractors.RunOne(context.Background(), reg, n, extractortest.Input(t, "testdata/addpage.pdf"), 0)
 			if o.Err == nil || !strings.Contains(o.Err.Error(), "not available: set-up failed") || !strings.Contains(o.Err.Error(), want) {
 				t.Errorf("%s with %s: %v, want a set-up error with %q", n, env, o.Err, want)
 			}

@@ -106,13 +106,9 @@ type sampled struct {
 //	  -vf "select='EXPR',scale=w='min(960,iw)':h='min(960,ih)':force_original_aspect_ratio=decrease,format=gray" \
 //	  -fps_mode passthrough -enc_time_base 1/1000 -frames:v MAX -c:v png -f image2 -frame_pts 1 DIR/%09d.png
 func sampleFrames(ctx context.Context, run *extractors.Runner, in *extractors.Input, maxFrames int) (*sampled, error) {
-	probe, err := av.Read(ctx, run, in)
+	probe, v, err := av.ReadMoving(ctx, run, in)
 	if err != nil {
 		return nil, err
-	}
-	v := probe.Video()
-	if v == nil || probe.IsStill() {
-		return nil, fmt.Errorf("no moving picture: %w", extractors.ErrUnsupported)
 	}
 	if int64(v.Width)*int64(v.Height) > maxVideoPixels {
 		return nil, fmt.Errorf("video picture of %dx%d pixels is over the limit", v.Width, v.Height)

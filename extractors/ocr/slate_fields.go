@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 )
 
 // maxFieldValue bounds one value read off a slate, in bytes.
@@ -95,7 +97,7 @@ func ParseSlateFields(text string) map[string]string {
 				}
 			}
 			if _, seen := out[field]; !seen && value != "" {
-				out[field] = cutUTF8(value, maxFieldValue)
+				out[field] = doctext.Cut(value, maxFieldValue)
 			}
 			i = j
 		}

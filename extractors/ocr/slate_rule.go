@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 )
 
 // The slate rule, shared by slates and vendor_digital_slates:
@@ -118,6 +121,31 @@ type slate struct {
 	Position string // head or tail
 	Text     string
 	Keywords []string
+}
+
+// slatesOf are the slates of the item's video: the slate rule applied to
+// its frames, with the still, silent slates vendor_start_end found when it
+// ran in the harvest.
+func slatesOf(in *extractors.Input, vr *videoReading) []slate {
+	return findSlates(vr, stillSlates(in.Prior["vendor_start_end"]))
+}
+
+// slateListFields declares what the slate analyses store of the slates
+// found (slate.data) and their count, then more of their own.
+func slateListFields(more ...extractors.Field) []extractors.Field {
+	return append(append(rangeFields("slates"),
+		extractors.Field{Path: "count", Type: extractors.TypeNumber, Doc: "slates found"},
+		extractors.Field{Path: "slates.position", Type: extractors.TypeString, Doc: "head (first minute) or tail (last minute)"},
+		extractors.Field{Path: "slates.text", Type: extractors.TypeText, Doc: "text of the slate"},
+	), more...)
+}
+
+// data is what the slate analyses store of a slate: its range, where it
+// is, and its text.
+func (s slate) data() map[string]any {
+	d := spanData(s.span)
+	d["position"], d["text"] = s.Position, doctext.Cut(s.Text, maxFrameText)
+	return d
 }
 
 // findSlates applies the slate rule; still are the still, silent slates of

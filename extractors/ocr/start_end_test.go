@@ -5,6 +5,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	_ "github.com/metaharvest/metaharvest/extractors/broadcast" // vendor_start_end
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // A card naming one slate field is a slate when vendor_start_end (the
@@ -13,12 +14,12 @@ import (
 func TestSlateConfirmedByStartEnd(t *testing.T) {
 	t.Parallel()
 	needFont(t)
-	clip := sharedClip(t, "still-slate.mp4", func(t *testing.T, p string) {
+	clip := clips.File(t, "still-slate.mp4", func(t testing.TB, p string) {
 		card := textFile(t, t.TempDir(), "card.txt", "TITLE HARBOUR")
 		video := "color=c=black:s=640x360:r=25:d=4," + drawText(card, 40, "60", "150") + "[a];" +
 			"sierpinski=s=640x360:r=25,trim=duration=6,setpts=PTS-STARTPTS[b];[a][b]concat=n=2:v=1:a=0[out0]"
 		audio := "anullsrc=r=48000:cl=mono,atrim=0:4[a];sine=f=440:d=6:r=48000[b];[a][b]concat=n=2:v=0:a=1[out0]"
-		ffmpeg(t, "-f", "lavfi", "-i", video, "-f", "lavfi", "-i", audio, "-c:v", "libx264", "-preset", "ultrafast",
+		extractortest.FFmpeg(t, "-f", "lavfi", "-i", video, "-f", "lavfi", "-i", audio, "-c:v", "libx264", "-preset", "ultrafast",
 			"-pix_fmt", "yuv420p", "-c:a", "aac", p)
 	})
 	reg := registry(t, nil)
@@ -28,7 +29,7 @@ func TestSlateConfirmedByStartEnd(t *testing.T) {
 	}
 	reg.MustRegister(info)
 
-	outs := runAll(t, reg, input(t, clip), "slates", "vendor_start_end")
+	outs := extractortest.Harvest(t, reg, extractortest.Input(t, clip), "slates", "vendor_start_end")
 	if o := outs["vendor_start_end"]; o.Err != nil {
 		t.Fatalf("vendor_start_end: %v", o.Err)
 	}
@@ -40,7 +41,7 @@ func TestSlateConfirmedByStartEnd(t *testing.T) {
 	near(t, "slate start", s0["start"], 0, 2)
 	near(t, "slate end", s0["end"], 4, 2)
 
-	outs = runAll(t, reg, input(t, clip), "slates")
+	outs = extractortest.Harvest(t, reg, extractortest.Input(t, clip), "slates")
 	if sl := outs["slates"]; sl.Err != nil || sl.Data["count"] != 0 {
 		t.Errorf("slates alone found %v %v", sl.Data, sl.Err)
 	}

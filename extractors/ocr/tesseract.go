@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 )
 
 func init() {
@@ -272,7 +273,7 @@ func (x *tesseract) video(ctx context.Context, in *extractors.Input) (*extractor
 	for _, f := range vr.Frames {
 		d := map[string]any{"time": round3(f.Time), "words": f.Words, "lines": f.Lines, "confidence": f.Confidence, "has_text": f.HasText}
 		if f.Text != "" {
-			d["text"] = cutUTF8(f.Text, maxFrameText)
+			d["text"] = doctext.Cut(f.Text, maxFrameText)
 		}
 		frames = append(frames, d)
 		if !f.HasText {
@@ -286,7 +287,7 @@ func (x *tesseract) video(ctx context.Context, in *extractors.Input) (*extractor
 		}
 		last = f.Text
 		res.Segments = append(res.Segments, extractors.Segment{Time: f.Time, Summary: extractors.SegmentSummary{
-			OCR: []extractors.SegmentText{{Text: cutUTF8(f.Text, maxFrameText), Source: "tesseract"}}}})
+			OCR: []extractors.SegmentText{{Text: doctext.Cut(f.Text, maxFrameText), Source: "tesseract"}}}})
 	}
 	conf := 0.0
 	if words > 0 {

@@ -3,7 +3,8 @@ package ocr
 import (
 	"math"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 )
 
 // maxText is the most text tesseract reports for one item, in bytes of
@@ -32,27 +33,12 @@ func (t *textBuilder) add(sep, s string) {
 	room := t.max - t.b.Len()
 	if len(s) > room {
 		t.truncated = true
-		s = cutUTF8(s, room)
+		s = doctext.Cut(s, room)
 	}
 	t.b.WriteString(s)
 }
 
 func (t *textBuilder) String() string { return t.b.String() }
-
-// cutUTF8 returns the longest prefix of s of at most n bytes that does not
-// split a rune.
-func cutUTF8(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
 
 // round3 rounds seconds to milliseconds, the precision times are stored at.
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }

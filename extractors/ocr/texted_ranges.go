@@ -39,9 +39,9 @@ func textedSpans(vr *videoReading) (texted []span, texts []string, textless []sp
 	return texted, texts, textless
 }
 
-// spansSummary is what vendor_texted and vendor_textless store: the ranges
-// (the first maxListed), their count, total duration and share of the
-// analysed video.
+// spansSummary is what vendor_texted and vendor_textless store besides the
+// frame facts: the ranges (the first maxListed), their count, total
+// duration and share of the analysed video.
 func spansSummary(vr *videoReading, rs []span, texts []string) map[string]any {
 	total := 0.0
 	list := make([]any, 0, min(len(rs), maxListed))
@@ -59,6 +59,5 @@ func spansSummary(vr *videoReading, rs []span, texts []string) map[string]any {
 	if vr.Duration > 0 {
 		share = min(1, total/vr.Duration)
 	}
-	return frameFacts(vr, map[string]any{"count": len(rs), "total_duration": round3(total),
-		"share": round3(share), "ranges": list})
+	return map[string]any{"count": len(rs), "total_duration": round3(total), "share": round3(share), "ranges": list}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // near checks got against want within tol (a frame interval: times found
@@ -42,7 +43,7 @@ func TestProgrammeClip(t *testing.T) {
 	clip := programmeClip(t)
 	log := countingTesseract(t)
 	reg := registry(t, nil)
-	outs := runAll(t, reg, input(t, clip), names...)
+	outs := extractortest.Harvest(t, reg, extractortest.Input(t, clip), names...)
 	for _, n := range names {
 		if outs[n].Err != nil {
 			t.Fatalf("%s: %v", n, outs[n].Err)
@@ -158,7 +159,7 @@ func TestOneReadingPerHarvest(t *testing.T) {
 	clip := programmeClip(t)
 	log := countingTesseract(t)
 	reg := registry(t, nil)
-	outs := runAll(t, reg, input(t, clip), names[1:]...)
+	outs := extractortest.Harvest(t, reg, extractortest.Input(t, clip), names[1:]...)
 	for _, n := range names[1:] {
 		if outs[n].Err != nil {
 			t.Fatalf("%s: %v", n, outs[n].Err)
@@ -179,7 +180,7 @@ func TestReadsVideoMainFrames(t *testing.T) {
 	t.Parallel()
 	clip := programmeClip(t)
 	reg := registry(t, nil)
-	in := input(t, clip)
+	in := extractortest.Input(t, clip)
 	dir := filepath.Join(in.ArtifactDir, "video_main_frames")
 	if err := os.MkdirAll(filepath.Join(dir, "frames"), 0o755); err != nil {
 		t.Fatal(err)
@@ -188,12 +189,12 @@ func TestReadsVideoMainFrames(t *testing.T) {
 	var frames []any
 	for _, tm := range times {
 		rel := fmt.Sprintf("frames/%09d.jpg", int64(tm*1000))
-		ffmpeg(t, "-ss", fmt.Sprint(tm), "-i", clip, "-frames:v", "1", "-q:v", "3", filepath.Join(dir, rel))
+		extractortest.FFmpeg(t, "-ss", fmt.Sprint(tm), "-i", clip, "-frames:v", "1", "-q:v", "3", filepath.Join(dir, rel))
 		frames = append(frames, map[string]any{"time": tm, "path": rel, "width": 640, "height": 360, "reason": "interval", "score": 0})
 	}
 	raw, _ := json.Marshal(map[string]any{"count": len(frames), "interval": 10, "duration": clipEnd, "frames": frames})
 	in.Prior = map[string]json.RawMessage{"video_main_frames": raw}
-	outs := runAll(t, reg, in, "tesseract", "slates", "vendor_textless")
+	outs := extractortest.Harvest(t, reg, in, "tesseract", "slates", "vendor_textless")
 	ts := outs["tesseract"]
 	if ts.Err != nil || ts.Data["frames_source"] != "video_main_frames" || ts.Data["frame_interval"] != 10.0 || ts.Data["images"] != 5 {
 		t.Fatalf("tesseract %v %v", ts.Data, ts.Err)
@@ -222,10 +223,10 @@ func TestReadsVideoMainFrames(t *testing.T) {
 func TestVideoMainFramesPaths(t *testing.T) {
 	t.Parallel()
 	reg := registry(t, nil)
-	in := input(t, "../testdata/sample.mov")
+	in := extractortest.Input(t, "../testdata/sample.mov")
 	in.Prior = map[string]json.RawMessage{"video_main_frames": json.RawMessage(
 		`{"count":1,"interval":10,"duration":5,"frames":[{"time":1,"path":"../../../etc/passwd"}]}`)}
-	o := runOne(t, reg, "tesseract", in)
+	o := extractortest.Run(t, reg, "tesseract", in)
 	if o.Err == nil || !strings.Contains(o.Err.Error(), "video_main_frames data") || extractors.IsTransient(o.Err) {
 		t.Errorf("path out of the artifacts: %v", o.Err)
 	}

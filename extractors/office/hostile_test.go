@@ -8,20 +8,12 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
-
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 func writeFile(t *testing.T, name string, b []byte) string {
 	t.Helper()
@@ -38,7 +30,7 @@ func expectRefused(t *testing.T, name string, b []byte, want string, maxAlloc ui
 	t.Helper()
 	p := writeFile(t, name, b)
 	var o extractors.Outcome
-	n := allocated(func() { o = run(t, p, false) })
+	n := extractortest.Allocated(func() { o = run(t, p, false) })
 	if o.Err == nil || extractors.IsTransient(o.Err) || !strings.Contains(o.Err.Error(), want) {
 		t.Errorf("%s: err = %v, want one containing %q", name, o.Err, want)
 	}

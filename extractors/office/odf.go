@@ -246,8 +246,7 @@ func readODFContent(ctx context.Context, a *archive, doc *document) (string, err
 			case "table-row":
 				doc.paragraph(strings.Join(row, "\t"))
 			}
-			if doc.text.Full() && len(titles) >= maxListed {
-				doc.text.MarkTruncated()
+			if len(titles) >= maxListed && doc.full() {
 				return errStop
 			}
 		case xml.CharData:

@@ -3,37 +3,25 @@ package office
 import (
 	"archive/zip"
 	"bytes"
-	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 func registry(t testing.TB) *extractors.Registry {
-	t.Helper()
-	reg := extractors.NewRegistry()
-	for _, n := range []string{"store", "mime_type", "officex"} {
-		info, ok := extractors.Default.Get(n)
-		if !ok {
-			t.Fatalf("%s not registered", n)
-		}
-		reg.MustRegister(info)
-	}
-	return reg
+	return extractortest.Registry(t, nil, "store", "mime_type", "officex")
 }
 
 // run runs officex on a file (or on its bytes given as Content, as the
 // worker passes small files, with a Path that does not exist).
 func run(t testing.TB, path string, asContent bool) extractors.Outcome {
 	t.Helper()
-	in := &extractors.Input{Name: filepath.Base(path), Path: path, Size: -1, ArtifactDir: t.TempDir()}
+	in := extractortest.Input(t, path)
 	if asContent {
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -41,19 +29,7 @@ func run(t testing.TB, path string, asContent bool) extractors.Outcome {
 		}
 		in.Content, in.Path = b, filepath.Join(t.TempDir(), "not-read")
 	}
-	return extractors.RunOne(context.Background(), registry(t), "officex", in, time.Minute)
-}
-
-func data(t testing.TB, o extractors.Outcome) map[string]any {
-	t.Helper()
-	if o.Err != nil {
-		t.Fatalf("officex: %v", o.Err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(o.JSON, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return extractortest.Run(t, registry(t), "officex", in)
 }
 
 func TestSuite(t *testing.T) {
@@ -91,7 +67,7 @@ func TestOfficeGolden(t *testing.T) {
 			"application": "LibreOffice/6.0.7.3$Linux_X86_64 LibreOffice_project/00m0$Build-3"}},
 	} {
 		for _, asContent := range []bool{false, true} {
-			d := data(t, run(t, "testdata/"+tc.file, asContent))
+			d := extractortest.Data(t, run(t, "testdata/"+tc.file, asContent))
 			for k, w := range tc.want {
 				if !reflect.DeepEqual(d[k], w) {
 					t.Errorf("%s (content %v): %s = %#v, want %#v", tc.file, asContent, k, d[k], w)
@@ -99,7 +75,7 @@ func TestOfficeGolden(t *testing.T) {
 			}
 		}
 	}
-	d := data(t, run(t, "testdata/sample-xlsx.2.xlsx", false))
+	d := extractortest.Data(t, run(t, "testdata/sample-xlsx.2.xlsx", false))
 	if text, _ := d["text"].(string); !strings.HasPrefix(text, "asdasdasd\na\nasd") {
 		t.Errorf("xlsx.2 text %.80q", text)
 	}
@@ -167,7 +143,7 @@ func TestWordStructure(t *testing.T) {
 	})
 	p := filepath.Join(t.TempDir(), "report.docx")
 	os.WriteFile(p, b, 0o644)
-	d := data(t, run(t, p, false))
+	d := extractortest.Data(t, run(t, p, false))
 	want := map[string]any{"format": "docx", "title": "Q3 Report", "creator": "Ada Lovelace", "last_modified_by": "Charles Babbage",
 		"keywords": "engines, numbers", "created": "2024-02-29T10:00:00Z", "modified": "2024-03-01T08:30:00+01:00",
 		"text": "Quarterly\treport \nSecond line & more\nText box\nA footnote."}

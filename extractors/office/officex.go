@@ -1,12 +1,9 @@
 package office
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
@@ -66,25 +63,12 @@ const (
 type officeExtractor struct{}
 
 func (officeExtractor) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	var (
-		ra   io.ReaderAt
-		size int64
-	)
-	if in.Content != nil {
-		ra, size = bytes.NewReader(in.Content), int64(len(in.Content))
-	} else {
-		f, err := os.Open(in.Path)
-		if err != nil {
-			return nil, extractors.Transient(fmt.Errorf("open %s: %w", in.Name, err))
-		}
-		defer f.Close()
-		fi, err := f.Stat()
-		if err != nil {
-			return nil, extractors.Transient(fmt.Errorf("stat %s: %w", in.Name, err))
-		}
-		ra, size = f, fi.Size()
+	src, err := doctext.OpenAt(in)
+	if err != nil {
+		return nil, err
 	}
-	a, err := openArchive(ra, size)
+	defer src.Close()
+	a, err := openArchive(src, src.Size)
 	if err != nil {
 		return nil, err
 	}
@@ -152,10 +136,19 @@ func (d *document) paragraph(s string) {
 	if strings.TrimSpace(s) == "" {
 		return
 	}
-	if d.text.Full() {
-		d.text.MarkTruncated()
+	if d.full() {
 		return
 	}
 	d.text.Separate("\n")
 	d.text.WriteString(s)
+}
+
+// full reports whether the text holds all it may, marking it truncated:
+// the readers stop adding there.
+func (d *document) full() bool {
+	if d.text.Full() {
+		d.text.MarkTruncated()
+		return true
+	}
+	return false
 }

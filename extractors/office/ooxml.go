@@ -148,8 +148,8 @@ func partErr(err error) error {
 // fallback of alternate content (a text box written twice) is skipped.
 func readWord(ctx context.Context, a *archive, main string, doc *document) error {
 	parts := []string{main}
-	_, rels, err := relationships(ctx, a, path.Join(path.Dir(main), "_rels", path.Base(main)+".rels"), path.Dir(main))
-	if err != nil && !errors.Is(err, errMissing) {
+	_, rels, err := partRelationships(ctx, a, main)
+	if err != nil {
 		return err
 	}
 	for _, typ := range []string{"footnotes", "endnotes"} {
@@ -161,8 +161,7 @@ func readWord(ctx context.Context, a *archive, main string, doc *document) error
 		if err := readWordPart(ctx, a, p, doc); err != nil {
 			return err
 		}
-		if doc.text.Full() {
-			doc.text.MarkTruncated()
+		if doc.full() {
 			break
 		}
 	}
@@ -196,8 +195,7 @@ func readWordPart(ctx context.Context, a *archive, part string, doc *document) e
 					doc.paragraph(para.String())
 				}
 				para.Reset()
-				if doc.text.Full() {
-					doc.text.MarkTruncated()
+				if doc.full() {
 					return errStop
 				}
 			}
@@ -218,8 +216,8 @@ const maxParagraph = 1 << 20
 // resolved.
 func readWorkbook(ctx context.Context, a *archive, main string, doc *document) error {
 	dir := path.Dir(main)
-	byID, rels, err := relationships(ctx, a, path.Join(dir, "_rels", path.Base(main)+".rels"), dir)
-	if err != nil && !errors.Is(err, errMissing) {
+	byID, rels, err := partRelationships(ctx, a, main)
+	if err != nil {
 		return err
 	}
 	type sheet struct{ name, part string }
@@ -244,8 +242,7 @@ func readWorkbook(ctx context.Context, a *archive, main string, doc *document) e
 		return err
 	}
 	for _, s := range sheets {
-		if doc.text.Full() {
-			doc.text.MarkTruncated()
+		if doc.full() {
 			break
 		}
 		if s.part == "" || !a.has(s.part) {
@@ -337,8 +334,7 @@ func readSheet(ctx context.Context, a *archive, part string, shared []string, do
 				}
 			case "row":
 				doc.paragraph(strings.Join(row, "\t"))
-				if doc.text.Full() {
-					doc.text.MarkTruncated()
+				if doc.full() {
 					return errStop
 				}
 			}
@@ -375,9 +371,8 @@ func cellText(typ, v string, shared []string) string {
 // readPresentation reads the slides in presentation order: each slide's
 // text, and its title (the shape whose placeholder is a title).
 func readPresentation(ctx context.Context, a *archive, main string, doc *document) error {
-	dir := path.Dir(main)
-	byID, _, err := relationships(ctx, a, path.Join(dir, "_rels", path.Base(main)+".rels"), dir)
-	if err != nil && !errors.Is(err, errMissing) {
+	byID, _, err := partRelationships(ctx, a, main)
+	if err != nil {
 		return err
 	}
 	var slides []string
@@ -405,8 +400,7 @@ func readPresentation(ctx context.Context, a *archive, main string, doc *documen
 		if title != "" {
 			titles = append(titles, title)
 		}
-		if len(titles) >= maxListed && doc.text.Full() {
-			doc.text.MarkTruncated()
+		if len(titles) >= maxListed && doc.full() {
 			break
 		}
 	}

@@ -112,6 +112,18 @@ func relationships(ctx context.Context, a *archive, relsPart, base string) (byID
 	return byID, byType, err
 }
 
+// partRelationships reads the relationships of part (its _rels/NAME.rels
+// part, targets resolved against part's folder); a part without a
+// relationships part has none.
+func partRelationships(ctx context.Context, a *archive, part string) (byID, byType map[string]string, err error) {
+	dir := path.Dir(part)
+	byID, byType, err = relationships(ctx, a, path.Join(dir, "_rels", path.Base(part)+".rels"), dir)
+	if errors.Is(err, errMissing) {
+		err = nil
+	}
+	return byID, byType, err
+}
+
 // parseDate reads the dates of document properties: W3CDTF with a zone
 // (Office Open XML) or without one (OpenDocument, taken as UTC).
 func parseDate(s string) (string, bool) {

@@ -2,8 +2,6 @@ package pdf
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"image"
 	"os"
@@ -20,20 +18,7 @@ import (
 )
 
 func registry(t testing.TB, env map[string]string) *extractors.Registry {
-	t.Helper()
-	reg := extractors.NewRegistry()
-	for _, n := range []string{"store", "mime_type", "pdf", "document_pages"} {
-		info, ok := extractors.Default.Get(n)
-		if !ok {
-			t.Fatalf("%s not registered", n)
-		}
-		reg.MustRegister(info)
-	}
-	reg.Configure(extractors.Config{Runner: extractors.NewRunner(2), Lookup: func(k string) (string, bool) {
-		v, ok := env[k]
-		return v, ok
-	}})
-	return reg
+	return extractortest.Registry(t, env, "store", "mime_type", "pdf", "document_pages")
 }
 
 func needPoppler(t testing.TB) {
@@ -45,24 +30,13 @@ func needPoppler(t testing.TB) {
 	}
 }
 
+// run runs one extractor of reg on the PDF at path and returns its
+// outcome and input.
 func run(t testing.TB, reg *extractors.Registry, extractor, path string) (extractors.Outcome, *extractors.Input) {
 	t.Helper()
-	in := &extractors.Input{ItemID: "0123456789abcdef0123456789abcdef", Name: filepath.Base(path), Path: path, Size: -1,
-		MIME: "application/pdf", ArtifactDir: t.TempDir()}
-	o := extractors.RunOne(context.Background(), reg, extractor, in, time.Minute)
-	return o, in
-}
-
-func data(t testing.TB, o extractors.Outcome) map[string]any {
-	t.Helper()
-	if o.Err != nil {
-		t.Fatalf("%s: %v", o.Name, o.Err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(o.JSON, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
+	in := extractortest.Input(t, path)
+	in.MIME = "application/pdf"
+	return extractortest.Run(t, reg, extractor, in), in
 }
 
 func TestSuite(t *testing.T) {
@@ -80,7 +54,7 @@ func TestPDFGolden(t *testing.T) {
 	t.Parallel()
 	reg := registry(t, nil)
 	o, _ := run(t, reg, "pdf", "testdata/multicell.pdf")
-	d := data(t, o)
+	d := extractortest.Data(t, o)
 	want := map[string]any{
 		"title": "20000 Leagues Under the Seas", "author": "Jules Verne", "producer": "FPDF 1.7",
 		"created": "2000-01-01T00:00:00Z", "modified": "2000-01-01T00:00:00Z", "page_count": 4.0,
@@ -106,12 +80,12 @@ func TestPDFGolden(t *testing.T) {
 	}
 
 	o, _ = run(t, reg, "pdf", "testdata/basic.pdf")
-	if d := data(t, o); d["text"] != "Hello World!" || d["page_count"] != 1.0 {
+	if d := extractortest.Data(t, o); d["text"] != "Hello World!" || d["page_count"] != 1.0 {
 		t.Errorf("basic: %v", d)
 	}
 	// Small logos over little text: not a scan.
 	o, _ = run(t, reg, "pdf", "testdata/image.pdf")
-	d = data(t, o)
+	d = extractortest.Data(t, o)
 	page := d["pages"].([]any)[0].(map[string]any)
 	if d["scanned"] != false || page["images"] != 5.0 || page["image_coverage"].(float64) > 0.1 {
 		t.Errorf("image.pdf: %v", d)
@@ -143,7 +117,7 @@ func TestPDFRefusals(t *testing.T) {
 		}
 		if o.Err == nil && name == "pdf" {
 			// poppler may rebuild a damaged file; the text is then bounded.
-			if d := data(t, o); len(fmt.Sprint(d["text"])) > doctext.MaxText {
+			if d := extractortest.Data(t, o); len(fmt.Sprint(d["text"])) > doctext.MaxText {
 				t.Errorf("truncated pdf: text of %d bytes", len(fmt.Sprint(d["text"])))
 			}
 		}
@@ -200,13 +174,13 @@ func TestScannedPDF(t *testing.T) {
 	os.WriteFile(p, imagePDF(jpeg, cfg.Width, cfg.Height), 0o644)
 	reg := registry(t, nil)
 	o, _ := run(t, reg, "pdf", p)
-	d := data(t, o)
+	d := extractortest.Data(t, o)
 	page := d["pages"].([]any)[0].(map[string]any)
 	if d["scanned"] != true || d["scanned_pages"] != 1.0 || page["characters"] != 0.0 || page["image_coverage"] != 1.0 {
 		t.Errorf("scan: %v", d)
 	}
 	o, in := run(t, reg, "document_pages", p)
-	d = data(t, o)
+	d = extractortest.Data(t, o)
 	pages := d["pages"].([]any)
 	first := pages[0].(map[string]any)
 	if len(pages) != 1 || first["path"] != "page-1.jpg" || first["height"] != 1024.0 || first["width"] != 724.0 {
@@ -222,7 +196,7 @@ func TestDocumentPages(t *testing.T) {
 	t.Parallel()
 	o, in := run(t, registry(t, map[string]string{"DOCUMENT_PAGES_MAX_PAGES": "3", "DOCUMENT_PAGES_MAX_SIDE": "400"}),
 		"document_pages", "testdata/multicell.pdf")
-	d := data(t, o)
+	d := extractortest.Data(t, o)
 	if d["page_count"] != 4.0 || d["rendered_count"] != 3.0 || d["format"] != "jpeg" {
 		t.Errorf("data %v", d)
 	}
@@ -279,7 +253,7 @@ func TestPDFOversized(t *testing.T) {
 	}
 	start := time.Now()
 	o, _ := run(t, registry(t, nil), "pdf", big)
-	d := data(t, o)
+	d := extractortest.Data(t, o)
 	text, _ := d["text"].(string)
 	if d["page_count"] != 800.0 || d["text_truncated"] != true || len(text) > doctext.MaxText || len(text) < doctext.MaxText-8192 {
 		t.Errorf("big: %v pages, truncated %v, %d bytes of text", d["page_count"], d["text_truncated"], len(text))

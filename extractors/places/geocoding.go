@@ -2,7 +2,6 @@ package places
 
 import (
 	"context"
-	"fmt"
 	"math"
 
 	"github.com/metaharvest/metaharvest/extractors"
@@ -55,15 +54,9 @@ type geocoding struct {
 }
 
 func (x *geocoding) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, extractors.Transient(err)
-	}
-	pos, ok, err := PositionOf(ctx, x.run, in)
+	pos, err := positionNeeded(ctx, x.run, in)
 	if err != nil {
 		return nil, err
-	}
-	if !ok {
-		return nil, fmt.Errorf("%w: %w", extractors.ErrUnsupported, errNoPosition)
 	}
 	place, err := x.geo.Lookup(ctx, pos.Lat, pos.Lon)
 	if err != nil {

@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/extractortest"
@@ -34,8 +32,8 @@ func TestGeocodingSamplesDefaultLevels(t *testing.T) {
 	reg := registry(t, nil, "geocoding")
 	for _, s := range gpsSamples {
 		path := filepath.Join("testdata", s.file)
-		o := extractors.RunOne(context.Background(), reg, "geocoding", input(t, reg, path, exiftoolPrior(t, path)), 5*time.Minute)
-		d := decode(t, o)
+		o := run(t, reg, "geocoding", path, exiftoolPrior(t, path))
+		d := extractortest.Data(t, o)
 		if str(d, "country.name") != s.country || str(d, "country.code") != s.code || str(d, "city") != s.city ||
 			str(d, "region") != s.cityRegion || str(d, "source") != "exiv2" {
 			t.Errorf("%s: %s", s.file, o.JSON)
@@ -54,8 +52,8 @@ func TestGeocodingSamplesProvinces(t *testing.T) {
 	reg := registry(t, map[string]string{"GEOCODING_LEVELS": "provinces,cities"}, "geocoding")
 	for _, s := range gpsSamples {
 		path := filepath.Join("testdata", s.file)
-		o := extractors.RunOne(context.Background(), reg, "geocoding", input(t, reg, path, exiftoolPrior(t, path)), 5*time.Minute)
-		d := decode(t, o)
+		o := run(t, reg, "geocoding", path, exiftoolPrior(t, path))
+		d := extractortest.Data(t, o)
 		if str(d, "country.code") != s.code || str(d, "city") != s.city || str(d, "region") != s.provinceRegion ||
 			str(d, "region_code") != s.provinceRegionCode {
 			t.Errorf("%s: %s", s.file, o.JSON)
@@ -138,17 +136,12 @@ func TestGeocoderWaitsUnderContext(t *testing.T) {
 
 func TestGeocodingVideoLocationTag(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "clip.mov")
 	// A QuickTime ©xyz location, written by ffmpeg as phones write it.
-	out, err := exec.Command("ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=red:s=64x64:d=0.2",
-		"-metadata", "location=+35.6812+139.7671+040.000/", path).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ffmpeg: %v %s", err, out)
-	}
+	path := extractortest.Clip(t, "clip.mov", "-f", "lavfi", "-i", "color=c=red:s=64x64:d=0.2",
+		"-metadata", "location=+35.6812+139.7671+040.000/")
 	reg := registry(t, map[string]string{"GEOCODING_LEVELS": "cities"}, "geocoding")
-	o := extractors.RunOne(context.Background(), reg, "geocoding", input(t, reg, path, nil), time.Minute)
-	d := decode(t, o)
+	o := run(t, reg, "geocoding", path, nil)
+	d := extractortest.Data(t, o)
 	if str(d, "city") != "Tokyo" || str(d, "country.code") != "JP" || str(d, "source") != "ffprobe" {
 		t.Errorf("video: %s", o.JSON)
 	}
@@ -164,7 +157,7 @@ func TestGeocodingWithoutPosition(t *testing.T) {
 	path := filepath.Join("testdata", "beijing-sample1.jpg")
 	for _, prior := range []map[string]json.RawMessage{nil, {"exiv2": json.RawMessage(`{"gps":{"latitude":0,"longitude":0}}`)},
 		{"exiv2": json.RawMessage(`{"gps":{"latitude":95,"longitude":0}}`)}, {"exiv2": json.RawMessage(`{"camera":{}}`)}} {
-		o := extractors.RunOne(context.Background(), reg, "geocoding", input(t, reg, path, prior), time.Minute)
+		o := run(t, reg, "geocoding", path, prior)
 		if !errors.Is(o.Err, extractors.ErrUnsupported) {
 			t.Errorf("prior %s: %v, want unsupported", prior["exiv2"], o.Err)
 		}
@@ -175,7 +168,7 @@ func TestGeocodingBadLevels(t *testing.T) {
 	t.Parallel()
 	reg := registry(t, map[string]string{"GEOCODING_LEVELS": "streets"}, "geocoding")
 	path := filepath.Join("testdata", "beijing-sample1.jpg")
-	o := extractors.RunOne(context.Background(), reg, "geocoding", input(t, reg, path, exiftoolPrior(t, path)), time.Minute)
+	o := run(t, reg, "geocoding", path, exiftoolPrior(t, path))
 	if !errors.Is(o.Err, extractors.ErrUnavailable) {
 		t.Errorf("unknown level: %v", o.Err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -24,6 +25,23 @@ type Position struct {
 // ffprobe names them (QuickTime ©xyz is "location", Apple's metadata key
 // the long one).
 var locationTags = []string{"location", "location-eng", "com.apple.quicktime.location.iso6709"}
+
+// positionNeeded is PositionOf for the extractors that need a position: a
+// cancelled harvest is Transient, and a file without a position is not
+// theirs (ErrUnsupported).
+func positionNeeded(ctx context.Context, run *extractors.Runner, in *extractors.Input) (Position, error) {
+	if err := ctx.Err(); err != nil {
+		return Position{}, extractors.Transient(err)
+	}
+	pos, ok, err := PositionOf(ctx, run, in)
+	if err != nil {
+		return Position{}, err
+	}
+	if !ok {
+		return Position{}, fmt.Errorf("%w: %w", extractors.ErrUnsupported, errNoPosition)
+	}
+	return pos, nil
+}
 
 // PositionOf returns the GPS position of the item: exiv2's gps.latitude and
 // gps.longitude from Prior, else for a video the location tag of its

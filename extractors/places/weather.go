@@ -46,15 +46,9 @@ type weather struct {
 }
 
 func (x *weather) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, extractors.Transient(err)
-	}
-	pos, ok, err := PositionOf(ctx, x.run, in)
+	pos, err := positionNeeded(ctx, x.run, in)
 	if err != nil {
 		return nil, err
-	}
-	if !ok {
-		return nil, fmt.Errorf("%w: %w", extractors.ErrUnsupported, errNoPosition)
 	}
 	at, _, ok := CaptureTime(in.Prior)
 	if !ok {

@@ -57,8 +57,8 @@ func TestWeather(t *testing.T) {
 	srv := p.start(t)
 	reg := registry(t, map[string]string{"WEATHER_API_URL": srv.URL + "/api", "WEATHER_API_KEY": "wkey"}, "weather")
 	path := filepath.Join("testdata", "beijing-sample1.jpg")
-	o := extractors.RunOne(context.Background(), reg, "weather", input(t, reg, path, weatherPrior(48.8584, 2.2945, "2024-05-01T14:03:00+02:00")), time.Minute)
-	d := decode(t, o)
+	o := run(t, reg, "weather", path, weatherPrior(48.8584, 2.2945, "2024-05-01T14:03:00+02:00"))
+	d := extractortest.Data(t, o)
 	want := `{"conditions":"light rain","source":"station LFPB","temperature_c":18.5,"time":"2024-05-01T14:03:00+02:00","wind":{"direction_deg":270,"speed_kmh":12}}`
 	if string(o.JSON) != want {
 		t.Errorf("data %s\nwant %s", o.JSON, want)
@@ -81,8 +81,8 @@ func TestWeatherSourceDefaultsToHost(t *testing.T) {
 	srv := p.start(t)
 	reg := registry(t, map[string]string{"WEATHER_API_URL": srv.URL, "WEATHER_API_KEY": "wkey"}, "weather")
 	path := filepath.Join("testdata", "stockholm-has-lens-info.jpg")
-	o := extractors.RunOne(context.Background(), reg, "weather", input(t, reg, path, weatherPrior(59.33, 18.06, "2014-09-01T15:03:47Z")), time.Minute)
-	d := decode(t, o)
+	o := run(t, reg, "weather", path, weatherPrior(59.33, 18.06, "2014-09-01T15:03:47Z"))
+	d := extractortest.Data(t, o)
 	if d["source"] != strings.TrimPrefix(srv.URL, "http://") || d["temperature_c"] != -3.0 {
 		t.Errorf("%s", o.JSON)
 	}
@@ -111,7 +111,7 @@ func TestWeatherRefusals(t *testing.T) {
 	reg := registry(t, map[string]string{"WEATHER_API_URL": srv.URL, "WEATHER_API_KEY": "wkey"}, "weather")
 	path := filepath.Join("testdata", "beijing-sample1.jpg")
 	run := func(prior map[string]json.RawMessage) error {
-		return extractors.RunOne(context.Background(), reg, "weather", input(t, reg, path, prior), 2*time.Minute).Err
+		return run(t, reg, "weather", path, prior).Err
 	}
 	if err := run(weatherPrior(39.9, 116.4, "2003-11-23T18:07:37Z")); !extractors.IsTransient(err) || !strings.Contains(err.Error(), "maintenance") {
 		t.Errorf("provider down: %v", err)

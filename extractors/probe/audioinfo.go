@@ -59,23 +59,16 @@ var audioinfoInfo = extractors.Info{
 		{Path: "comment", Type: extractors.TypeText, Doc: "comment tag"},
 		{Path: "cover_art", Type: extractors.TypeBool, Doc: "the file carries a cover picture"},
 	},
-	New: func(env extractors.Env) (extractors.Extractor, error) { return &audioinfo{run: env.Runner}, nil },
+	New: newReader(readAudioinfo),
 }
 
-var _ extractors.Extractor = (*audioinfo)(nil)
-
-type audioinfo struct{ run *extractors.Runner }
-
-func (a *audioinfo) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	p, err := av.Read(ctx, a.run, in)
+// readAudioinfo describes the shared ffprobe reading of the item.
+func readAudioinfo(ctx context.Context, run *extractors.Runner, in *extractors.Input) (map[string]any, error) {
+	p, err := av.Read(ctx, run, in)
 	if err != nil {
 		return nil, err
 	}
-	d, err := describeAudioFile(p)
-	if err != nil {
-		return nil, err
-	}
-	return &extractors.Result{Data: d}, nil
+	return describeAudioFile(p)
 }
 
 // musicTags are the tags audioinfo reports, by field name, with the other

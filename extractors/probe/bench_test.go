@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // BenchmarkFamily runs extractors on every sample as a harvest does (one
@@ -20,7 +21,7 @@ func BenchmarkFamily(b *testing.B) {
 	reg := registry(b)
 	mime, _ := extractors.Default.Get("mime_type")
 	reg.MustRegister(mime)
-	files := samples(b)
+	files := extractortest.Samples(b, "testdata")
 	for _, set := range []struct {
 		name  string
 		names []string

@@ -67,14 +67,11 @@ var dpxInfo = extractors.Info{
 		{Path: "frame_rate", Type: extractors.TypeNumber, Doc: "frames per second (television header's temporal sampling rate, else the film's), 3 decimals"},
 		{Path: "interlaced", Type: extractors.TypeBool, Doc: "television header says interlaced (2:1)"},
 	},
-	New: func(extractors.Env) (extractors.Extractor, error) { return dpxExtractor{}, nil },
+	New: newReader(readDPX),
 }
 
-var _ extractors.Extractor = dpxExtractor{}
-
-type dpxExtractor struct{}
-
-func (dpxExtractor) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
+// readDPX parses the headers of the item.
+func readDPX(_ context.Context, _ *extractors.Runner, in *extractors.Input) (map[string]any, error) {
 	src, err := open(in)
 	if err != nil {
 		return nil, err
@@ -84,11 +81,7 @@ func (dpxExtractor) Extract(ctx context.Context, in *extractors.Input) (*extract
 	if _, err := src.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
 		return nil, extractors.Transient(fmt.Errorf("read %s: %w", in.Name, err))
 	}
-	d, err := parseDPX(head)
-	if err != nil {
-		return nil, err
-	}
-	return &extractors.Result{Data: d}, nil
+	return parseDPX(head)
 }
 
 const (

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // DPX images written by ffmpeg's dpx encoder. Expected values read with
@@ -30,8 +32,8 @@ func TestDPXFromFFmpeg(t *testing.T) {
 		{"gbrp10le", "little-endian", 10, "filled method A", 1664.0},
 	} {
 		p := filepath.Join(dir, c.pixFmt+".dpx")
-		ffmpeg(t, "-f", "lavfi", "-i", "testsrc=s=64x48:d=0.04", "-frames:v", "1", "-c:v", "dpx", "-pix_fmt", c.pixFmt, p)
-		d := decoded(t, run(t, reg, "dpx", p))
+		extractortest.FFmpeg(t, "-f", "lavfi", "-i", "testsrc=s=64x48:d=0.04", "-frames:v", "1", "-c:v", "dpx", "-pix_fmt", c.pixFmt, p)
+		d := extractortest.Data(t, run(t, reg, "dpx", p))
 		for k, want := range map[string]any{"byte_order": c.order, "version": "V1.0", "width": 64.0, "height": 48.0,
 			"element_count": 1.0, "orientation": "left-to-right, top-to-bottom", "image_offset": c.offset,
 			"pixel_aspect_ratio": "1:1", "encrypted": false} {
@@ -110,8 +112,8 @@ func TestDPXFullHeader(t *testing.T) {
 	dir := t.TempDir()
 	for _, pixFmt := range []string{"rgb48be", "gbrp10le"} {
 		src := filepath.Join(dir, pixFmt+".dpx")
-		ffmpeg(t, "-f", "lavfi", "-i", "testsrc=s=64x48:d=0.04", "-frames:v", "1", "-c:v", "dpx", "-pix_fmt", pixFmt, src)
-		d := decoded(t, run(t, reg, "dpx", fullDPX(t, src)))
+		extractortest.FFmpeg(t, "-f", "lavfi", "-i", "testsrc=s=64x48:d=0.04", "-frames:v", "1", "-c:v", "dpx", "-pix_fmt", pixFmt, src)
+		d := extractortest.Data(t, run(t, reg, "dpx", fullDPX(t, src)))
 		for k, want := range map[string]any{
 			"creation_time": "2024:05:06:07:08:09+02", "created": "2024-05-06T05:08:09Z", "creator": "metaharvest test",
 			"project": "Probe", "copyright": "(c) nobody", "film_frame_rate": 24.0, "frame_id": "reel1-0042",

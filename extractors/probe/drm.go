@@ -48,12 +48,8 @@ var drmInfo = extractors.Info{
 		{Path: "evidence", Type: extractors.TypeString, Doc: "list of what showed the protection (\"mp4 encv/enca sample entries\", \"pssh boxes\", \"asf content encryption object\", \"mpegts scrambling control\", \"ffprobe encryption side data\")"},
 		{Path: "partial", Type: extractors.TypeBool, Doc: "the file could be examined only in part (truncated, or past the walk's limits)"},
 	},
-	New: func(env extractors.Env) (extractors.Extractor, error) { return &drm{run: env.Runner}, nil },
+	New: newReader(readDRM),
 }
-
-var _ extractors.Extractor = (*drm)(nil)
-
-type drm struct{ run *extractors.Runner }
 
 // drmSystems names the DRM system ids of the DASH-IF registry met in files.
 var drmSystems = map[string]string{
@@ -73,13 +69,15 @@ var drmSystems = map[string]string{
 	"29701fe4-3cc7-4a34-8c5b-ae90c7439a47": "DVB CPCM",
 }
 
-func (x *drm) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
+// readDRM looks for protection in the container the item is: the MP4 box
+// walk, the ASF header, the packet scan, else ffprobe's reading.
+func readDRM(ctx context.Context, run *extractors.Runner, in *extractors.Input) (map[string]any, error) {
 	boxes, err := mp4Of(ctx, in)
 	if err != nil {
 		return nil, err
 	}
 	if boxes != nil {
-		return &extractors.Result{Data: describeMP4Protection(boxes)}, nil
+		return describeMP4Protection(boxes), nil
 	}
 	src, err := open(in)
 	if err != nil {
@@ -94,7 +92,7 @@ func (x *drm) Extract(ctx context.Context, in *extractors.Input) (*extractors.Re
 			d["systems"] = systems
 			d["evidence"] = []string{"asf content encryption object"}
 		}
-		return &extractors.Result{Data: d}, nil
+		return d, nil
 	case !errors.Is(err, errNotASF):
 		return nil, extractors.Transient(fmt.Errorf("read %s: %w", in.Name, err))
 	}
@@ -108,14 +106,14 @@ func (x *drm) Extract(ctx context.Context, in *extractors.Input) (*extractors.Re
 		if n > 0 {
 			d["evidence"] = []string{"mpegts scrambling control"}
 		}
-		return &extractors.Result{Data: d}, nil
+		return d, nil
 	}
 	// Other containers: what ffprobe's demuxers report.
-	p, err := av.Read(ctx, x.run, in)
+	p, err := av.Read(ctx, run, in)
 	if err != nil {
 		return nil, err
 	}
-	return &extractors.Result{Data: describeProbeProtection(p)}, nil
+	return describeProbeProtection(p), nil
 }
 
 // describeMP4Protection turns the box walk into drm's data.

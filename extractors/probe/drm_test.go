@@ -12,6 +12,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/av"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 const (
@@ -36,7 +37,7 @@ func encryptedMP4(t *testing.T, dir string, frag bool) string {
 		args = append(args, "-movflags", "frag_keyframe+empty_moov")
 	}
 	p := filepath.Join(dir, name)
-	ffmpeg(t, append(args, p)...)
+	extractortest.FFmpeg(t, append(args, p)...)
 	return p
 }
 
@@ -106,7 +107,7 @@ func TestDRMEncryptedMP4(t *testing.T) {
 	// ffmpeg wrote encv and enca sample entries, each with a sinf holding
 	// frma, schm "cenc" and tenc with the key id (counted in the bytes of
 	// the file by hand: one encv, one enca, two schm, two tenc, no pssh).
-	d := decoded(t, run(t, reg, "drm", enc))
+	d := extractortest.Data(t, run(t, reg, "drm", enc))
 	want := map[string]any{
 		"protected": true, "container": "mp4", "partial": false,
 		"encrypted_video_tracks": 1.0, "encrypted_audio_tracks": 1.0, "encrypted_other_tracks": 0.0,
@@ -123,7 +124,7 @@ func TestDRMEncryptedMP4(t *testing.T) {
 
 	// The same with Widevine and PlayReady pssh boxes in the moov.
 	withBoxes := withPSSH(t, enc, psshV1(t, widevineID, []byte{0x12, 0x10}), psshV1(t, playreadyID, bytes.Repeat([]byte{1}, 40)))
-	d = decoded(t, run(t, reg, "drm", withBoxes))
+	d = extractortest.Data(t, run(t, reg, "drm", withBoxes))
 	if !reflect.DeepEqual(d["systems"], []any{"Widevine", "PlayReady"}) {
 		t.Errorf("systems %v", d["systems"])
 	}
@@ -147,20 +148,20 @@ func TestDRMEncryptedMP4(t *testing.T) {
 
 	// Fragmented: the sample entries in the moov, sample encryption in the
 	// fragments.
-	frag := decoded(t, run(t, reg, "drm", encryptedMP4(t, dir, true)))
+	frag := extractortest.Data(t, run(t, reg, "drm", encryptedMP4(t, dir, true)))
 	if frag["protected"] != true || frag["encrypted_video_tracks"] != 1.0 || !reflect.DeepEqual(frag["schemes"], []any{"cenc"}) {
 		t.Errorf("fragmented: %v", frag)
 	}
 
 	// Clear files say so.
 	for _, f := range []string{"testdata/mp4.mp4", "testdata/mov.mov", "testdata/3gp.3gp"} {
-		d := decoded(t, run(t, reg, "drm", f))
+		d := extractortest.Data(t, run(t, reg, "drm", f))
 		if d["protected"] != false || d["container"] != "mp4" || d["partial"] != false {
 			t.Errorf("%s: %v", f, d)
 		}
 	}
 	for _, f := range []string{"testdata/webm.webm", "testdata/bell.oga"} {
-		d := decoded(t, run(t, reg, "drm", f))
+		d := extractortest.Data(t, run(t, reg, "drm", f))
 		if d["protected"] != false {
 			t.Errorf("%s: %v", f, d)
 		}
@@ -202,8 +203,8 @@ func TestDRMASF(t *testing.T) {
 	reg := registry(t)
 	dir := t.TempDir()
 	clear := filepath.Join(dir, "clip.wmv")
-	ffmpeg(t, "-f", "lavfi", "-i", "testsrc=d=1:s=160x120:r=25", "-f", "lavfi", "-i", "sine=d=1", "-c:v", "wmv2", "-c:a", "wmav2", clear)
-	if d := decoded(t, run(t, reg, "drm", clear)); d["protected"] != false || d["container"] != "asf" {
+	extractortest.FFmpeg(t, "-f", "lavfi", "-i", "testsrc=d=1:s=160x120:r=25", "-f", "lavfi", "-i", "sine=d=1", "-c:v", "wmv2", "-c:a", "wmav2", clear)
+	if d := extractortest.Data(t, run(t, reg, "drm", clear)); d["protected"] != false || d["container"] != "asf" {
 		t.Errorf("clear ASF: %v", d)
 	}
 	// A Content Encryption Object (Windows Media DRM 1): secret data,
@@ -214,7 +215,7 @@ func TestDRMASF(t *testing.T) {
 		body = append(body, field...)
 	}
 	wmdrm := withASFObject(t, clear, asfObject("2211B3FB-BD23-11D2-B4B7-00A0C955FC6E", body))
-	d := decoded(t, run(t, reg, "drm", wmdrm))
+	d := extractortest.Data(t, run(t, reg, "drm", wmdrm))
 	if d["protected"] != true || !reflect.DeepEqual(d["systems"], []any{"Windows Media DRM"}) ||
 		!reflect.DeepEqual(d["evidence"], []any{"asf content encryption object"}) {
 		t.Errorf("WMDRM ASF: %v", d)
@@ -225,7 +226,7 @@ func TestDRMASF(t *testing.T) {
 	inner := asfObject("43058533-6981-49E6-9B74-AD12CB86D58C", []byte{0, 0})
 	binary.LittleEndian.PutUint32(ext[18:22], uint32(len(inner)))
 	pr := withASFObject(t, clear, asfObject("5FBF03B5-A92E-11CF-8EE3-00C00C205365", append(ext, inner...)))
-	if d := decoded(t, run(t, reg, "drm", pr)); !reflect.DeepEqual(d["systems"], []any{"PlayReady"}) {
+	if d := extractortest.Data(t, run(t, reg, "drm", pr)); !reflect.DeepEqual(d["systems"], []any{"PlayReady"}) {
 		t.Errorf("PlayReady ASF: %v", d)
 	}
 }
@@ -237,7 +238,7 @@ func TestDRMScrambledTransportStream(t *testing.T) {
 	reg := registry(t)
 	dir := t.TempDir()
 	clear := filepath.Join(dir, "clear.ts")
-	ffmpeg(t, "-f", "lavfi", "-i", "testsrc=d=1:s=160x120:r=25", "-c:v", "mpeg2video", "-f", "mpegts", clear)
+	extractortest.FFmpeg(t, "-f", "lavfi", "-i", "testsrc=d=1:s=160x120:r=25", "-c:v", "mpeg2video", "-f", "mpegts", clear)
 	b, err := os.ReadFile(clear)
 	if err != nil {
 		t.Fatal(err)
@@ -255,12 +256,12 @@ func TestDRMScrambledTransportStream(t *testing.T) {
 	if err := os.WriteFile(ts, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d := decoded(t, run(t, reg, "drm", ts))
+	d := extractortest.Data(t, run(t, reg, "drm", ts))
 	if d["protected"] != true || d["container"] != "mpegts" || d["scrambled_packets"] != float64(scrambled) ||
 		!reflect.DeepEqual(d["evidence"], []any{"mpegts scrambling control"}) {
 		t.Errorf("drm: %v (scrambled %d)", d, scrambled)
 	}
-	m := decoded(t, run(t, reg, "m2ts", ts))
+	m := extractortest.Data(t, run(t, reg, "m2ts", ts))
 	if m["scrambled"] != true {
 		t.Errorf("m2ts: %v", m)
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // Clips made by ffmpeg with known properties; the expectations are the
@@ -23,13 +25,13 @@ func TestGeneratedTransportStream(t *testing.T) {
 	reg := registry(t)
 	dir := t.TempDir()
 	ts := filepath.Join(dir, "clip.ts")
-	ffmpeg(t, "-f", "lavfi", "-i", "testsrc=d=3:s=320x240:r=25", "-f", "lavfi", "-i", "sine=f=440:d=3",
+	extractortest.FFmpeg(t, "-f", "lavfi", "-i", "testsrc=d=3:s=320x240:r=25", "-f", "lavfi", "-i", "sine=f=440:d=3",
 		"-f", "lavfi", "-i", "sine=f=880:d=3", "-map", "0", "-map", "1", "-map", "2",
 		"-c:v", "mpeg2video", "-flags", "+ilme+ildct", "-top", "1", "-c:a", "mp2",
 		"-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fra",
 		"-metadata", "service_name=Probe", "-metadata", "service_provider=Metaharvest", "-f", "mpegts", ts)
 
-	m := decoded(t, run(t, reg, "mediainfo", ts))
+	m := extractortest.Data(t, run(t, reg, "mediainfo", ts))
 	for k, want := range map[string]any{
 		"format": "mpegts", "video.format": "MPEG Video", "video.resolution": "320x240", "video.frame_rate": 25.0,
 		"video.scan_type": "interlaced", "video.field_order": "tff", "video.chroma_subsampling": "4:2:0",
@@ -46,7 +48,7 @@ func TestGeneratedTransportStream(t *testing.T) {
 		t.Errorf("languages %v", got)
 	}
 
-	d := decoded(t, run(t, reg, "m2ts", ts))
+	d := extractortest.Data(t, run(t, reg, "m2ts", ts))
 	for k, want := range map[string]any{
 		"packet_size": 188.0, "program_count": 1.0, "pcr_present": true, "scrambled": false, "continuity_errors": 0.0,
 	} {
@@ -91,14 +93,14 @@ func TestGeneratedTransportStream(t *testing.T) {
 
 	// The same programme as Blu-ray M2TS: 192-byte packets.
 	m2 := filepath.Join(dir, "clip.m2ts")
-	ffmpeg(t, "-i", ts, "-map", "0", "-c", "copy", "-mpegts_m2ts_mode", "1", "-f", "mpegts", m2)
-	d = decoded(t, run(t, reg, "m2ts", m2))
+	extractortest.FFmpeg(t, "-i", ts, "-map", "0", "-c", "copy", "-mpegts_m2ts_mode", "1", "-f", "mpegts", m2)
+	d = extractortest.Data(t, run(t, reg, "m2ts", m2))
 	if d["packet_size"] != 192.0 || d["pcr_present"] != true || !near(d["duration"], 3.0, 0.1) {
 		t.Errorf("m2ts of M2TS: %v", d)
 	}
 
 	// drm of a clear transport stream.
-	dr := decoded(t, run(t, reg, "drm", ts))
+	dr := extractortest.Data(t, run(t, reg, "drm", ts))
 	if dr["protected"] != false || dr["container"] != "mpegts" || dr["scrambled_packets"] != 0.0 {
 		t.Errorf("drm of a clear stream: %v", dr)
 	}
@@ -110,15 +112,15 @@ func TestGeneratedMultichannelWAV(t *testing.T) {
 	t.Parallel()
 	reg := registry(t)
 	wav := filepath.Join(t.TempDir(), "six.wav")
-	ffmpeg(t, "-f", "lavfi", "-i", "sine=f=1000:r=96000:d=1", "-ac", "6", "-c:a", "pcm_s24le", wav)
-	a := decoded(t, run(t, reg, "audioinfo", wav))
+	extractortest.FFmpeg(t, "-f", "lavfi", "-i", "sine=f=1000:r=96000:d=1", "-ac", "6", "-c:a", "pcm_s24le", wav)
+	a := extractortest.Data(t, run(t, reg, "audioinfo", wav))
 	for k, want := range map[string]any{"format": "PCM", "codec": "pcm_s24le", "channels": 6.0, "channel_layout": "5.1",
 		"sample_rate": 96000.0, "bit_depth": 24.0, "bit_rate": 13824000.0, "duration": 1.0, "track_count": 1.0, "cover_art": false} {
 		if got := at(a, k); got != want {
 			t.Errorf("audioinfo %s = %v, want %v", k, got, want)
 		}
 	}
-	m := decoded(t, run(t, reg, "mediainfo", wav))
+	m := extractortest.Data(t, run(t, reg, "mediainfo", wav))
 	if at(m, "audio.bit_depth") != 24.0 || at(m, "audio.channels") != 6.0 || m["video"] != nil {
 		t.Errorf("mediainfo %v", m)
 	}
@@ -146,14 +148,14 @@ func TestGeneratedTaggedAudio(t *testing.T) {
 		"-metadata", "genre=Noise", "-metadata", "date=2021", "-metadata", "track=3/12"}
 
 	mp3 := filepath.Join(dir, "song.mp3")
-	ffmpeg(t, append([]string{"-f", "lavfi", "-i", "sine=f=440:d=2", "-i", cover, "-map", "0", "-map", "1",
+	extractortest.FFmpeg(t, append([]string{"-f", "lavfi", "-i", "sine=f=440:d=2", "-i", cover, "-map", "0", "-map", "1",
 		"-c:a", "libmp3lame", "-b:a", "128k", "-c:v", "png", "-disposition:v", "attached_pic", "-id3v2_version", "3"},
 		append(tags, mp3)...)...)
 	ogg := filepath.Join(dir, "song.ogg")
-	ffmpeg(t, append([]string{"-f", "lavfi", "-i", "sine=f=440:d=2", "-c:a", "libvorbis"}, append(tags, ogg)...)...)
+	extractortest.FFmpeg(t, append([]string{"-f", "lavfi", "-i", "sine=f=440:d=2", "-c:a", "libvorbis"}, append(tags, ogg)...)...)
 
 	for file, cover := range map[string]bool{mp3: true, ogg: false} {
-		a := decoded(t, run(t, reg, "audioinfo", file))
+		a := extractortest.Data(t, run(t, reg, "audioinfo", file))
 		for k, want := range map[string]any{"title": "Probe Song", "artist": "The Testers", "album": "Fixtures",
 			"genre": "Noise", "date": "2021", "track": "3/12", "cover_art": cover, "track_count": 1.0} {
 			if got := at(a, k); got != want {
@@ -163,14 +165,14 @@ func TestGeneratedTaggedAudio(t *testing.T) {
 		if !near(a["duration"], 2.0, 0.1) {
 			t.Errorf("%s: duration %v", filepath.Base(file), a["duration"])
 		}
-		m := decoded(t, run(t, reg, "mediainfo", file))
+		m := extractortest.Data(t, run(t, reg, "mediainfo", file))
 		if m["video"] != nil || m["video_stream_count"] != 0.0 || m["title"] != "Probe Song" && file == mp3 {
 			t.Errorf("%s: mediainfo sees a video, or no title: %v", filepath.Base(file), m)
 		}
 	}
 	// An MP4 without audio is not audioinfo's business.
 	mute := filepath.Join(dir, "mute.mp4")
-	ffmpeg(t, "-f", "lavfi", "-i", "testsrc=d=1:s=64x48:r=10", "-c:v", "libx264", "-pix_fmt", "yuv420p", mute)
+	extractortest.FFmpeg(t, "-f", "lavfi", "-i", "testsrc=d=1:s=64x48:r=10", "-c:v", "libx264", "-pix_fmt", "yuv420p", mute)
 	if o := run(t, reg, "audioinfo", mute); !errorsIsUnsupported(o.Err) {
 		t.Errorf("audioinfo of a mute video: %v %v", o.Err, o.Data)
 	}
@@ -187,17 +189,17 @@ func TestGeneratedVideoDetails(t *testing.T) {
 	reg := registry(t)
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base.mp4")
-	ffmpeg(t, "-f", "lavfi", "-i", "testsrc=d=2:s=320x180:r=25", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+	extractortest.FFmpeg(t, "-f", "lavfi", "-i", "testsrc=d=2:s=320x180:r=25", "-c:v", "libx264", "-pix_fmt", "yuv420p",
 		"-color_trc", "arib-std-b67", "-color_primaries", "bt2020", "-colorspace", "bt2020nc", "-timecode", "10:00:00:00", base)
 	rotated := filepath.Join(dir, "rotated.mp4")
-	ffmpeg(t, "-i", base, "-map", "0:v", "-c", "copy", "-metadata:s:v:0", "rotate=90", rotated)
+	extractortest.FFmpeg(t, "-i", base, "-map", "0:v", "-c", "copy", "-metadata:s:v:0", "rotate=90", rotated)
 	vfr := filepath.Join(dir, "vfr.mp4")
-	ffmpeg(t, "-f", "lavfi", "-i", "testsrc=d=2:s=160x90:r=25", "-vf", `setpts=if(lt(N\,20)\,N/25/TB\,(2*N-20)/25/TB)`,
+	extractortest.FFmpeg(t, "-f", "lavfi", "-i", "testsrc=d=2:s=160x90:r=25", "-vf", `setpts=if(lt(N\,20)\,N/25/TB\,(2*N-20)/25/TB)`,
 		"-fps_mode", "passthrough", "-c:v", "libx264", "-pix_fmt", "yuv420p", vfr)
 	prores := filepath.Join(dir, "prores.mov")
-	ffmpeg(t, "-f", "lavfi", "-i", "testsrc=d=1:s=320x180:r=24", "-c:v", "prores_ks", "-profile:v", "2", "-pix_fmt", "yuv422p10le", prores)
+	extractortest.FFmpeg(t, "-f", "lavfi", "-i", "testsrc=d=1:s=320x180:r=24", "-c:v", "prores_ks", "-profile:v", "2", "-pix_fmt", "yuv422p10le", prores)
 
-	m := decoded(t, run(t, reg, "mediainfo", base))
+	m := extractortest.Data(t, run(t, reg, "mediainfo", base))
 	for k, want := range map[string]any{"timecode": "10:00:00:00", "video.hdr": "HLG", "video.color_transfer": "arib-std-b67",
 		"video.color_primaries": "bt2020", "video.frame_rate_mode": "CFR", "video.rotation": 0.0, "video.frame_count": 50.0} {
 		if got := at(m, k); got != want {
@@ -210,13 +212,13 @@ func TestGeneratedVideoDetails(t *testing.T) {
 	// ffmpeg 5.1 writes "rotate=90" as a display matrix turning the picture
 	// 90 degrees counter-clockwise (ffprobe: rotation=90): mediainfo and
 	// exiftool both read it as 270 clockwise.
-	if got := at(decoded(t, run(t, reg, "mediainfo", rotated)), "video.rotation"); got != 270.0 {
+	if got := at(extractortest.Data(t, run(t, reg, "mediainfo", rotated)), "video.rotation"); got != 270.0 {
 		t.Errorf("rotated: rotation %v", got)
 	}
-	if got := at(decoded(t, run(t, reg, "mediainfo", vfr)), "video.frame_rate_mode"); got != "VFR" {
+	if got := at(extractortest.Data(t, run(t, reg, "mediainfo", vfr)), "video.frame_rate_mode"); got != "VFR" {
 		t.Errorf("vfr: frame_rate_mode %v", got)
 	}
-	p := decoded(t, run(t, reg, "mediainfo", prores))
+	p := extractortest.Data(t, run(t, reg, "mediainfo", prores))
 	for k, want := range map[string]any{"video.format": "ProRes", "video.bit_depth": 10.0, "video.chroma_subsampling": "4:2:2",
 		"video.frame_rate": 24.0, "video.frame_rate_mode": "CFR"} {
 		if got := at(p, k); got != want {

@@ -5,21 +5,16 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
-
-// names are the extractors of this family.
-var names = []string{"mediainfo", "audioinfo", "m2ts", "dpx", "drm"}
 
 // survives runs every extractor of the family on a file whatever its type
 // (as if mime_type had been fooled) and checks that each ends, within its
@@ -28,18 +23,9 @@ func survives(t *testing.T, reg *extractors.Registry, name, path string) map[str
 	t.Helper()
 	out := map[string]extractors.Outcome{}
 	for _, x := range names {
-		in := &extractors.Input{ItemID: "item", Name: name, Path: path, Size: -1, ArtifactDir: t.TempDir()}
-		o := extractors.RunOne(context.Background(), reg, x, in, time.Minute)
-		var pe *extractors.PanicError
-		switch {
-		case errors.As(o.Err, &pe):
-			t.Errorf("%s on %s panicked: %v\n%s", x, name, pe.Value, pe.Stack)
-		case o.Err != nil && strings.Contains(o.Err.Error(), "time limit"):
-			t.Errorf("%s on %s hung: %v", x, name, o.Err)
-		case o.Err != nil && extractors.IsTransient(o.Err):
-			t.Errorf("%s on %s: transient error on bad content: %v", x, name, o.Err)
-		}
-		out[x] = o
+		in := extractortest.Input(t, path)
+		in.Name = name
+		out[x] = extractortest.Survives(t, reg, x, in)
 	}
 	return out
 }
@@ -86,15 +72,7 @@ func TestHostileZeros(t *testing.T) {
 // forced on it.
 func TestHostilePlaylistFetchesNothing(t *testing.T) {
 	t.Parallel()
-	var hits atomic.Int32
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) })}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	url := "http://" + ln.Addr().String()
+	url := extractortest.NoRequestURL(t)
 
 	reg := registry(t)
 	mime, _ := extractors.Default.Get("mime_type")
@@ -118,9 +96,6 @@ func TestHostilePlaylistFetchesNothing(t *testing.T) {
 		// way it opens nothing else.
 		survives(t, reg, name, p)
 	}
-	if n := hits.Load(); n != 0 {
-		t.Errorf("the playlists fetched %d URLs", n)
-	}
 }
 
 // An endless stream (a FIFO a writer keeps filling with transport stream
@@ -131,7 +106,7 @@ func TestHostileEndlessStream(t *testing.T) {
 	reg := registry(t)
 	dir := t.TempDir()
 	seed := filepath.Join(dir, "seed.ts")
-	ffmpeg(t, "-f", "lavfi", "-i", "testsrc=d=1:s=64x48:r=25", "-c:v", "mpeg2video", "-f", "mpegts", seed)
+	extractortest.FFmpeg(t, "-f", "lavfi", "-i", "testsrc=d=1:s=64x48:r=25", "-c:v", "mpeg2video", "-f", "mpegts", seed)
 	packets, err := os.ReadFile(seed)
 	if err != nil {
 		t.Fatal(err)
@@ -209,7 +184,7 @@ func TestHostileDeclaredSizes(t *testing.T) {
 	}
 
 	seed := filepath.Join(dir, "seed.ts")
-	ffmpeg(t, "-f", "lavfi", "-i", "testsrc=d=1:s=64x48:r=25", "-c:v", "mpeg2video", "-f", "mpegts", seed)
+	extractortest.FFmpeg(t, "-f", "lavfi", "-i", "testsrc=d=1:s=64x48:r=25", "-c:v", "mpeg2video", "-f", "mpegts", seed)
 	b, _ := os.ReadFile(seed)
 	sparse := filepath.Join(dir, "sparse.ts")
 	os.WriteFile(sparse, b, 0o644)

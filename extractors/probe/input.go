@@ -1,57 +1,35 @@
 package probe
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 )
 
-// source is the content of an item for the Go parsers of this package:
-// the bytes the worker read already, or the file.
-type source struct {
-	io.ReaderAt
-	Size  int64
-	close func() error
-}
-
-func (s *source) Close() error {
-	if s.close == nil {
-		return nil
-	}
-	return s.close()
-}
-
-// open returns the item's content. Its size is what the file really holds,
-// not what the storage said, so that no parser trusts a stale size.
-func open(in *extractors.Input) (*source, error) {
-	if in.Content != nil {
-		return &source{ReaderAt: bytes.NewReader(in.Content), Size: int64(len(in.Content))}, nil
-	}
-	f, err := os.Open(in.Path)
+// open returns the item's content for the Go parsers of this package
+// (doctext.OpenAt: its size is what the file really holds, not what the
+// storage said, so that no parser trusts a stale size). A file that is not
+// a regular file (a FIFO, a device) is not theirs.
+func open(in *extractors.Input) (*doctext.At, error) {
+	src, err := doctext.OpenAt(in)
 	if err != nil {
-		return nil, extractors.Transient(fmt.Errorf("open %s: %w", in.Name, err))
+		return nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, extractors.Transient(fmt.Errorf("stat %s: %w", in.Name, err))
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
+	if src.Info != nil && !src.Info.Mode().IsRegular() {
+		src.Close()
 		return nil, fmt.Errorf("%s is not a regular file: %w", in.Name, extractors.ErrUnsupported)
 	}
-	return &source{ReaderAt: f, Size: fi.Size(), close: f.Close}, nil
+	return src, nil
 }
 
-// mp4Of is the ISO base media walk of the item, made once per harvest of
-// the file (drm and mediainfo both read it); nil without error when the
-// file is not an ISO base media file.
-func mp4Of(ctx context.Context, in *extractors.Input) (*mp4Info, error) {
-	v, err := in.Shared("probe.isobmff", func() (any, error) {
+// readOnce parses the item's content once per harvest of the file, under
+// key of Input.Shared, for every extractor of the family that reads that
+// structure: the first to ask opens and parses, the others get its
+// result, or its error.
+func readOnce[T any](ctx context.Context, in *extractors.Input, key string, parse func(src *doctext.At) (T, error)) (T, error) {
+	v, err := in.Shared(key, func() (any, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -60,14 +38,24 @@ func mp4Of(ctx context.Context, in *extractors.Input) (*mp4Info, error) {
 			return nil, err
 		}
 		defer src.Close()
+		return parse(src)
+	})
+	if err != nil {
+		var none T
+		return none, err
+	}
+	return v.(T), nil
+}
+
+// mp4Of is the ISO base media walk of the item, made once per harvest of
+// the file (drm and mediainfo both read it); nil without error when the
+// file is not an ISO base media file.
+func mp4Of(ctx context.Context, in *extractors.Input) (*mp4Info, error) {
+	return readOnce(ctx, in, "probe.isobmff", func(src *doctext.At) (*mp4Info, error) {
 		info, err := readMP4(src, src.Size)
 		if err != nil {
-			return (*mp4Info)(nil), nil
+			return nil, nil
 		}
 		return info, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return v.(*mp4Info), nil
 }

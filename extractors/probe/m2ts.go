@@ -63,14 +63,12 @@ var m2tsInfo = extractors.Info{
 		{Path: "continuity_errors", Type: extractors.TypeNumber, Doc: "continuity counter jumps of every PID in the scanned part"},
 		{Path: "transport_errors", Type: extractors.TypeNumber, Doc: "packets flagged with transport_error_indicator in the scanned part"},
 	},
-	New: func(env extractors.Env) (extractors.Extractor, error) { return &m2ts{run: env.Runner}, nil },
+	New: newReader(readM2TS),
 }
 
-var _ extractors.Extractor = (*m2ts)(nil)
-
-type m2ts struct{ run *extractors.Runner }
-
-func (m *m2ts) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
+// readM2TS describes the shared packet scan of the item, with its shared
+// ffprobe reading.
+func readM2TS(ctx context.Context, run *extractors.Runner, in *extractors.Input) (map[string]any, error) {
 	scan, err := tsOf(ctx, in)
 	if err != nil {
 		return nil, err
@@ -78,7 +76,7 @@ func (m *m2ts) Extract(ctx context.Context, in *extractors.Input) (*extractors.R
 	if scan == nil {
 		return nil, fmt.Errorf("no transport stream packets at the start: %w", extractors.ErrUnsupported)
 	}
-	p, err := av.Read(ctx, m.run, in)
+	p, err := av.Read(ctx, run, in)
 	switch {
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
@@ -89,7 +87,7 @@ func (m *m2ts) Extract(ctx context.Context, in *extractors.Input) (*extractors.R
 	case p.Format.FormatName != "mpegts" && p.Format.FormatName != "mpegtsraw":
 		return nil, fmt.Errorf("ffprobe reads it as %q, not a transport stream: %w", p.Format.FormatName, extractors.ErrUnsupported)
 	}
-	return &extractors.Result{Data: describeTS(scan, p)}, nil
+	return describeTS(scan, p), nil
 }
 
 // describeTS joins the packet scan and ffprobe's reading (nil when ffprobe

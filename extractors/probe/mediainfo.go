@@ -105,15 +105,13 @@ var mediainfoInfo = extractors.Info{
 		{Path: "audio.language", Type: extractors.TypeString, Doc: "language tag"},
 		{Path: "audio.duration", Type: extractors.TypeNumber, Doc: "seconds, 3 decimals"},
 	},
-	New: func(env extractors.Env) (extractors.Extractor, error) { return &mediainfo{run: env.Runner}, nil },
+	New: newReader(readMediainfo),
 }
 
-var _ extractors.Extractor = (*mediainfo)(nil)
-
-type mediainfo struct{ run *extractors.Runner }
-
-func (m *mediainfo) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	p, err := av.Read(ctx, m.run, in)
+// readMediainfo describes the shared ffprobe reading of the item, with the
+// box walk of an MP4 or QuickTime file.
+func readMediainfo(ctx context.Context, run *extractors.Runner, in *extractors.Input) (map[string]any, error) {
+	p, err := av.Read(ctx, run, in)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +121,7 @@ func (m *mediainfo) Extract(ctx context.Context, in *extractors.Input) (*extract
 			return nil, err
 		}
 	}
-	return &extractors.Result{Data: describeMedia(p, boxes)}, nil
+	return describeMedia(p, boxes), nil
 }
 
 // describeMedia turns an ffprobe reading (and the box walk of an MP4, or

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 )
 
 // MPEG transport stream packets as m2ts and drm need them: the packet size
@@ -182,23 +183,11 @@ func (s *tsScan) packet(p []byte) {
 // (m2ts and drm both read it); nil without error when the file is not a
 // transport stream.
 func tsOf(ctx context.Context, in *extractors.Input) (*tsScan, error) {
-	v, err := in.Shared("probe.mpegts", func() (any, error) {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		src, err := open(in)
-		if err != nil {
-			return nil, err
-		}
-		defer src.Close()
+	return readOnce(ctx, in, "probe.mpegts", func(src *doctext.At) (*tsScan, error) {
 		s, err := scanTS(src, src.Size)
 		if errors.Is(err, errNotTS) {
-			return (*tsScan)(nil), nil
+			return nil, nil
 		}
 		return s, err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return v.(*tsScan), nil
 }

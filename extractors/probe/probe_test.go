@@ -1,69 +1,30 @@
 package probe
 
 import (
-	"context"
 	"encoding/json"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/av"
 	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
+// names are the extractors of this family.
+var names = []string{"mediainfo", "audioinfo", "m2ts", "dpx", "drm"}
+
 // registry holds this family's extractors only.
 func registry(t testing.TB) *extractors.Registry {
-	t.Helper()
-	reg := extractors.NewRegistry()
-	for _, info := range []extractors.Info{mediainfoInfo, audioinfoInfo, m2tsInfo, dpxInfo, drmInfo} {
-		reg.MustRegister(info)
-	}
-	reg.Configure(extractors.Config{Runner: extractors.NewRunner(2)})
-	t.Cleanup(func() { reg.Close() })
-	return reg
+	return extractortest.Registry(t, nil, names...)
 }
 
-// samples are the real files of testdata (see testdata/README.md).
-func samples(t testing.TB) []string {
-	t.Helper()
-	all, err := filepath.Glob("testdata/*.*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, p := range all {
-		if !strings.HasSuffix(p, ".md") && !strings.HasSuffix(p, ".golden") {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// run runs one extractor of reg on a file, the way the worker does (MIME
-// type from mime_type first, so Accept is judged).
+// run runs one extractor of reg on a file.
 func run(t testing.TB, reg *extractors.Registry, name, path string) extractors.Outcome {
 	t.Helper()
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := &extractors.Input{ItemID: "item", Name: filepath.Base(path), Path: path, Size: fi.Size(), ArtifactDir: t.TempDir()}
-	o := extractors.RunOne(context.Background(), reg, name, in, 2*time.Minute)
-	return o
-}
-
-// ffmpeg generates a clip for a test.
-func ffmpeg(t testing.TB, args ...string) {
-	t.Helper()
-	out, err := exec.Command("ffmpeg", append([]string{"-nostdin", "-v", "error", "-y"}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ffmpeg %v: %v\n%s", args, err, out)
-	}
+	return extractortest.Run(t, reg, name, extractortest.Input(t, path))
 }
 
 // at walks a dotted path through decoded data ("video.width").
@@ -83,19 +44,6 @@ func at(data map[string]any, path string) any {
 	return v
 }
 
-// decoded is an outcome's data as a client reads it (numbers as float64).
-func decoded(t testing.TB, o extractors.Outcome) map[string]any {
-	t.Helper()
-	if o.Err != nil {
-		t.Fatalf("%s: %v", o.Name, o.Err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(o.JSON, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 func near(got any, want, tol float64) bool {
 	f, ok := got.(float64)
 	return ok && math.Abs(f-want) <= tol
@@ -103,7 +51,7 @@ func near(got any, want, tol float64) bool {
 
 func TestSuite(t *testing.T) {
 	t.Parallel()
-	got := extractortest.Suite(t, registry(t), samples(t))
+	got := extractortest.Suite(t, registry(t), extractortest.Samples(t, "testdata"))
 	for name, byFile := range got {
 		for file, o := range byFile {
 			if o.Err != nil && !errorsIsUnsupported(o.Err) {
@@ -149,7 +97,7 @@ func TestSampleFacts(t *testing.T) {
 	for file, want := range cases {
 		t.Run(file, func(t *testing.T) {
 			path := filepath.Join("testdata", file)
-			m := decoded(t, run(t, reg, "mediainfo", path))
+			m := extractortest.Data(t, run(t, reg, "mediainfo", path))
 			if !near(m["duration"], want.duration, 0.1) {
 				t.Errorf("duration %v, want %v", m["duration"], want.duration)
 			}
@@ -173,7 +121,7 @@ func TestSampleFacts(t *testing.T) {
 					t.Errorf("%s = %v, want %v", k, got, w)
 				}
 			}
-			a := decoded(t, run(t, reg, "audioinfo", path))
+			a := extractortest.Data(t, run(t, reg, "audioinfo", path))
 			if a["format"] != want.aformat || a["channels"] != want.channels || a["sample_rate"] != want.rate || !near(a["duration"], want.duration, 0.1) {
 				t.Errorf("audioinfo %v", a)
 			}

@@ -6,11 +6,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,14 +18,7 @@ import (
 
 // registry holds speech_to_text as the Default registry has it.
 func registry(t *testing.T) *extractors.Registry {
-	t.Helper()
-	reg := extractors.NewRegistry()
-	info, ok := extractors.Default.Get(Name)
-	if !ok || !info.Implemented {
-		t.Fatalf("%s not registered", Name)
-	}
-	reg.MustRegister(info)
-	return reg
+	return extractortest.Registry(t, nil, Name)
 }
 
 // newTestExtractor is the extractor with a small audio bound.
@@ -38,51 +29,16 @@ func newTestExtractor(maxSeconds float64) *Extractor {
 
 func extract(t *testing.T, x *Extractor, ctx context.Context, path string) (*extractors.Result, error) {
 	t.Helper()
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := &extractors.Input{ItemID: "item", Name: filepath.Base(path), Path: path, Size: fi.Size(), ArtifactDir: t.TempDir()}
-	return x.Extract(ctx, in)
+	return x.Extract(ctx, extractortest.Input(t, path))
 }
 
-var (
-	fixtureDir  string
-	fixtureMu   sync.Mutex
-	fixtureMade = map[string]string{}
-)
+// clips are the files generated once for all tests of the package.
+var clips extractortest.Shared
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "speech-test-*")
-	if err != nil {
-		panic(err)
-	}
-	fixtureDir = dir
 	code := m.Run()
-	os.RemoveAll(dir)
+	clips.Remove()
 	os.Exit(code)
-}
-
-// fixture returns the file made by make under name, made once.
-func fixture(t *testing.T, name string, make func(t *testing.T, path string)) string {
-	t.Helper()
-	fixtureMu.Lock()
-	defer fixtureMu.Unlock()
-	if p, ok := fixtureMade[name]; ok {
-		return p
-	}
-	p := filepath.Join(fixtureDir, name)
-	make(t, p)
-	fixtureMade[name] = p
-	return p
-}
-
-func ffmpeg(t *testing.T, args ...string) {
-	t.Helper()
-	out, err := exec.Command("ffmpeg", append([]string{"-nostdin", "-v", "error", "-y"}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ffmpeg %v: %v %s", args, err, out)
-	}
 }
 
 // The LibriVox transcription of the recordings (pocketsphinx-testdata's
@@ -183,8 +139,8 @@ func TestRecordingsGiveTheirWordsAndTimes(t *testing.T) {
 // decode is padded to the file's timeline.
 func TestTimesFollowTheFileTimeline(t *testing.T) {
 	t.Parallel()
-	path := fixture(t, "delayed.mkv", func(t *testing.T, p string) {
-		ffmpeg(t, "-f", "lavfi", "-i", "testsrc=d=5:s=64x48:r=10", "-itsoffset", "1", "-i", "testdata/ill-disposed.wav",
+	path := clips.File(t, "delayed.mkv", func(t testing.TB, p string) {
+		extractortest.FFmpeg(t, "-f", "lavfi", "-i", "testsrc=d=5:s=64x48:r=10", "-itsoffset", "1", "-i", "testdata/ill-disposed.wav",
 			"-map", "0:v", "-map", "1:a", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "flac", p)
 	})
 	res, err := extract(t, newTestExtractor(3600), context.Background(), path)
@@ -209,11 +165,11 @@ func TestTimesFollowTheFileTimeline(t *testing.T) {
 
 func TestSilenceAndNoiseGiveNoCaption(t *testing.T) {
 	t.Parallel()
-	silence := fixture(t, "silence.wav", func(t *testing.T, p string) {
-		ffmpeg(t, "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono", "-t", "5", p)
+	silence := clips.File(t, "silence.wav", func(t testing.TB, p string) {
+		extractortest.FFmpeg(t, "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono", "-t", "5", p)
 	})
-	noise := fixture(t, "noise.wav", func(t *testing.T, p string) {
-		ffmpeg(t, "-f", "lavfi", "-i", "anoisesrc=r=44100:a=0.5:d=5:seed=7", "-ac", "2", p)
+	noise := clips.File(t, "noise.wav", func(t testing.TB, p string) {
+		extractortest.FFmpeg(t, "-f", "lavfi", "-i", "anoisesrc=r=44100:a=0.5:d=5:seed=7", "-ac", "2", p)
 	})
 	x := newTestExtractor(3600)
 	res, err := extract(t, x, context.Background(), silence)
@@ -238,8 +194,8 @@ func TestSilenceAndNoiseGiveNoCaption(t *testing.T) {
 // the start are kept.
 func TestLongStreamIsBounded(t *testing.T) {
 	t.Parallel()
-	long := fixture(t, "three-hours.flac", func(t *testing.T, p string) {
-		ffmpeg(t, "-i", "testdata/ill-disposed.wav", "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono:d=10800",
+	long := clips.File(t, "three-hours.flac", func(t testing.TB, p string) {
+		extractortest.FFmpeg(t, "-i", "testdata/ill-disposed.wav", "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono:d=10800",
 			"-filter_complex", "[0][1]concat=n=2:v=0:a=1", "-c:a", "flac", p)
 	})
 	res, err := extract(t, newTestExtractor(12), context.Background(), long)
@@ -258,7 +214,7 @@ func TestLongStreamIsBounded(t *testing.T) {
 // for what it holds.
 func TestDeclaredDurationIsNotTrusted(t *testing.T) {
 	t.Parallel()
-	path := fixture(t, "declared.wav", func(t *testing.T, p string) {
+	path := clips.File(t, "declared.wav", func(t testing.TB, p string) {
 		b, err := os.ReadFile("testdata/ill-disposed.wav")
 		if err != nil {
 			t.Fatal(err)
@@ -285,8 +241,8 @@ func TestDeclaredDurationIsNotTrusted(t *testing.T) {
 
 func TestNoAudioIsUnsupported(t *testing.T) {
 	t.Parallel()
-	path := fixture(t, "silent-video.mp4", func(t *testing.T, p string) {
-		ffmpeg(t, "-f", "lavfi", "-i", "testsrc=d=1:s=64x48:r=10", "-c:v", "libx264", "-pix_fmt", "yuv420p", p)
+	path := clips.File(t, "silent-video.mp4", func(t testing.TB, p string) {
+		extractortest.FFmpeg(t, "-f", "lavfi", "-i", "testsrc=d=1:s=64x48:r=10", "-c:v", "libx264", "-pix_fmt", "yuv420p", p)
 	})
 	_, err := extract(t, newTestExtractor(3600), context.Background(), path)
 	if !errors.Is(err, extractors.ErrUnsupported) {
@@ -299,8 +255,8 @@ func TestNoAudioIsUnsupported(t *testing.T) {
 func TestTimeLimitKeepsWhatWasHeard(t *testing.T) {
 	t.Parallel()
 	// Ten minutes of speech: five minutes of a core to recognise.
-	long := fixture(t, "ten-minutes.flac", func(t *testing.T, p string) {
-		ffmpeg(t, "-stream_loop", "200", "-i", "testdata/ill-disposed.wav", "-t", "600", "-c:a", "flac", p)
+	long := clips.File(t, "ten-minutes.flac", func(t testing.TB, p string) {
+		extractortest.FFmpeg(t, "-stream_loop", "200", "-i", "testdata/ill-disposed.wav", "-t", "600", "-c:a", "flac", p)
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -349,7 +305,6 @@ func TestFailuresAreWorded(t *testing.T) {
 func TestSuite(t *testing.T) {
 	t.Parallel()
 	reg := registry(t)
-	reg.Configure(extractors.Config{Runner: extractors.NewRunner(2)})
 	outs := extractortest.Suite(t, reg, []string{"testdata/ill-disposed.wav", "testdata/front-center.wav"})
 	if o := outs[Name]["ill-disposed.wav"]; o.Err != nil || len(o.Captions) != 1 {
 		t.Errorf("ill-disposed.wav: %v %+v", o.Err, o.Captions)

@@ -6,7 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/metaharvest/metaharvest/extractors/doctext"
 )
 
 // maxWords bounds the words read from an engine's output: an hour of fast
@@ -96,13 +97,7 @@ func wordText(tok string) string {
 		}
 	}
 	tok = strings.ToValidUTF8(tok, "")
-	if len(tok) > maxWordBytes {
-		cut := maxWordBytes
-		for cut > 0 && !utf8.RuneStart(tok[cut]) {
-			cut--
-		}
-		tok = tok[:cut]
-	}
+	tok = doctext.Cut(tok, maxWordBytes)
 	return strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return -1

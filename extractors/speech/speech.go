@@ -89,13 +89,9 @@ func (x *Extractor) Extract(ctx context.Context, in *extractors.Input) (*extract
 	if err := ctx.Err(); err != nil {
 		return nil, extractors.Transient(err)
 	}
-	probe, err := av.Read(ctx, x.Run, in)
+	_, stream, err := av.ReadAudio(ctx, x.Run, in)
 	if err != nil {
 		return nil, err
-	}
-	stream := probe.Audio()
-	if stream == nil {
-		return nil, fmt.Errorf("no audio stream: %w", extractors.ErrUnsupported)
 	}
 	t, err := x.Recognizer.Recognize(ctx, Audio{Path: in.Path, Stream: stream.Index, MaxSeconds: x.MaxSeconds})
 	if err != nil {

@@ -2,7 +2,6 @@ package vendor
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -10,12 +9,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/extractortest"
@@ -79,49 +76,30 @@ func (f *fakeVendor) last(t *testing.T) request {
 }
 
 func registry(t testing.TB, env map[string]string) *extractors.Registry {
-	t.Helper()
-	reg := extractors.NewRegistry()
-	for _, n := range []string{"store", "mime_type", "vendor_audio_classification", "vendorsports"} {
-		info, ok := extractors.Default.Get(n)
-		if !ok {
-			t.Fatalf("%s not registered", n)
-		}
-		reg.MustRegister(info)
-	}
-	reg.Configure(extractors.Config{Lookup: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
-	t.Cleanup(func() { reg.Close() })
-	return reg
+	return extractortest.Registry(t, env, "store", "mime_type", "vendor_audio_classification", "vendorsports")
 }
 
+// run runs one extractor of reg on the file at path as a harvest does, the
+// extractors before it having given prior and their artifacts below
+// artifacts (the item's artifact directory; a fresh one when empty).
 func run(t testing.TB, reg *extractors.Registry, name, path string, prior map[string]json.RawMessage, artifacts string) extractors.Outcome {
 	t.Helper()
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
+	in := extractortest.Input(t, path)
+	in.Prior = prior
+	if artifacts != "" {
+		in.ArtifactDir = artifacts
 	}
-	if artifacts == "" {
-		artifacts = t.TempDir()
-	}
-	in := &extractors.Input{ItemID: "0123456789abcdef0123456789abcdef", Name: filepath.Base(path), Path: path, Size: fi.Size(),
-		ArtifactDir: artifacts, Prior: prior}
-	mt := extractors.RunOne(context.Background(), reg, "mime_type", in, time.Minute)
-	in.MIME, _ = mt.Data["mime_type"].(string)
-	return extractors.RunOne(context.Background(), reg, name, in, 2*time.Minute)
+	return extractortest.Run(t, reg, name, in)
 }
 
 // clip makes a video of seconds with a 440 Hz tone (audio false: none).
 func clip(t testing.TB, name string, seconds string, audio bool) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	args := []string{"-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=10:duration=" + seconds}
+	args := []string{"-f", "lavfi", "-i", "testsrc=size=320x240:rate=10:duration=" + seconds}
 	if audio {
 		args = append(args, "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration="+seconds, "-c:a", "aac")
 	}
-	args = append(args, "-c:v", "libx264", "-pix_fmt", "yuv420p", "-shortest", path)
-	if out, err := exec.Command("ffmpeg", args...).CombinedOutput(); err != nil {
-		t.Fatalf("ffmpeg: %v %s", err, out)
-	}
-	return path
+	return extractortest.Clip(t, name, append(args, "-c:v", "libx264", "-pix_fmt", "yuv420p", "-shortest")...)
 }
 
 func env(url string) map[string]string {

@@ -3,20 +3,19 @@ package video
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // benchClip is a minute of 1280x720 at 25 frames a second with sound and a
 // cut every 10 seconds (six sources in turn), made once per benchmark run.
 func benchClip(b *testing.B) string {
 	b.Helper()
-	p := filepath.Join(b.TempDir(), "minute-720p.mp4")
 	srcs := []string{"testsrc2", "smptehdbars", "mandelbrot", "testsrc", "rgbtestsrc", "cellauto"}
 	var args []string
 	filter := ""
@@ -33,11 +32,8 @@ func benchClip(b *testing.B) string {
 	}
 	filter += "concat=n=6:v=1:a=0[v]"
 	args = append(args, "-f", "lavfi", "-i", "sine=f=440:d=60", "-filter_complex", filter, "-map", "[v]", "-map", "6:a",
-		"-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-y", p)
-	if out, err := exec.Command("ffmpeg", append([]string{"-nostdin", "-v", "error"}, args...)...).CombinedOutput(); err != nil {
-		b.Fatalf("ffmpeg: %v %s", err, out)
-	}
-	return p
+		"-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac")
+	return extractortest.Clip(b, "minute-720p.mp4", args...)
 }
 
 func childCPU() time.Duration {

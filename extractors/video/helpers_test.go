@@ -1,16 +1,14 @@
 package video
 
 import (
-	"context"
 	"image"
 	"image/jpeg"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // familyNames are the extractors of this package.
@@ -19,47 +17,15 @@ var familyNames = []string{"video_main_frames", "video_previews", "audio_preview
 // newRegistry is a registry of this family's extractors (as registered in
 // Default by init) with the given settings by environment variable.
 func newRegistry(t *testing.T, env map[string]string) *extractors.Registry {
-	t.Helper()
-	reg := extractors.NewRegistry()
-	for _, name := range familyNames {
-		info, ok := extractors.Default.Get(name)
-		if !ok || !info.Implemented {
-			t.Fatalf("%s is not registered in Default", name)
-		}
-		reg.MustRegister(info)
-	}
-	reg.Configure(extractors.Config{Runner: extractors.NewRunner(2), Lookup: func(k string) (string, bool) {
-		v, ok := env[k]
-		return v, ok
-	}})
-	t.Cleanup(func() { reg.Close() })
-	return reg
-}
-
-// generate runs ffmpeg with args (inputs, filters, codecs) writing name in
-// a temporary directory, and returns its path.
-func generate(t *testing.T, name string, args ...string) string {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), name)
-	all := append([]string{"-nostdin", "-v", "error", "-y"}, args...)
-	if b, err := exec.Command("ffmpeg", append(all, out)...).CombinedOutput(); err != nil {
-		t.Fatalf("ffmpeg %v: %v\n%s", args, err, b)
-	}
-	return out
+	return extractortest.Registry(t, env, familyNames...)
 }
 
 // run runs one extractor of reg on the file at path, with its own artifact
 // directory, and returns the outcome and that directory (the extractor's).
 func run(t *testing.T, reg *extractors.Registry, name, path string) (extractors.Outcome, string) {
 	t.Helper()
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := &extractors.Input{ItemID: "0123456789abcdef0123456789abcdef", Name: filepath.Base(path), Path: path,
-		Size: fi.Size(), ArtifactDir: filepath.Join(t.TempDir(), "artifacts")}
-	o := extractors.RunOne(context.Background(), reg, name, in, 5*time.Minute)
-	return o, filepath.Join(in.ArtifactDir, name)
+	in := extractortest.Input(t, path)
+	return extractortest.Run(t, reg, name, in), filepath.Join(in.ArtifactDir, name)
 }
 
 // mustSucceed fails the test on an outcome's error.

@@ -1,6 +1,7 @@
 package video
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -30,6 +31,21 @@ const (
 	// learn whether it goes on: seconds.
 	overshoot = 5.0
 )
+
+// movingPicture reads the file's shared ffprobe reading and returns it with
+// the video stream the picture extractors decode: a file without a moving
+// picture (audio, a still, a cover) is not theirs (ErrUnsupported), and
+// pictures over the bounds are refused before anything decodes them.
+func movingPicture(ctx context.Context, run *extractors.Runner, in *extractors.Input) (*av.Probe, *av.Stream, error) {
+	probe, v, err := av.ReadMoving(ctx, run, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkPicture(v); err != nil {
+		return nil, nil, err
+	}
+	return probe, v, nil
+}
 
 // checkPicture refuses a video stream whose declared pictures are over the
 // bounds, before anything decodes them.

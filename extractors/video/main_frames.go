@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/av"
 )
 
 // frameBox bounds the frames: at most 640 pixels on either side, aspect
@@ -94,15 +93,8 @@ type frame struct {
 }
 
 func (x *mainFrames) Extract(ctx context.Context, in *extractors.Input) (res *extractors.Result, err error) {
-	probe, err := av.Read(ctx, x.run, in)
+	probe, v, err := movingPicture(ctx, x.run, in)
 	if err != nil {
-		return nil, err
-	}
-	v := probe.Video()
-	if v == nil || probe.IsStill() {
-		return nil, unsupported("no moving picture")
-	}
-	if err := checkPicture(v); err != nil {
 		return nil, err
 	}
 	declared := declaredDuration(probe, v)

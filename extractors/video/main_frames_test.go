@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // A clip of 2 s red, 2 s blue and 2 s of test pattern has its scene
@@ -15,7 +17,7 @@ import (
 // at 0 (a keyframe, due for a periodic frame too).
 func TestMainFramesAtSceneChanges(t *testing.T) {
 	t.Parallel()
-	clip := generate(t, "scenes.mp4",
+	clip := extractortest.Clip(t, "scenes.mp4",
 		"-f", "lavfi", "-i", "color=red:s=320x240:r=25:d=2",
 		"-f", "lavfi", "-i", "color=blue:s=320x240:r=25:d=2",
 		"-f", "lavfi", "-i", "testsrc=s=320x240:r=25:d=2",
@@ -85,7 +87,7 @@ func TestMainFramesInterval(t *testing.T) {
 	t.Parallel()
 	// 21 s of moving pattern, one keyframe (x264 places none elsewhere with
 	// keyint 1000 and no cut to detect).
-	clip := generate(t, "pattern.mp4", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=10:d=21",
+	clip := extractortest.Clip(t, "pattern.mp4", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=10:d=21",
 		"-c:v", "libx264", "-g", "1000", "-pix_fmt", "yuv420p")
 	o, _ := run(t, newRegistry(t, map[string]string{"VIDEO_MAIN_FRAMES_INTERVAL": "5"}), "video_main_frames", clip)
 	mustSucceed(t, o)
@@ -113,7 +115,7 @@ func TestMainFramesInterval(t *testing.T) {
 // A cut 0.2 s after a periodic frame replaces it.
 func TestMainFramesDropsIntervalFrameBeforeCut(t *testing.T) {
 	t.Parallel()
-	clip := generate(t, "cut.mp4",
+	clip := extractortest.Clip(t, "cut.mp4",
 		"-f", "lavfi", "-i", "color=red:s=160x120:r=25:d=10.2",
 		"-f", "lavfi", "-i", "color=blue:s=160x120:r=25:d=1",
 		"-filter_complex", "[0][1]concat=n=2:v=1:a=0", "-c:v", "libx264", "-g", "1000", "-sc_threshold", "0", "-pix_fmt", "yuv420p")
@@ -146,7 +148,7 @@ func TestMainFramesSize(t *testing.T) {
 		{"176x144", "1", 176, 144},
 		{"1281x721", "1", 640, 360},
 	} {
-		clip := generate(t, "size.mkv", "-f", "lavfi", "-i", "testsrc=s="+c.src+":r=2:d=1",
+		clip := extractortest.Clip(t, "size.mkv", "-f", "lavfi", "-i", "testsrc=s="+c.src+":r=2:d=1",
 			"-vf", "setsar="+c.sar, "-c:v", "mpeg4")
 		o, _ := run(t, reg, "video_main_frames", clip)
 		mustSucceed(t, o)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // bareProbe reads a file with the bare ffprobe, outside the code under test.
@@ -121,7 +122,7 @@ func TestVideoPreviewsOfSamples(t *testing.T) {
 // video at 50 frames a second a progressive one at 25.
 func TestVideoPreviewSilentFast(t *testing.T) {
 	t.Parallel()
-	clip := generate(t, "fast.mp4", "-f", "lavfi", "-i", "testsrc=s=320x240:r=50:d=2", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+	clip := extractortest.Clip(t, "fast.mp4", "-f", "lavfi", "-i", "testsrc=s=320x240:r=50:d=2", "-c:v", "libx264", "-pix_fmt", "yuv420p",
 		"-flags", "+ildct+ilme", "-x264opts", "tff=1")
 	if s, _ := bareProbe(t, clip); len(s) != 1 {
 		t.Fatal(s)
@@ -187,7 +188,7 @@ func TestAudioPreviewsOfSamples(t *testing.T) {
 func TestPreviewsLeaveOthersFiles(t *testing.T) {
 	t.Parallel()
 	reg := newRegistry(t, nil)
-	audioOnly := generate(t, "tone.mp4", "-f", "lavfi", "-i", "sine=d=1", "-c:a", "aac")
+	audioOnly := extractortest.Clip(t, "tone.mp4", "-f", "lavfi", "-i", "sine=d=1", "-c:a", "aac")
 	for _, c := range []struct{ name, file string }{
 		{"audio_previews", "testdata/mp4.mp4"},
 		{"video_previews", "testdata/complete.oga"},

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/av"
 )
 
 func init() {
@@ -96,15 +95,8 @@ func deinterlaceFilter(fieldOrder string) string {
 }
 
 func (x *videoPreviews) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
-	probe, err := av.Read(ctx, x.run, in)
+	probe, v, err := movingPicture(ctx, x.run, in)
 	if err != nil {
-		return nil, err
-	}
-	v := probe.Video()
-	if v == nil || probe.IsStill() {
-		return nil, unsupported("no moving picture")
-	}
-	if err := checkPicture(v); err != nil {
 		return nil, err
 	}
 	declared := probe.Duration()

@@ -22,10 +22,10 @@ const (
 // Marker words: each appears only where the corpus puts it, and is far (in
 // edit distance) from every other word, so that typo-tolerant engines agree.
 const (
-	MarkerCaption   = "quokka"   // captions.text of some videos, tesseract.text of some images
+	MarkerCaption   = "quokka"   // transcript.text of some videos (their captions), tesseract.text of some images
 	MarkerName      = "zeppelin" // file names
 	MarkerHidden    = "marzipan" // only in documents a GroupA user cannot see
-	MarkerField     = "kumquat"  // pdf.text and speech_to_text.transcript
+	MarkerField     = "kumquat"  // pdf.text and speech_to_text.text
 	MarkerSegment   = "walrus"   // segment OCR text
 	MarkerSegHidden = "narwhal"  // segment OCR text of hidden items only
 )
@@ -79,7 +79,12 @@ var formats = map[string][]format{
 
 // Corpus is a generated set of documents and segments, with JSON-native
 // values only (map[string]any, []any, string, float64, bool) so that the
-// reference evaluation reads them the way an engine does.
+// reference evaluation reads them the way an engine does. Extracted data
+// has the shape the extractors declare (their Info.Fields: mediainfo,
+// captions, vendor_faces, speech_to_text, exiv2, tesseract, nsfw, pdf,
+// hashes), the captions' text is under "transcript" as the document
+// builder puts it, and labels and tags are the generic names provider
+// data is stored under.
 type Corpus struct {
 	Now      time.Time
 	Docs     []search.Document
@@ -119,6 +124,9 @@ func NewCorpus(n int, seed uint64, now time.Time) *Corpus {
 	}
 	return c
 }
+
+// cameraZone is the zone of the cameras' clocks in the corpus.
+var cameraZone = time.FixedZone("+02:00", 2*60*60)
 
 func pick[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
 
@@ -244,10 +252,16 @@ func (c *Corpus) document(r *rand.Rand, i int, ct *container) search.Document {
 			if hidden && i%2 == 0 {
 				text = withMarker(text, MarkerHidden)
 			}
-			doc["captions"] = map[string]any{"language": "en", "text": text}
+			doc["captions"] = map[string]any{"tracks": 1.0, "languages": anyList("eng"), "formats": anyList("mov_text"),
+				"cues": float64(1 + len(strings.Fields(text))/4)}
+			doc[search.FieldTranscript] = map[string]any{"text": text, "languages": anyList("en"), "sources": anyList("captions")}
 		}
 		if r.IntN(10) < 2 {
-			doc["vendor_faces"] = map[string]any{"people": anyList(pick(r, []string{"ada", "grace", "linus", "ken"}), pick(r, []string{"barbara", "dennis"}))}
+			people := []any{}
+			for _, id := range []string{pick(r, []string{"ada", "grace", "linus", "ken"}), pick(r, []string{"barbara", "dennis"})} {
+				people = append(people, map[string]any{"person_id": id, "is_known": true, "appearances": 1.0})
+			}
+			doc["vendor_faces"] = map[string]any{"count": float64(len(people)), "people": people}
 		}
 		if r.IntN(10) < 4 {
 			doc["labels"] = map[string]any{"names": anyList(pick(r, vocabulary), pick(r, vocabulary))}
@@ -264,20 +278,30 @@ func (c *Corpus) document(r *rand.Rand, i int, ct *container) search.Document {
 			if i%3 == 0 {
 				text = withMarker(text, MarkerField)
 			}
-			doc["speech_to_text"] = map[string]any{"transcript": text, "language": "en"}
+			doc["speech_to_text"] = map[string]any{"text": text, "language": "en", "words": float64(len(strings.Fields(text)))}
 		}
 	case search.TypeImage:
 		size = float64(1e5 + r.Int64N(3e7))
-		exif := map[string]any{
+		camera := map[string]any{
 			"make":  pick(r, []string{"canon", "nikon", "sony", "fujifilm"}),
 			"model": "m" + fmt.Sprint(r.IntN(50)),
-			"date_time_original": time.Date(2018+r.IntN(6), time.Month(1+r.IntN(12)), 1+r.IntN(28),
-				r.IntN(24), r.IntN(60), r.IntN(60), 0, time.UTC).Format("2006:01:02 15:04:05"),
+		}
+		// The camera clock, two hours ahead of UTC: created is the instant
+		// with its zone, created_local the clock without one.
+		clock := time.Date(2018+r.IntN(6), time.Month(1+r.IntN(12)), 1+r.IntN(28),
+			r.IntN(24), r.IntN(60), r.IntN(60), 0, cameraZone)
+		exif := map[string]any{
+			"camera":        camera,
+			"created":       clock.Format(time.RFC3339),
+			"created_local": clock.Format("2006-01-02T15:04:05"),
+			"created_zone":  "+02:00",
 		}
 		if r.IntN(10) == 0 {
-			exif["iso"] = "unknown" // a string where numbers are expected
+			// A string where numbers are expected (data of another
+			// version of the extractor): engines keep both kinds apart.
+			exif["exposure"] = map[string]any{"iso": "unknown"}
 		} else {
-			exif["iso"] = float64(pick(r, []int{100, 200, 400, 800, 1600, 3200}))
+			exif["exposure"] = map[string]any{"iso": float64(pick(r, []int{100, 200, 400, 800, 1600, 3200}))}
 		}
 		doc["exiv2"] = exif
 		if r.IntN(10) < 3 {
@@ -303,7 +327,7 @@ func (c *Corpus) document(r *rand.Rand, i int, ct *container) search.Document {
 		if hidden {
 			text = withMarker(text, MarkerHidden)
 		}
-		doc["pdf"] = map[string]any{"pages": float64(1 + r.IntN(300)), "text": text, "title": sentence(r, 3)}
+		doc["pdf"] = map[string]any{"page_count": float64(1 + r.IntN(300)), "text": text, "title": sentence(r, 3)}
 	default:
 		size = float64(r.Int64N(1e9))
 	}

@@ -137,7 +137,8 @@ func numbers(vals []any) []float64 {
 	return out
 }
 
-// instants reads the date strings the corpus writes (RFC 3339 and EXIF).
+// instants reads the date strings the corpus writes: RFC 3339, with a zone
+// or without one (exiv2's created_local, taken as UTC).
 func instants(vals []any) []time.Time {
 	var out []time.Time
 	for _, x := range vals {
@@ -145,7 +146,7 @@ func instants(vals []any) []time.Time {
 		if !ok {
 			continue
 		}
-		for _, layout := range []string{time.RFC3339, "2006:01:02 15:04:05"} {
+		for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05"} {
 			if t, err := time.Parse(layout, s); err == nil {
 				out = append(out, t)
 				break

@@ -303,8 +303,8 @@ func (s *suite) terms(t *testing.T) {
 		{term("labels.names", "forest")},
 		{term("nsfw.nsfw", "true")},
 		{term("mediainfo.audio.channels", "6")},
-		{term("exiv2.iso", "unknown")},
-		{term("exiv2.iso", "400")},
+		{term("exiv2.exposure.iso", "unknown")},
+		{term("exiv2.exposure.iso", "400")},
 		{term("tags.items.name", "river")},
 		{term("extension", "mp4"), term("type", "video")},
 		{term("_id", "d00042")},
@@ -336,8 +336,8 @@ func (s *suite) terms(t *testing.T) {
 		t.Fatalf("no match: %d", resp.TotalHits)
 	}
 	// Numbers may be sent as JSON numbers.
-	got := s.allIDs(t, search.Request{Filters: termFilter(search.Term{Field: "exiv2.iso", Value: "800"})}, admin)
-	sameIDs(t, "iso 800", got, selectDocs(s.c.Docs, admin, func(d search.Document) bool { return termMatches(values(d, "exiv2.iso"), "800") }))
+	got := s.allIDs(t, search.Request{Filters: termFilter(search.Term{Field: "exiv2.exposure.iso", Value: "800"})}, admin)
+	sameIDs(t, "iso 800", got, selectDocs(s.c.Docs, admin, func(d search.Document) bool { return termMatches(values(d, "exiv2.exposure.iso"), "800") }))
 }
 
 func (s *suite) multiTerms(t *testing.T) {
@@ -409,9 +409,13 @@ func (s *suite) ranges(t *testing.T) {
 			return !x.Before(s.c.Now.Add(-90*24*time.Hour)) && !x.After(s.c.Now.Add(-20*24*time.Hour))
 		}},
 		{r: search.Range{Field: "mediainfo.video.duration", From: "60", To: "600"}, num: func(f float64) bool { return inRange(f, 60, 600) }},
-		{r: search.Range{Field: "exiv2.iso", From: "200", To: "800"}, num: func(f float64) bool { return inRange(f, 200, 800) }},
-		{r: search.Range{Field: "exiv2.date_time_original", From: "2020-01-01", To: "2021-12-31"}, at: func(x time.Time) bool {
+		{r: search.Range{Field: "exiv2.exposure.iso", From: "200", To: "800"}, num: func(f float64) bool { return inRange(f, 200, 800) }},
+		{r: search.Range{Field: "exiv2.created", From: "2020-01-01", To: "2021-12-31"}, at: func(x time.Time) bool {
 			return !x.Before(time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)) && x.Before(time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC))
+		}},
+		// A timestamp without a zone (the camera clock) is UTC.
+		{r: search.Range{Field: "exiv2.created_local", From: "2019-06-01", To: "2020-06-30"}, at: func(x time.Time) bool {
+			return !x.Before(time.Date(2019, 6, 1, 0, 0, 0, 0, time.UTC)) && x.Before(time.Date(2020, 7, 1, 0, 0, 0, 0, time.UTC))
 		}},
 		{r: search.Range{Field: "tags.items.confidence", From: "0.5"}, num: func(f float64) bool { return f >= 0.5 }},
 	}
@@ -536,7 +540,7 @@ func (s *suite) sorts(t *testing.T) {
 		{keys: []key{{"last_modified", "date", true}}},
 		{keys: []key{{"name", "string", true}}},
 		{keys: []key{{"mediainfo.video.duration", "number", true}}, types: []string{"video"}},
-		{keys: []key{{"exiv2.iso", "number", false}}, types: []string{"image"}},
+		{keys: []key{{"exiv2.exposure.iso", "number", false}}, types: []string{"image"}},
 		{keys: []key{{"type", "string", true}, {"size", "number", false}}},
 	}
 	for _, tc := range cases {
@@ -622,7 +626,7 @@ func (s *suite) fullText(t *testing.T) {
 		for _, v := range viewers {
 			fields := tc.fields
 			if len(fields) == 1 && fields[0] == "speech_to_text" {
-				fields = []string{"speech_to_text.transcript", "speech_to_text.language"}
+				fields = []string{"speech_to_text.text", "speech_to_text.language"}
 			}
 			want := wantWords(v.vis, fields, tc.keep, tc.words...)
 			if v.vis.All && len(want) == 0 {
@@ -873,9 +877,9 @@ func (s *suite) metrics(t *testing.T) {
 	}{
 		{field: "size"},
 		{field: "mediainfo.video.duration", types: []string{"video"}},
-		{field: "exiv2.iso"},
+		{field: "exiv2.exposure.iso"},
 		{field: "last_modified", dates: true},
-		{field: "exiv2.date_time_original", dates: true},
+		{field: "exiv2.created", dates: true},
 	} {
 		for _, v := range viewers[:2] {
 			want := compute(v.vis, tc.field, tc.types, tc.dates)
@@ -904,7 +908,7 @@ func (s *suite) metrics(t *testing.T) {
 	}
 	// No value at all: min is null, sum 0.
 	resp := s.search(t, search.Request{Types: []string{"audio"}, Aggregations: &search.Aggregations{Metrics: []search.MetricAgg{
-		{Name: "min", Field: "exiv2.iso", Type: "min"}, {Name: "sum", Field: "exiv2.iso", Type: "sum"}}}}, admin)
+		{Name: "min", Field: "exiv2.exposure.iso", Type: "min"}, {Name: "sum", Field: "exiv2.exposure.iso", Type: "sum"}}}}, admin)
 	if resp.Aggregations.Metrics["min"] != nil || resp.Aggregations.Metrics["sum"] == nil || *resp.Aggregations.Metrics["sum"] != 0 {
 		t.Fatalf("empty metrics: %v", resp.Aggregations.Metrics)
 	}
@@ -917,8 +921,8 @@ func (s *suite) histograms(t *testing.T) {
 	}{
 		{h: search.HistogramAgg{Name: "size", Field: "size", Interval: 1_000_000_000, MinCount: 1}},
 		{h: search.HistogramAgg{Name: "dur", Field: "mediainfo.video.duration", Interval: 600}, types: []string{"video"}},
-		{h: search.HistogramAgg{Name: "iso", Field: "exiv2.iso", Interval: 500, MinCount: 1}},
-		{h: search.HistogramAgg{Name: "pages", Field: "pdf.pages", Interval: 7, MinCount: 5}},
+		{h: search.HistogramAgg{Name: "iso", Field: "exiv2.exposure.iso", Interval: 500, MinCount: 1}},
+		{h: search.HistogramAgg{Name: "pages", Field: "pdf.page_count", Interval: 7, MinCount: 5}},
 	} {
 		for _, v := range viewers[:2] {
 			counts := map[int64]int64{}
@@ -1259,7 +1263,7 @@ func (s *suite) mutations(t *testing.T) {
 	}
 	renamed := clone(victim)
 	renamed[search.FieldName] = "platypus_" + victim[search.FieldName].(string)
-	renamed["weather"] = map[string]any{"temperature": 21.5, "summary": "sunny"}
+	renamed["weather"] = map[string]any{"temperature_c": 21.5, "conditions": "sunny"}
 	if err := s.e.Upsert(ctx, []search.Document{renamed}); err != nil {
 		t.Fatal(err)
 	}
@@ -1270,7 +1274,7 @@ func (s *suite) mutations(t *testing.T) {
 		t.Fatalf("upsert of an existing id changed the total: %d", got)
 	}
 	// A field first seen in this upsert is known at once.
-	resp := s.search(t, search.Request{Filters: &search.Filters{Ranges: []search.Range{{Field: "weather.temperature", From: "20", To: "22"}}}}, admin)
+	resp := s.search(t, search.Request{Filters: &search.Filters{Ranges: []search.Range{{Field: "weather.temperature_c", From: "20", To: "22"}}}}, admin)
 	if resp.TotalHits != 1 {
 		t.Fatalf("new field filter: %d", resp.TotalHits)
 	}
