@@ -27,11 +27,9 @@ var Fields = []extractors.Field{
 	{Path: "compressed_size", Type: extractors.TypeNumber, Doc: "bytes of the archive file"},
 	{Path: "ratio", Type: extractors.TypeNumber, Doc: "total_size / compressed_size"},
 	{Path: "truncated", Type: extractors.TypeBool, Doc: "the list or the walk is not the whole archive"},
-	{Path: "stopped_by", Type: extractors.TypeString, Doc: "why the walk stopped early: entries, bytes, ratio, time_limit or damaged"},
+	{Path: "stopped_by", Type: extractors.TypeString, Doc: "why the walk stopped early: entries, bytes, time_limit or damaged"},
 	{Path: "damage", Type: extractors.TypeString, Doc: "what was wrong where a damaged archive stopped being readable"},
-	{Path: "bomb", Type: extractors.TypeBool, Doc: "the archive looks like a decompression bomb (see bomb_reason)"},
-	{Path: "bomb_reason", Type: extractors.TypeString, Doc: "why the archive looks like a decompression bomb"},
-	{Path: "unsafe_entries", Type: extractors.TypeNumber, Doc: "entries refused: absolute names, .. elements, links, devices"},
+	{Path: "unsafe_entries", Type: extractors.TypeNumber, Doc: "entries listed but never read: symbolic and hard links, devices, FIFOs"},
 	{Path: "encrypted", Type: extractors.TypeBool, Doc: "some entries are encrypted"},
 	{Path: "nested_archives", Type: extractors.TypeNumber, Doc: "archives inside the archive that were listed (one level deep)"},
 	{Path: "nested_errors", Type: extractors.TypeNumber, Doc: "archives inside the archive that could not be listed"},
@@ -46,11 +44,11 @@ var Fields = []extractors.Field{
 	{Path: "entries.modified", Type: extractors.TypeDate, Doc: "modification time"},
 	{Path: "entries.link", Type: extractors.TypeString, Doc: "link target of a link entry"},
 	{Path: "entries.encrypted", Type: extractors.TypeBool, Doc: "the entry is encrypted"},
-	{Path: "entries.unsafe", Type: extractors.TypeBool, Doc: "the entry is refused"},
-	{Path: "entries.unsafe_reason", Type: extractors.TypeString, Doc: "absolute path, parent directory, nul byte, link or special file"},
+	{Path: "entries.unsafe", Type: extractors.TypeBool, Doc: "the entry is never read"},
+	{Path: "entries.unsafe_reason", Type: extractors.TypeString, Doc: "link or special file"},
 	{Path: "entries.archive", Type: extractors.TypeString, Doc: "the nested archive the entry is in (absent for the archive's own entries)"},
-	{Path: "unsafe.name", Type: extractors.TypeString, Doc: "a refused entry (the first 100)"},
-	{Path: "unsafe.reason", Type: extractors.TypeString, Doc: "why it is refused"},
+	{Path: "unsafe.name", Type: extractors.TypeString, Doc: "an entry never read (the first 100)"},
+	{Path: "unsafe.reason", Type: extractors.TypeString, Doc: "why it is not read"},
 	{Path: "unsafe.archive", Type: extractors.TypeString, Doc: "the nested archive it is in"},
 }
 
@@ -74,7 +72,9 @@ type extractor struct{}
 var _ extractors.Extractor = extractor{}
 
 // Extract implements extractors.Extractor. A file that is none of the
-// formats is extractors.ErrUnsupported.
+// formats is extractors.ErrUnsupported; a hostile archive (a bomb, an
+// entry escaping the extraction directory) is a deterministic error, and
+// nothing of its listing is kept.
 func (extractor) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, extractors.Transient(err)
@@ -103,7 +103,7 @@ func stopBefore(deadline, now time.Time) time.Time {
 
 // walk lists the archive r and sorts out how the walk ended: a cap or a
 // damage after some entries keeps the listing; damage before any entry,
-// or not an archive at all, is an error.
+// not an archive at all, or a hostile archive is an error.
 func walk(l *listing, sc scope, name string, r io.ReaderAt, size int64) error {
 	format, err := detect(r, size, name)
 	if err != nil {
@@ -113,10 +113,13 @@ func walk(l *listing, sc scope, name string, r io.ReaderAt, size int64) error {
 	err = walkFormat(l, sc, format, name, r, size)
 	var stop *stopError
 	var dmg *damageError
+	var hostile *hostileError
 	switch {
 	case err == nil:
 	case l.ctx.Err() != nil:
 		return fmt.Errorf("list %s: %w", format, l.ctx.Err())
+	case errors.As(err, &hostile):
+		return fmt.Errorf("list %s: %w", format, err)
 	case errors.As(err, &stop):
 		l.stoppedBy = stop.reason
 	case errors.As(err, &dmg) && l.count > 0:
@@ -125,7 +128,7 @@ func walk(l *listing, sc scope, name string, r io.ReaderAt, size int64) error {
 		return fmt.Errorf("list %s: %w", format, err)
 	}
 	if l.totalSize > RatioFloor && l.totalSize > MaxRatio*max(size, 1) {
-		l.flagBomb(fmt.Sprintf("entries declare %d bytes from a file of %d", l.totalSize, size))
+		return bomb(fmt.Sprintf("entries declare %d bytes from a file of %d", l.totalSize, size))
 	}
 	return nil
 }

@@ -5,26 +5,39 @@
 // ratio, counts, and the text of small inner text documents.
 //
 // Every archive is untrusted, so every walk is bounded while the headers
-// are read, before anything is decompressed or allocated after them:
+// are read, before anything is decompressed or allocated after them. A
+// hostile archive, one made to harm whoever unpacks it, fails the
+// extractor with a deterministic error (recorded, not retried) and nothing
+// of its listing is kept; caps on a harmless archive keep the listing so
+// far:
 //
 //   - entries: at most MaxListed listed in Data, at most MaxEntries
 //     walked (counted); beyond, the walk stops (truncated, stopped_by
 //     "entries").
 //   - bytes: a compressed stream (tar.gz, .xz ...) is decompressed to walk
-//     it; at most MaxStreamBytes are, and the walk stops with stopped_by
-//     "ratio" and bomb true once more than MaxRatio times the compressed
-//     bytes read came out past RatioFloor (a decompression bomb).
-//   - declared sizes (zip, 7z): an entry declaring more than MaxRatio
-//     times its compressed size past RatioFloor, a total over
-//     MaxDeclaredTotal, or entries whose compressed data overlap (a
-//     zip bomb of shared data) flag the listing as a bomb; nothing is
-//     decompressed but small text documents and small nested archives.
+//     it; at most MaxStreamBytes are (stopped_by "bytes"). Once more than
+//     MaxRatio times the compressed bytes read came out past RatioFloor,
+//     the archive is a decompression bomb: error "decompression bomb
+//     refused: ...".
+//   - declared sizes (zip, 7z, tar): an entry declaring more than MaxRatio
+//     times its compressed size past RatioFloor, entries declaring more
+//     than MaxRatio times the file past RatioFloor, a total over
+//     MaxDeclaredTotal, or entries whose compressed data overlap (a zip
+//     bomb of shared data) make the archive a bomb as well, found before
+//     anything is decompressed (nothing is but small text documents and
+//     small nested archives).
 //   - nesting: archives inside the archive of at most MaxNestedSize are
 //     listed too (their entries named "inner.zip/..." with archive set),
 //     one level deep only; deeper ones are listed as entries, not opened.
-//   - unsafe entries: names with ".." elements, absolute names (/etc,
-//     C:\), symbolic and hard links, device and FIFO entries are flagged
-//     (unsafe, unsafe_reason, and in the unsafe list) and never read.
+//     A hostile nested archive makes the whole file hostile.
+//   - zip slip: an entry name with a ".." element, an absolute name (/etc,
+//     C:\, \\server) or a NUL byte would be written outside the directory
+//     the archive is extracted into: error "unsafe entry refused (zip
+//     slip): ...".
+//   - links and special files: symbolic and hard links, device and FIFO
+//     entries are common in real tarballs (a system image); they are
+//     listed, flagged (unsafe, unsafe_reason, and in the unsafe list) and
+//     never read.
 //   - text: entries named .txt, .md, .csv, .tsv, .log, .rst of at most
 //     MaxTextFile bytes are read (decompressed) into Data.text, at most
 //     MaxTextTotal in all.

@@ -36,7 +36,6 @@ const (
 const (
 	stopEntries   = "entries"
 	stopBytes     = "bytes"
-	stopRatio     = "ratio"
 	stopTimeLimit = "time_limit"
 	stopDamaged   = "damaged"
 )
@@ -45,6 +44,33 @@ const (
 type stopError struct{ reason string }
 
 func (e *stopError) Error() string { return "walk stopped: " + e.reason }
+
+// hostileError ends a walk on an archive made to harm whoever unpacks it:
+// a decompression bomb or an entry that would be written outside the
+// directory it is extracted into (zip slip). The extractor fails with it
+// (deterministic, not retried) and keeps nothing of the listing.
+type hostileError struct{ msg string }
+
+func (e *hostileError) Error() string { return e.msg }
+
+// bomb is the error of an archive found to be a decompression bomb.
+func bomb(reason string) error {
+	return &hostileError{"decompression bomb refused: " + reason}
+}
+
+// slip is the error of an entry whose name escapes the extraction
+// directory.
+func slip(name, reason string) error {
+	return &hostileError{fmt.Sprintf("unsafe entry refused (zip slip): %q: %s", name, reason)}
+}
+
+// endsWalk reports whether err ends the whole walk, nested archives
+// included: a cap reached, or a hostile archive.
+func endsWalk(err error) bool {
+	var stop *stopError
+	var hostile *hostileError
+	return errors.As(err, &stop) || errors.As(err, &hostile)
+}
 
 // Entry is one member of an archive as a reader found it.
 type Entry struct {
@@ -87,7 +113,6 @@ type listing struct {
 	unsafe       []map[string]any
 	unsafeCount  int
 	encrypted    bool
-	bomb         string
 	stoppedBy    string
 	damage       string
 	nested       int
@@ -109,16 +134,11 @@ func (l *listing) check() error {
 	return nil
 }
 
-// flagBomb records the first reason to think the archive a bomb.
-func (l *listing) flagBomb(reason string) {
-	if l.bomb == "" {
-		l.bomb = reason
-	}
-}
-
 // add records an entry. It returns a stopError when the walk must end
-// (too many entries, time limit), the context's error when cancelled.
-// unsafe is the entry's reason to be refused ("" when it is safe).
+// (too many entries, time limit), a hostileError for an entry whose name
+// escapes the extraction directory or that declares a bomb's ratio, the
+// context's error when cancelled. unsafe is the entry's reason not to be
+// read ("" when it is safe): a link or a special file.
 func (l *listing) add(sc scope, e Entry) (unsafe string, err error) {
 	if err := l.check(); err != nil {
 		return "", err
@@ -142,9 +162,10 @@ func (l *listing) add(sc scope, e Entry) (unsafe string, err error) {
 		l.encrypted = true
 	}
 	name := cleanName(e.Name)
-	unsafe = UnsafeReason(e.Name)
+	if reason := UnsafeReason(e.Name); reason != "" {
+		return "", slip(name, reason)
+	}
 	switch {
-	case unsafe != "":
 	case e.Type == "symlink" || e.Type == "hardlink":
 		unsafe = "link"
 	case e.Type == "device" || e.Type == "fifo":
@@ -154,7 +175,7 @@ func (l *listing) add(sc scope, e Entry) (unsafe string, err error) {
 	if e.CompressedSize > 0 && e.Size >= 0 {
 		ratio = float64(e.Size) / float64(e.CompressedSize)
 		if e.Size > RatioFloor && ratio > MaxRatio {
-			l.flagBomb(fmt.Sprintf("entry %q declares %d bytes from %d", name, e.Size, e.CompressedSize))
+			return "", bomb(fmt.Sprintf("entry %q declares %d bytes from %d", name, e.Size, e.CompressedSize))
 		}
 	}
 	if unsafe != "" {
@@ -266,14 +287,15 @@ func (l *listing) wantsNested(sc scope, e Entry, unsafe string) bool {
 }
 
 // walkNested lists an archive found inside the archive, one level deep.
-// Its failures are counted, not returned: the outer listing stands.
+// Its failures are counted, not returned: the outer listing stands, but
+// for a cap, a hostile inner archive (the outer one is hostile then) and
+// a cancelled harvest.
 func (l *listing) walkNested(name string, data []byte) error {
 	l.nested++
 	err := walkBytes(l, scope{depth: 1, inner: cleanName(name)}, name, data)
-	var stop *stopError
 	switch {
 	case err == nil:
-	case errors.As(err, &stop), l.ctx.Err() != nil:
+	case endsWalk(err), l.ctx.Err() != nil:
 		return err
 	default:
 		l.nestedErrors++
@@ -293,7 +315,6 @@ func (l *listing) data() map[string]any {
 		"total_size":      l.totalSize,
 		"compressed_size": l.archiveSize,
 		"truncated":       l.stoppedBy != "" || l.count > len(l.listed),
-		"bomb":            l.bomb != "",
 		"unsafe_entries":  l.unsafeCount,
 		"encrypted":       l.encrypted,
 		"nested_archives": l.nested,
@@ -302,9 +323,6 @@ func (l *listing) data() map[string]any {
 	}
 	if l.archiveSize > 0 {
 		d["ratio"] = round2(float64(l.totalSize) / float64(l.archiveSize))
-	}
-	if l.bomb != "" {
-		d["bomb_reason"] = l.bomb
 	}
 	if l.stoppedBy != "" {
 		d["stopped_by"] = l.stoppedBy

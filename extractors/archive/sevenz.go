@@ -829,7 +829,7 @@ func (l *listing) add7z(sc scope, main *streamsInfo, files []sevenZFile) error {
 		}
 	}
 	if l.totalSize > MaxDeclaredTotal {
-		l.flagBomb(fmt.Sprintf("entries declare %d bytes in all", l.totalSize))
+		return bomb(fmt.Sprintf("entries declare %d bytes in all", l.totalSize))
 	}
 	return nil
 }

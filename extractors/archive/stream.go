@@ -23,9 +23,9 @@ const (
 	maxZstdMemory = 256 << 20
 )
 
-// guard stops a decompressed stream at MaxStreamBytes, and as a bomb once
-// it gave more than MaxRatio times the compressed bytes read past
-// RatioFloor. It also checks the time limit every megabyte.
+// guard stops a decompressed stream at MaxStreamBytes, and fails it as a
+// bomb once it gave more than MaxRatio times the compressed bytes read
+// past RatioFloor. It also checks the time limit every megabyte.
 type guard struct {
 	r     io.Reader
 	in    *doctext.Counter // the compressed bytes the decoder reads
@@ -41,8 +41,7 @@ func (g *guard) Read(p []byte) (int, error) {
 	case g.out > MaxStreamBytes:
 		return 0, &stopError{stopBytes}
 	case g.out > RatioFloor && g.out > MaxRatio*max(g.in.N, 1):
-		g.l.flagBomb(fmt.Sprintf("%d bytes came out of %d compressed", g.out, g.in.N))
-		return 0, &stopError{stopRatio}
+		return 0, bomb(fmt.Sprintf("%d bytes came out of %d compressed", g.out, g.in.N))
 	case g.out >= g.check:
 		g.check = g.out + 1<<20
 		if err := g.l.check(); err != nil {
@@ -109,7 +108,7 @@ func walkStream(l *listing, sc scope, kind compression, r io.ReaderAt, size int6
 	br := bufio.NewReaderSize(g, 64<<10)
 	head, err := br.Peek(512)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		if isStop(err) || l.ctx.Err() != nil {
+		if endsWalk(err) || l.ctx.Err() != nil {
 			return err
 		}
 		return fmt.Errorf("%s: %w", kind, err)
@@ -136,8 +135,12 @@ func walkSingle(l *listing, sc scope, r io.Reader, name string, compressed int64
 		rest, err = io.Copy(io.Discard, r)
 		n += rest
 	}
+	var hostile *hostileError
+	if errors.As(err, &hostile) {
+		return err
+	}
 	e := Entry{Name: name, Size: n, CompressedSize: compressed, Mode: fileModeOf, Type: "file"}
-	if err != nil && !isStop(err) {
+	if err != nil && !endsWalk(err) {
 		if l.ctx.Err() != nil {
 			return err
 		}

@@ -22,8 +22,7 @@ func walkTar(l *listing, sc scope, r io.Reader) error {
 			return nil
 		}
 		if err != nil {
-			var stop *stopError
-			if errors.As(err, &stop) || l.ctx.Err() != nil {
+			if endsWalk(err) || l.ctx.Err() != nil {
 				return err
 			}
 			if l.count == 0 && sc.depth == 0 {
@@ -43,7 +42,7 @@ func walkTar(l *listing, sc scope, r io.Reader) error {
 		if l.wantsText(e, unsafe) {
 			if b, err := readAtMost(tr, MaxTextFile); err == nil {
 				l.addText(b)
-			} else if isStop(err) {
+			} else if endsWalk(err) {
 				return err
 			}
 		}
@@ -53,16 +52,11 @@ func walkTar(l *listing, sc scope, r io.Reader) error {
 				if err := l.walkNested(hdr.Name, b); err != nil {
 					return err
 				}
-			} else if isStop(err) {
+			} else if endsWalk(err) {
 				return err
 			}
 		}
 	}
-}
-
-func isStop(err error) bool {
-	var stop *stopError
-	return errors.As(err, &stop)
 }
 
 // readAtMost reads r whole when it holds at most limit bytes.

@@ -152,7 +152,7 @@ func walkZip(l *listing, sc scope, r io.ReaderAt, size int64) error {
 		rec.localOffset += d.base
 		sumCompressed += uint64(max(rec.CompressedSize, 0))
 		if rec.Type == "file" && rec.CompressedSize > 0 && ranges.overlaps(rec.localOffset, rec.CompressedSize) {
-			l.flagBomb("entries share compressed data (overlapping entries)")
+			return bomb("entries share compressed data (overlapping entries)")
 		}
 		unsafe, err := l.add(sc, rec.Entry)
 		if err != nil {
@@ -172,10 +172,10 @@ func walkZip(l *listing, sc scope, r io.ReaderAt, size int64) error {
 		}
 	}
 	if sumCompressed > uint64(size) {
-		l.flagBomb("entries declare more compressed data than the file holds (overlapping entries)")
+		return bomb("entries declare more compressed data than the file holds (overlapping entries)")
 	}
 	if l.totalSize > MaxDeclaredTotal {
-		l.flagBomb(fmt.Sprintf("entries declare %d bytes in all", l.totalSize))
+		return bomb(fmt.Sprintf("entries declare %d bytes in all", l.totalSize))
 	}
 	return nil
 }
