@@ -39,6 +39,12 @@ type SegmentSummary struct {
 	Locations map[string]any `json:"locations,omitempty"`
 	OCR       []SegmentText  `json:"ocr,omitempty"`
 	NSFW      *SegmentNSFW   `json:"nsfw,omitempty"`
+	// Transcript is what the item's captions (subtitle tracks, caption
+	// files, speech to text, uploads) say around the segment's time, one
+	// entry per caption. Extractors do not report it: the search index
+	// links the captions to the segments by time when it builds them
+	// (search.BuildSegments).
+	Transcript []SegmentTranscript `json:"transcript,omitempty"`
 }
 
 // Merge adds another extractor's view of the same moment. Lists append; of
@@ -49,6 +55,7 @@ func (s *SegmentSummary) Merge(o SegmentSummary) {
 	s.Descriptions = append(s.Descriptions, o.Descriptions...)
 	s.Logos = append(s.Logos, o.Logos...)
 	s.OCR = append(s.OCR, o.OCR...)
+	s.Transcript = append(s.Transcript, o.Transcript...)
 	if o.Description != nil && (s.Description == nil || o.Description.Confidence > s.Description.Confidence) {
 		s.Description = o.Description
 	}
@@ -106,6 +113,23 @@ type SegmentLogo struct {
 type SegmentText struct {
 	Text   string `json:"text"`
 	Source string `json:"source,omitempty"`
+}
+
+// SegmentTranscript is the text of one caption of the item spoken or shown
+// around a segment's time: its cues overlapping the segment's stretch,
+// one a line, in time order.
+type SegmentTranscript struct {
+	Text string `json:"text"`
+	// Source and Language are the caption's (see Caption): "speech",
+	// "embedded", "sidecar", "file" or "uploaded"; a language code or
+	// absent when unknown.
+	Source   string `json:"source"`
+	Language string `json:"language,omitempty"`
+	// Start and End span the cues whose text this is, in seconds from the
+	// start of the item (Start may precede the segment's time: a cue
+	// already showing when the segment begins).
+	Start float64 `json:"start_at"`
+	End   float64 `json:"end_at"`
 }
 
 // SegmentNSFW is the adult-content verdict of the frame.

@@ -38,6 +38,7 @@ type (
 	SegmentLogo        = extractors.SegmentLogo
 	SegmentText        = extractors.SegmentText
 	SegmentNSFW        = extractors.SegmentNSFW
+	SegmentTranscript  = extractors.SegmentTranscript
 )
 
 // Thumbnail is a segment's image as an extractor reported it (path below

@@ -15,8 +15,11 @@ import (
 // worker as segment parts: one row per item, extractor and moment.
 // BuildSegments merges the parts of every extractor of an item by time (to
 // the millisecond), so one frame analysed for faces and for text is one
-// segment. Drain rebuilds an item's segments whenever it indexes the item,
-// so they always follow the item's data (and its visibility).
+// segment. The item's captions are then linked to the segments by time
+// (summary.transcript; see linkTranscripts), cues no segment reaches making
+// segments of their own. Drain rebuilds an item's segments whenever it
+// indexes the item, so they always follow the item's data, its captions
+// and its visibility.
 
 type segmentPartRow struct {
 	ItemID    string
@@ -81,6 +84,22 @@ WHERE item_id = ANY(?::text[]) ORDER BY item_id, time_ms, extractor`, models.Str
 	})
 	for _, k := range order {
 		out[k.item] = append(out[k.item], *merged[k])
+	}
+
+	caps, err := loadTimedCaptions(ctx, db, ids)
+	if err != nil {
+		return nil, err
+	}
+	for id, cs := range caps {
+		d, ok := byID[id]
+		if !ok {
+			continue
+		}
+		lg, cg := d.Groups()
+		out[id] = linkTranscripts(out[id], cs, func(ms int64) Segment {
+			return Segment{ID: fmt.Sprintf("%s-%d", id, ms), ItemID: id, Time: float64(ms) / 1000,
+				LocationGroups: lg, ContainerGroups: cg}
+		})
 	}
 	return out, nil
 }
