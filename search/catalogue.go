@@ -71,6 +71,14 @@ var baseFields = map[Scope]map[string]Kind{
 		FieldID:   KindString,
 		"item_id": KindString,
 		"time":    KindNumber,
+		// Every item's captions are linked to its segments when they are
+		// built (BuildSegments), whichever extractors ran: known before
+		// any caption was indexed, so that a filter on them is valid.
+		"summary.transcript.text":     KindString,
+		"summary.transcript.source":   KindString,
+		"summary.transcript.language": KindString,
+		"summary.transcript.start_at": KindNumber,
+		"summary.transcript.end_at":   KindNumber,
 	},
 }
 

@@ -301,3 +301,27 @@ func TestValidID(t *testing.T) {
 		}
 	}
 }
+
+// The segments index searches the captions linked to segments as text and
+// filters on their source and language from the start, before any
+// captioned segment was indexed.
+func TestSegmentSettingsSearchTranscripts(t *testing.T) {
+	s := settings(search.NewCatalogue(search.ScopeSegments), 1000, 5000)
+	for _, f := range []string{"summary.transcript.text", "summary.transcript.source", "summary.transcript.language"} {
+		if !slices.Contains(s.SearchableAttributes, f) || !slices.Contains(s.FilterableAttributes, f) {
+			t.Errorf("%s: searchable %v, filterable %v", f, s.SearchableAttributes, s.FilterableAttributes)
+		}
+	}
+	if !slices.Contains(s.SortableAttributes, "summary.transcript.start_at") || slices.Contains(s.SearchableAttributes, "summary.transcript.start_at") ||
+		slices.Contains(s.SearchableAttributes, "item_id") {
+		t.Errorf("settings %+v", s)
+	}
+	p, err := search.Prepare(search.Document{"_id": "v-5210", "item_id": "v", "time": 5.21,
+		"summary": map[string]any{"transcript": []any{map[string]any{"text": "made amiable himself", "source": "speech", "language": "en", "start_at": 5.21, "end_at": 8}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := document(p)["summary"]; !strings.Contains(fmt.Sprint(got), "made amiable himself") {
+		t.Errorf("document %v", document(p))
+	}
+}
