@@ -371,6 +371,13 @@ func segments(r *rand.Rand, doc search.Document, ct *container) []search.Segment
 		if r.IntN(4) == 0 {
 			seg.Summary.NSFW = &search.SegmentNSFW{Source: "vendor", NSFW: false, NSFWScore: 0.1}
 		}
+		// The item's captions, linked to its first segment as
+		// search.BuildSegments links them (no randomness drawn: the rest
+		// of the corpus stays as it was).
+		if tr, ok := doc[search.FieldTranscript].(map[string]any); ok && k == 0 {
+			text, _ := tr["text"].(string)
+			seg.Summary.Transcript = []search.SegmentTranscript{{Text: text, Source: "embedded", Language: "en", Start: t, End: t + 4}}
+		}
 		out = append(out, seg)
 		t += math.Round((5+r.Float64()*60)*1000) / 1000
 	}

@@ -1107,6 +1107,11 @@ func segHasWord(seg search.Segment, word string) bool {
 			return true
 		}
 	}
+	for _, tr := range seg.Summary.Transcript {
+		if contains(tokens(tr.Text), word) {
+			return true
+		}
+	}
 	return false
 }
 
@@ -1138,8 +1143,8 @@ func (s *suite) segments(t *testing.T) {
 		// Every visible segment, paged.
 		got := s.allSegments(t, search.SegmentRequest{Filters: &all, Limit: 211}, v.vis)
 		sameIDs(t, v.name+" all segments", got, s.segmentIDs(v.vis, func(search.Segment) bool { return true }))
-		// Text.
-		for _, word := range []string{MarkerSegment, MarkerSegHidden} {
+		// Text: OCR, and captions linked to segments.
+		for _, word := range []string{MarkerSegment, MarkerSegHidden, MarkerCaption} {
 			got = s.allSegments(t, search.SegmentRequest{Query: word, Filters: &all}, v.vis)
 			want := s.segmentIDs(v.vis, func(seg search.Segment) bool { return segHasWord(seg, word) })
 			if v.vis.All && len(want) == 0 {
@@ -1147,6 +1152,12 @@ func (s *suite) segments(t *testing.T) {
 			}
 			sameIDs(t, v.name+" segments with "+word, got, want)
 		}
+		// A caption's language.
+		lang := search.SegmentFilters{ExactTerms: []search.Term{term("summary.transcript.language", "en")}}
+		got = s.allSegments(t, search.SegmentRequest{Filters: &lang}, v.vis)
+		sameIDs(t, v.name+" segments with an English caption", got, s.segmentIDs(v.vis, func(seg search.Segment) bool {
+			return len(seg.Summary.Transcript) > 0
+		}))
 		// Ranges and exists.
 		r := search.SegmentFilters{Ranges: []search.Range{{Field: "time", From: "10", To: "40.5"}}, Exists: []string{"summary.nsfw"}}
 		got = s.allSegments(t, search.SegmentRequest{Filters: &r}, v.vis)
