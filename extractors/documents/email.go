@@ -63,7 +63,7 @@ func acceptEmail(f extractors.File) bool {
 
 // Caps of the email extractor.
 const (
-	emailMaxBytes       = 64 << 20 // of an .eml file
+	emailMaxBytes       = 64 << 20 // of an .eml file: a larger one is refused
 	emailMaxHeader      = 1 << 20  // of one message's header
 	emailMaxMessage     = 16 << 20 // of one message in a mailbox; the rest is skipped
 	emailMaxMessages    = 1000     // messages of a mailbox listed (all are counted)
@@ -95,16 +95,21 @@ func (emailExtractor) Extract(ctx context.Context, in *extractors.Input) (*extra
 			data["format"], data["message_count"] = "eml", 1
 		}
 	} else {
-		lr := &io.LimitedReader{R: br, N: emailMaxBytes}
+		// One message is parsed whole (its parts, attachments' sizes): one
+		// larger than the parser reads is refused, unread.
+		if in.Size > emailMaxBytes {
+			return nil, tooLarge(in.Size, emailMaxBytes)
+		}
+		lr := &io.LimitedReader{R: br, N: emailMaxBytes + 1}
 		var m *emailMessage
 		m, err = readMessage(ctx, lr, text)
+		if lr.N <= 0 && src.Err() == nil && ctx.Err() == nil {
+			return nil, tooLarge(-1, emailMaxBytes)
+		}
 		if err == nil {
 			data = m.data()
 			data["format"] = "eml"
 			data["message_count"] = 1
-			if lr.N <= 0 {
-				text.MarkTruncated()
-			}
 		}
 	}
 	if err := src.Err(); err != nil {

@@ -168,6 +168,12 @@ func readFDX(ctx context.Context, r io.Reader) (map[string]any, error) {
 			if inText && para.Len() < fdxMaxParagraph {
 				para.Write(t)
 			}
+		case xml.Directive:
+			if strings.HasPrefix(strings.TrimSpace(string(t)), "DOCTYPE") {
+				if err := checkDoctype(string(t)); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	if root == "" {

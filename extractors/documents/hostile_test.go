@@ -2,6 +2,8 @@ package documents
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,34 +15,80 @@ import (
 	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
-// A billion laughs: ten levels of ten references each. encoding/xml
-// expands no entity a DTD declares, so the first reference is an undefined
-// entity: the file is reported not well-formed, nothing grows.
-func TestXMLBillionLaughs(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [\n <!ENTITY lol \"lol\">\n")
-	for i := 1; i <= 9; i++ {
-		fmt.Fprintf(&b, " <!ENTITY lol%d \"%s\">\n", i, strings.Repeat(fmt.Sprintf("&lol%d;", i-1), 10))
-	}
-	b.WriteString("]>\n<lolz>&lol9;</lolz>\n")
-	p := filepath.Join(t.TempDir(), "lol.xml")
-	os.WriteFile(p, []byte(strings.ReplaceAll(b.String(), "&lol0;", "&lol;")), 0o644)
-	var o extractors.Outcome
-	n := extractortest.Allocated(func() { o = run(t, "xml", p, "") })
-	d := extractortest.Data(t, o)
-	if d["valid"] != false || !strings.Contains(fmt.Sprint(d["error"]), "entity") || d["has_doctype"] != true {
-		t.Errorf("billion laughs: %v", d)
-	}
-	if strings.Contains(string(o.JSON), "lollol") {
-		t.Error("an entity was expanded")
-	}
-	if n > 64<<20 {
-		t.Errorf("billion laughs allocated %d bytes", n)
+// refusedDoc wants a deterministic error containing want from an outcome,
+// and nothing of the file in it.
+func refusedDoc(t *testing.T, what string, o extractors.Outcome, want string) {
+	t.Helper()
+	switch {
+	case o.Err == nil:
+		t.Errorf("%s: data %s, want an error containing %q", what, o.JSON, want)
+	case extractors.IsTransient(o.Err) || errors.Is(o.Err, extractors.ErrUnsupported):
+		t.Errorf("%s: %v, want a deterministic error", what, o.Err)
+	case !strings.Contains(o.Err.Error(), want):
+		t.Errorf("%s: %v, want %q", what, o.Err, want)
 	}
 }
 
-// An external entity naming /etc/passwd is never fetched: the xml, html
-// and fdx extractors report a syntax error or the reference as text.
+// billionLaughs is the classic: ten levels of ten references each.
+func billionLaughs(root string) string {
+	var b strings.Builder
+	b.WriteString("<?xml version=\"1.0\"?>\n<!DOCTYPE " + root + " [\n <!ENTITY lol \"lol\">\n")
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&b, " <!ENTITY lol%d \"%s\">\n", i, strings.Repeat(fmt.Sprintf("&lol%d;", i-1), 10))
+	}
+	b.WriteString("]>\n<" + root + ">&lol9;</" + root + ">\n")
+	return strings.ReplaceAll(b.String(), "&lol0;", "&lol;")
+}
+
+// A billion laughs is refused: encoding/xml would expand none of its
+// entities, but the file is made to attack parsers that do, so it is an
+// error, with nothing of it kept and nothing grown.
+func TestXMLBillionLaughs(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "lol.xml")
+	os.WriteFile(p, []byte(billionLaughs("lolz")), 0o644)
+	var o extractors.Outcome
+	n := extractortest.Allocated(func() { o = run(t, "xml", p, "") })
+	refusedDoc(t, "billion laughs", o, `entity expansion refused: entity "lol1" refers to entity "lol"`)
+	if n > 64<<20 {
+		t.Errorf("billion laughs allocated %d bytes", n)
+	}
+	fdx := filepath.Join(t.TempDir(), "lol.fdx")
+	os.WriteFile(fdx, []byte(billionLaughs("FinalDraft")), 0o644)
+	refusedDoc(t, "billion laughs (fdx)", run(t, "fdx", fdx, ""), "entity expansion refused")
+}
+
+// The DTDs that are refused and those that are not.
+func TestCheckDoctype(t *testing.T) {
+	t.Parallel()
+	for directive, want := range map[string]string{
+		`DOCTYPE a [<!ENTITY x SYSTEM "file:///etc/passwd">]`:                                                        "external entity refused",
+		`DOCTYPE a [<!ENTITY x PUBLIC "-//x" "http://127.0.0.1/x">]`:                                                 "external entity refused",
+		`DOCTYPE a [<!ENTITY % p SYSTEM "http://127.0.0.1/x.dtd"> %p;]`:                                              `parameter entity "p" is declared SYSTEM`,
+		`DOCTYPE a [<!ENTITY a "x"><!ENTITY b "&a;&a;">]`:                                                            `entity "b" refers to entity "a"`,
+		`DOCTYPE a [<!ENTITY b "&a;"><!ENTITY a "x">]`:                                                               `entity "b" refers to entity "a"`,
+		`DOCTYPE a [<!ENTITY a "&a;">]`:                                                                              `entity "a" refers to entity "a"`,
+		`DOCTYPE a [<!ENTITY % a "x"><!ENTITY % b "%a;%a;">]`:                                                        `parameter entity "b" refers to entity "a"`,
+		`DOCTYPE a [<!ENTITY a "x"><!ENTITY b "&#38;a;&#38;a;">]`:                                                    `entity "b" refers to entity "a"`,
+		`DOCTYPE a [<!-- <!ENTITY c SYSTEM "x"> --><!ENTITY d SYSTEM 'x'>]`:                                          `entity "d"`,
+		`DOCTYPE svg [<!ENTITY ns_svg "http://www.w3.org/2000/svg">]`:                                                "",
+		`DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd"`: "",
+		`DOCTYPE a [<!ELEMENT a (#PCDATA)><!ATTLIST a b CDATA "<!ENTITY x SYSTEM 'y'>">]`:                            "",
+		`DOCTYPE a [<!-- <!ENTITY c SYSTEM "x"> --><!ENTITY amp2 "&amp;&#60;">]`:                                     "",
+		`DOCTYPE a [<!ENTITY a "x">`:                                                                                 "",
+		`DOCTYPE a [<!ENTITY`:                                                                                        "",
+	} {
+		err := checkDoctype(directive)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", directive, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: %v, want %q", directive, err, want)
+		}
+	}
+}
+
+// An external entity naming /etc/passwd is never fetched: the xml and fdx
+// extractors refuse the file, html and text read the reference as text.
 func TestXXE(t *testing.T) {
 	t.Parallel()
 	passwd, err := os.ReadFile("/etc/passwd")
@@ -63,15 +111,52 @@ func TestXXE(t *testing.T) {
 			t.Errorf("%s: /etc/passwd leaked: %s", tc.extractor, out)
 		}
 		switch tc.extractor {
-		case "xml":
-			if d := extractortest.Data(t, o); d["valid"] != false {
-				t.Errorf("xml: %v", d)
-			}
-		case "fdx":
-			if o.Err == nil || !strings.Contains(o.Err.Error(), "entity") {
-				t.Errorf("fdx: %v", o.Err)
-			}
+		case "xml", "fdx":
+			refusedDoc(t, tc.extractor, o, `external entity refused: entity "xxe" is declared SYSTEM or PUBLIC (never fetched)`)
 		}
+	}
+}
+
+// Documents over what their parser reads (64 MiB) are refused, unread,
+// when the storage gives their size, and once the parser read past the
+// cap when it does not. Plain text and CSV are streamed whole: they have
+// no such cap (see TestOversizedDocuments).
+func TestDocumentsOverTheParserCap(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for name, head := range map[string]string{
+		"xml": "<doc>", "json": "[", "fdx": "<FinalDraft>", "html": "<html><p>", "email": "From: a@b.c\nSubject: big\n\n",
+	} {
+		ext := name
+		if name == "email" {
+			ext = "eml"
+		}
+		p := filepath.Join(dir, "big."+ext)
+		if err := os.WriteFile(p, []byte(head), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(p, 64<<20+1); err != nil { // sparse: nothing written
+			t.Fatal(err)
+		}
+		refusedDoc(t, name, run(t, name, p, ""), "document too large: 67108865 bytes, over the 64 MiB this extractor parses")
+	}
+
+	// The storage said nothing of the size: the cap is found by reading.
+	var b strings.Builder
+	b.WriteString("<doc>")
+	for b.Len() <= 2<<20 {
+		b.WriteString("<p>words and more words</p>")
+	}
+	b.WriteString("</doc>")
+	x := walker{max: 1 << 20, walk: walkXML}
+	_, err := x.Extract(context.Background(), &extractors.Input{Name: "big.xml", Size: -1, Content: []byte(b.String())})
+	if err == nil || extractors.IsTransient(err) || !strings.Contains(err.Error(), "document too large: over the 1 MiB") {
+		t.Errorf("xml read past the cap: %v", err)
+	}
+	// A file of exactly the cap is read.
+	exact := strings.Repeat(" ", 1<<20-len("<doc>x</doc>")) + "<doc>x</doc>"
+	if res, err := x.Extract(context.Background(), &extractors.Input{Name: "exact.xml", Size: -1, Content: []byte(exact)}); err != nil || res.Data["valid"] != true {
+		t.Errorf("xml of the cap: %v %v", err, res)
 	}
 }
 

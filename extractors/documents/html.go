@@ -43,8 +43,9 @@ func acceptHTML(f extractors.File) bool {
 	return extractors.AcceptMIME([]string{"text/html", "application/xhtml+xml"}, "html", "htm", "xhtml")(f)
 }
 
-// Caps of the html extractor: bytes read, and the longest token (a text
-// run or a tag) the tokenizer buffers.
+// Caps of the html extractor: bytes parsed (a larger page is refused:
+// tooLarge), and the longest token (a text run or a tag) the tokenizer
+// buffers (the page's text ends there, marked truncated).
 const (
 	htmlMaxBytes = 64 << 20
 	htmlMaxToken = 1 << 20
@@ -64,11 +65,11 @@ func (htmlExtractor) Extract(ctx context.Context, in *extractors.Input) (*extrac
 	if rerr := src.Err(); rerr != nil {
 		return nil, rerr
 	}
+	if src.Over() && ctx.Err() == nil {
+		return nil, tooLarge(-1, htmlMaxBytes)
+	}
 	if err != nil {
 		return nil, err
-	}
-	if src.Cut() {
-		text.MarkTruncated()
 	}
 	data := page.data()
 	text.Put(data)

@@ -20,7 +20,7 @@ func init() {
 		DefaultEnabled: true,
 		Accept:         acceptJSON,
 		Fields: []extractors.Field{
-			{Path: "valid", Type: extractors.TypeBool, Doc: "true when the file is one well-formed JSON value; absent when the file is larger than what was checked (64 MiB)"},
+			{Path: "valid", Type: extractors.TypeBool, Doc: "true when the file is one well-formed JSON value (a file over 64 MiB is refused: an error)"},
 			{Path: "error", Type: extractors.TypeString, Doc: "why the file is not valid JSON"},
 			{Path: "top_level_type", Type: extractors.TypeString, Doc: "object, array, string, number, boolean or null"},
 			{Path: "keys", Type: extractors.TypeString, Doc: "keys of the top-level object (at most 200)"},
@@ -41,10 +41,10 @@ func acceptJSON(f extractors.File) bool {
 		"application/x-ndjson", "application/manifest+json"}, "json", "geojson", "jsonld")(f)
 }
 
-// Caps of the json extractor: the bytes read (a single huge string is
-// buffered whole by the decoder, so this bounds memory too), the keys
-// listed, and the depth below which strings are still collected (deeper
-// values are checked, not read).
+// Caps of the json extractor: the bytes parsed (a single huge string is
+// buffered whole by the decoder, so this bounds memory too; a larger file
+// is refused: tooLarge), the keys listed, and the depth below which
+// strings are still collected (deeper values are checked, not read).
 const (
 	jsonMaxBytes = 64 << 20
 	jsonMaxKeys  = 200
