@@ -28,7 +28,8 @@ func newDecoder(r io.Reader) *xml.Decoder {
 }
 
 // walkPart opens a part and passes each token to visit until the end, ctx
-// is done, or visit returns errStop (not an error) or another error.
+// is done, or visit returns errStop (not an error) or another error. A
+// part with a document type declaration is refused.
 func walkPart(ctx context.Context, a *archive, name string, visit func(xml.Token) error) error {
 	rc, err := a.open(name)
 	if err != nil {
@@ -48,6 +49,11 @@ func walkPart(ctx context.Context, a *archive, name string, visit func(xml.Token
 		}
 		if err != nil {
 			return fmt.Errorf("part %s: %w", name, err)
+		}
+		if d, ok := tok.(xml.Directive); ok && strings.HasPrefix(strings.TrimSpace(string(d)), "DOCTYPE") {
+			// Office parts never have one (ECMA-376 forbids it); its
+			// entities could only be an attack (XXE, billion laughs).
+			return fmt.Errorf("part %s: document type declaration refused (office parts have none; its entities are never fetched nor expanded)", name)
 		}
 		if err := visit(tok); err != nil {
 			if errors.Is(err, errStop) {

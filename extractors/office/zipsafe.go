@@ -114,14 +114,14 @@ func (a *archive) open(name string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("no part %s: %w", name, errMissing)
 	}
 	size := f.UncompressedSize64
-	if size > maxEntryBytes {
-		return nil, fmt.Errorf("zip bomb: part %s declares %d bytes, at most %d", f.Name, size, maxEntryBytes)
-	}
 	if size > ratioFloor && (f.CompressedSize64 == 0 || size/f.CompressedSize64 > maxRatio) {
 		return nil, fmt.Errorf("zip bomb: part %s expands %d bytes into %d", f.Name, f.CompressedSize64, size)
 	}
+	if size > maxEntryBytes {
+		return nil, fmt.Errorf("document too large: part %s of %d bytes, over the %d MiB this extractor parses", f.Name, size, maxEntryBytes>>20)
+	}
 	if int64(size) > a.budget {
-		return nil, fmt.Errorf("zip bomb: more than %d bytes to decompress", maxTotalBytes)
+		return nil, fmt.Errorf("document too large: more than the %d MiB this extractor decompresses", maxTotalBytes>>20)
 	}
 	rc, err := f.Open()
 	if err != nil {
@@ -142,7 +142,7 @@ type budgeted struct {
 
 func (b *budgeted) Read(p []byte) (int, error) {
 	if b.a.budget <= 0 {
-		return 0, fmt.Errorf("zip bomb: more than %d bytes decompressed", maxTotalBytes)
+		return 0, fmt.Errorf("document too large: more than the %d MiB this extractor decompresses", maxTotalBytes>>20)
 	}
 	if b.left <= 0 {
 		return 0, errors.New("zip: part longer than declared")
