@@ -30,8 +30,9 @@ import (
 //     frame) make segments of their own: the first such cue's start is a
 //     segment's time, and the following unreached cues starting within
 //     TranscriptReach of it fall in its reach. Such segments have no
-//     thumbnail. A word is thus found at most TranscriptReach seconds
-//     after the segment's time, never before it.
+//     thumbnail. Every segment a cue is found in is thus at most
+//     TranscriptReach seconds before the cue starts, or the cue is already
+//     on at the segment's time.
 //   - A segment carries one transcript entry per caption (at most
 //     MaxSegmentTranscripts, in the order the captions were stored), its
 //     cues' text one a line, cut at MaxSegmentTranscriptBytes; entries

@@ -1,6 +1,13 @@
 // Package captions is the family of caption extractors: timed transcripts
 // reported as extractors.Caption records (stored in the captions table,
-// searched as transcript.text, the basis of keyword hits by time).
+// searched as transcript.text, the basis of keyword hits by time). They
+// are linked to the item's segments by time when the search index builds
+// them (search.BuildSegments): each segment's summary.transcript holds the
+// text of the cues overlapping its stretch (until the next segment, at
+// most search.TranscriptReach seconds), with the caption's source and
+// language, and cues no segment reaches make segments of their own, so
+// that a segment search finds a subtitle's words at the frame shown with
+// them. Uploaded captions are linked alike.
 //
 //   - caption_files: an item that is a caption file (SubRip, WebVTT,
 //     SubStation Alpha, TTML/DFXP, Scenarist SCC) gives one caption of

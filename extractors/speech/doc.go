@@ -25,7 +25,11 @@
 // language "en", format "speech"), whose cues are phrases cut at pauses,
 // utterance ends and a maximum length, searchable as transcript.text and
 // read by keyword hits with their times; and in Data (text, word and cue
-// counts, seconds processed, mean word confidence). No Segments are
-// written: the reference's segment summary has no speech part, and the
-// caption already carries the times.
+// counts, seconds processed, mean word confidence). The extractor writes
+// no Segments itself: the search index links every caption of an item,
+// this one included, to the item's segments by time when it builds them
+// (summary.transcript with source "speech"; see search.BuildSegments), and
+// the phrases no frame reaches (an audio file has no frames) become
+// segments of their own at their start, so that a segment search finds a
+// spoken word at the second it is said.
 package speech
