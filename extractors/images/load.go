@@ -90,8 +90,14 @@ func (l *Loader) Load(ctx context.Context, path string, maxSide int) (*Picture, 
 		return nil, extractors.Transient(fmt.Errorf("open picture: %w", err))
 	}
 	defer f.Close()
+	return l.load(ctx, f, path, maxSide)
+}
+
+// load decodes the picture r (the file at path, which ffmpeg reads when Go
+// does not decode its format).
+func (l *Loader) load(ctx context.Context, r io.ReadSeeker, path string, maxSide int) (*Picture, error) {
 	var head [16]byte
-	n, err := io.ReadFull(f, head[:])
+	n, err := io.ReadFull(r, head[:])
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return nil, extractors.Transient(fmt.Errorf("read picture: %w", err))
 	}
@@ -102,7 +108,7 @@ func (l *Loader) Load(ctx context.Context, path string, maxSide int) (*Picture, 
 	if format == "" {
 		return l.loadFFmpeg(ctx, path, maxSide)
 	}
-	return l.loadGo(ctx, f, format, maxSide)
+	return l.loadGo(ctx, r, format, maxSide)
 }
 
 // sniff names the formats Go decodes from their first bytes; "" for others.
@@ -130,7 +136,7 @@ var decoders = map[string]struct {
 	"webp": {webp.DecodeConfig, webp.Decode},
 }
 
-func (l *Loader) loadGo(ctx context.Context, f *os.File, format string, maxSide int) (*Picture, error) {
+func (l *Loader) loadGo(ctx context.Context, f io.ReadSeeker, format string, maxSide int) (*Picture, error) {
 	dec := decoders[format]
 	rewind := func() (io.Reader, error) {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
