@@ -90,28 +90,59 @@ func (dbfExtractor) Extract(ctx context.Context, in *extractors.Input) (*extract
 	}
 	data := h.data()
 	text := doctext.NewBuilder(doctext.MaxText)
-	var sample []any
+	recs, err := h.readRecords(ctx, br, text)
+	if rerr := src.Err(); rerr != nil {
+		return nil, rerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if recs.present < int64(h.records) {
+		data["records_present"] = recs.present
+	}
+	data["deleted_count"] = recs.deleted
+	if h.encodingName != "" {
+		data["encoding"] = h.encodingName
+	}
+	if len(recs.sample) > 0 {
+		data["sample_rows"] = recs.sample
+	}
+	text.Put(data)
+	return &extractors.Result{Data: data}, nil
+}
+
+// dbfRecords is what the records of a table gave.
+type dbfRecords struct {
+	present, deleted int64
+	sample           []any // the first records' values
+}
+
+// readRecords reads the records h declares from r (the bytes after the
+// header), their character values into text, a record a line. A table
+// that ends before its declared count ends the count (present). It
+// returns r's error other than its end, and ctx's.
+func (h *dbfHeader) readRecords(ctx context.Context, r io.Reader, text *doctext.Builder) (dbfRecords, error) {
+	var recs dbfRecords
 	record := make([]byte, h.recordLen)
-	var present, deleted int64
-	for present < int64(h.records) {
-		if present%4096 == 0 {
+	for recs.present < int64(h.records) {
+		if recs.present%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return recs, err
 			}
 		}
-		if _, err := io.ReadFull(br, record); err != nil {
-			if err := src.Err(); err != nil {
-				return nil, err
+		if _, err := io.ReadFull(r, record); err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				break // the file ends before the declared count
 			}
-			break // the file ends before the declared count
+			return recs, err
 		}
-		present++
+		recs.present++
 		if record[0] == '*' {
-			deleted++
+			recs.deleted++
 			continue
 		}
-		if len(sample) < dbfSampleRows {
-			sample = append(sample, h.values(record, false))
+		if len(recs.sample) < dbfSampleRows {
+			recs.sample = append(recs.sample, h.values(record, false))
 		}
 		if text.Full() {
 			text.MarkTruncated()
@@ -130,18 +161,7 @@ func (dbfExtractor) Extract(ctx context.Context, in *extractors.Input) (*extract
 			}
 		}
 	}
-	if present < int64(h.records) {
-		data["records_present"] = present
-	}
-	data["deleted_count"] = deleted
-	if h.encodingName != "" {
-		data["encoding"] = h.encodingName
-	}
-	if len(sample) > 0 {
-		data["sample_rows"] = sample
-	}
-	text.Put(data)
-	return &extractors.Result{Data: data}, nil
+	return recs, nil
 }
 
 // dbfHeader is the parsed header of a dBASE file.
