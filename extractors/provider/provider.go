@@ -328,3 +328,19 @@ func CleanText(s string, n int) string {
 	}
 	return strings.TrimSpace(b.String())
 }
+
+// CallMedia sends media for task in Batches, one call each, in order,
+// with input {"media": batch}, and gives add each batch with its answer
+// (decoded into a new T). It stops at the first error.
+func CallMedia[T any](ctx context.Context, c *Client, task string, media []Media, add func(batch []Media, answer T) error) error {
+	for _, batch := range Batches(media) {
+		var answer T
+		if err := c.Call(ctx, task, map[string]any{"media": batch}, &answer); err != nil {
+			return err
+		}
+		if err := add(batch, answer); err != nil {
+			return fmt.Errorf("provider %s: %w", task, err)
+		}
+	}
+	return nil
+}

@@ -37,7 +37,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			secs, err := setting(env, "seconds", "VENDOR_AUDIO_SECONDS", maxAudioSeconds)
+			secs, err := provider.Count(env, "seconds", "VENDOR_AUDIO_SECONDS", maxAudioSeconds)
 			if err != nil {
 				return nil, err
 			}
@@ -58,12 +58,12 @@ func (x *audioClassification) Extract(ctx context.Context, in *extractors.Input)
 	}
 	probe, err := av.Read(ctx, x.run, in)
 	if err != nil {
-		return nil, wrapRun(ctx, "read the streams", err)
+		return nil, provider.WrapRun(ctx, "read the streams", err)
 	}
 	if probe.Audio() == nil {
 		return nil, extractors.ErrUnsupported
 	}
-	wav, start, length, err := audioClip(ctx, x.run, in, probe, x.seconds)
+	wav, start, length, err := provider.AudioClip(ctx, x.run, in, probe, x.seconds)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			n, err := setting(env, "frames", "VENDOR_SPORTS_FRAMES", maxFrames)
+			n, err := provider.Count(env, "frames", "VENDOR_SPORTS_FRAMES", maxFrames)
 			if err != nil {
 				return nil, err
 			}
@@ -58,19 +58,18 @@ func (x *sports) Extract(ctx context.Context, in *extractors.Input) (*extractors
 	}
 	probe, err := av.Read(ctx, x.run, in)
 	if err != nil {
-		return nil, wrapRun(ctx, "read the streams", err)
+		return nil, provider.WrapRun(ctx, "read the streams", err)
 	}
 	if probe.Video() == nil {
 		return nil, fmt.Errorf("%w: no video stream", extractors.ErrUnsupported)
 	}
-	fs, err := frames(ctx, x.run, in, probe, x.frames)
+	fs, _, err := provider.Frames(ctx, x.run, in, probe, x.frames)
 	if err != nil {
 		return nil, err
 	}
 	media := make([]provider.Media, len(fs))
 	for i, f := range fs {
-		t := f.time
-		media[i] = provider.Media{Type: "image/jpeg", Time: &t, Data: f.jpeg}
+		media[i] = f.Media()
 	}
 	answer, err := call(ctx, x.client, "sports", map[string]any{"media": media})
 	if err != nil {

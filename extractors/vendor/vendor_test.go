@@ -16,6 +16,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/provider"
 )
 
 // fakeVendor is a provider the tests start: it records what it is sent
@@ -128,7 +129,7 @@ func TestAudioClassification(t *testing.T) {
 		binary.LittleEndian.Uint16(m.Data[22:]) != 1 || binary.LittleEndian.Uint32(m.Data[24:]) != 16000 {
 		t.Errorf("media %s start %v duration %v, %d bytes", m.Type, *m.Start, *m.Duration, len(m.Data))
 	}
-	if secs := float64(len(m.Data)-44) / wavBytesPerSecond; secs < 3.9 || secs > 4.1 {
+	if secs := float64(len(m.Data)-44) / provider.WAVBytesPerSecond; secs < 3.9 || secs > 4.1 {
 		t.Errorf("sample of %.2f s", secs)
 	}
 	want := `{"clip":{"duration":4,"start":3},"labels":[{"confidence":0.9,"end":6.5,"name":"Sine wave","start":3},{"confidence":0.2,"end":5,"name":"music","start":4}],"top":"Sine wave"}`
