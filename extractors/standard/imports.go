@@ -21,6 +21,6 @@ import (
 	_ "github.com/metaharvest/metaharvest/extractors/places"    // geocoding, weather
 	_ "github.com/metaharvest/metaharvest/extractors/probe"     // mediainfo, audioinfo, m2ts, dpx, drm
 	_ "github.com/metaharvest/metaharvest/extractors/speech"    // speech_to_text
-	_ "github.com/metaharvest/metaharvest/extractors/vendor"    // vendor_audio_classification, vendorsports (provider)
+	_ "github.com/metaharvest/metaharvest/extractors/vendor"    // vendor_audio_classification, vendorsports, tags, logos (providers)
 	_ "github.com/metaharvest/metaharvest/extractors/video"     // video_main_frames, video_previews, audio_previews
 )

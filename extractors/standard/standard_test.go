@@ -11,10 +11,12 @@ import (
 )
 
 // added are the extractors this project registers besides the reference's
-// list: text (plain text documents) and speech_to_text (offline speech to
-// text, the gms2t of the original clients). nsfw joins them when its
-// family is linked.
-var added = []string{"text", "speech_to_text"}
+// list: text (plain text documents), speech_to_text (offline speech to
+// text, the gms2t of the original clients), and the provider-backed ones
+// whose names the reference omits (its providers' brands): tags
+// (recognition) and logos (logo detection, the gmlogos of the original
+// clients). nsfw joins them when its family is linked.
+var added = []string{"text", "speech_to_text", "tags", "logos"}
 
 // base are the base extractors of package extractors: store and mime_type
 // run on every file (Always), hashes on every file asked for. They accept
