@@ -15,7 +15,19 @@ func Observed(engine Engine, observe Observe) Engine {
 	if engine == nil || observe == nil {
 		return engine
 	}
-	return &observed{e: engine, observe: observe}
+	o := &observed{e: engine, observe: observe}
+	if _, ok := engine.(TxIndexer); ok {
+		return observedTx{o}
+	}
+	return o
+}
+
+// observedTx is an observed engine that indexes in transactions: its
+// IndexTx calls are reported as upserts.
+type observedTx struct{ *observed }
+
+func (o observedTx) IndexTx(ctx context.Context, conn Conn, docs []Document, segs []Segment, gone []string) error {
+	return o.run("upsert", func() error { return o.e.(TxIndexer).IndexTx(ctx, conn, docs, segs, gone) })
 }
 
 type observed struct {

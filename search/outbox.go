@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -19,35 +18,49 @@ import (
 // The outbox (table search_outbox) holds the ids of items whose search
 // document is stale. Writers mark items dirty inside the transaction that
 // changes them, so that an item saved while the engine is down still reaches
-// it: the row stays until an engine accepted the item's new document.
+// it: the row stays until an engine accepted the item's new document. The
+// mark notifies the channel OutboxChannel when its transaction commits, so
+// that waiting drainers (Indexer) start at once.
 //
-// Each row carries a sequence number bumped by every MarkDirty. A drainer
-// claims rows for a lease (claimed_until), so that two drainers never index
-// the same item at once (the older document could land last), and deletes a
-// row only if its sequence number is still the one it claimed: an item
-// changed while it was being indexed stays dirty.
+// Each row carries a sequence number bumped by every MarkDirty. How rows
+// are claimed depends on the engine:
+//   - An engine that indexes in the database's transactions (TxIndexer)
+//     is drained in one transaction per batch: the rows are locked (FOR
+//     UPDATE SKIP LOCKED), their items' rows too (so that a harvest
+//     indexing the same items in its own transaction goes first or
+//     waits), the documents built and written, the rows deleted, and
+//     everything commits at once. A drainer that dies releases its rows
+//     with its connection.
+//   - Other engines are written outside the database: a drainer claims
+//     rows for a lease (claimed_until, renewed while it works), so that two
+//     drainers never index the same item at once (the older document could
+//     land last), and deletes a row only if its sequence number is still
+//     the one it claimed: an item changed while it was being indexed stays
+//     dirty. Rows of a drainer that died are claimed again when its lease
+//     expires.
 
-// claimLease is how long a drainer owns the rows it claimed; a drainer that
-// dies releases them by expiry.
-const claimLease = 2 * time.Minute
+// OutboxChannel is the Postgres notification channel MarkDirty notifies.
+const OutboxChannel = "search_outbox"
+
+// claimLease is how long a drainer owns the rows it claimed before it
+// renews the claim; a drainer that dies releases them by expiry.
+var claimLease = 30 * time.Second
 
 // MarkDirty records that the search documents of these items must be rebuilt.
 // Call it with the transaction that changes the items.
 func MarkDirty(tx *gorm.DB, itemIDs ...string) error {
-	ids := slices.Clone(itemIDs)
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	if len(ids) > 0 && ids[0] == "" {
-		ids = ids[1:]
-	}
+	ids := uniqueIDs(itemIDs)
 	if len(ids) == 0 {
 		return nil
 	}
 	err := tx.Exec(`
-INSERT INTO search_outbox (item_id)
-SELECT unnest(?::text[])
-ON CONFLICT (item_id) DO UPDATE
-SET seq = nextval('search_outbox_seq'), enqueued_at = clock_timestamp()`, models.Strings(ids)).Error
+WITH marked AS (
+    INSERT INTO search_outbox (item_id)
+    SELECT unnest(?::text[])
+    ON CONFLICT (item_id) DO UPDATE
+    SET seq = nextval('search_outbox_seq'), enqueued_at = clock_timestamp()
+    RETURNING 1)
+SELECT pg_notify(?, '') FROM (SELECT 1 FROM marked LIMIT 1) m`, models.Strings(ids), OutboxChannel).Error
 	if err != nil {
 		return fmt.Errorf("mark items dirty for search: %w", err)
 	}
@@ -71,12 +84,18 @@ func Drain(ctx context.Context, db *gorm.DB, engine Engine, batch int) (n int, e
 	if batch <= 0 {
 		batch = 500
 	}
+	once := drainOnce
+	if ti, ok := engine.(TxIndexer); ok {
+		once = func(ctx context.Context, db *gorm.DB, _ Engine, batch int) (int, []error, error) {
+			return drainTxOnce(ctx, db, ti, batch)
+		}
+	}
 	var refused []error
 	for {
 		if err := ctx.Err(); err != nil {
 			return n, errors.Join(append(refused, err)...)
 		}
-		done, bad, err := drainOnce(ctx, db, engine, batch)
+		done, bad, err := once(ctx, db, engine, batch)
 		n += done
 		if err != nil {
 			return n, errors.Join(append(refused, err)...)
@@ -104,12 +123,93 @@ func upsertEach(ctx context.Context, engine Engine, docs []Document) (ok []strin
 			if unavailable(err) || ctx.Err() != nil {
 				return nil, nil, err
 			}
-			refused = append(refused, fmt.Errorf("index item %s: %w", d.ID(), err))
+			refused = append(refused, &refusal{itemID: d.ID(), err: err})
 			continue
 		}
 		ok = append(ok, d.ID())
 	}
 	return ok, refused, nil
+}
+
+// drainTxOnce indexes one batch for an engine that writes in the
+// database's transactions, in one transaction (see the top of this file).
+// done counts the items indexed or removed; refused holds the items the
+// engine would not take (they stay dirty).
+func drainTxOnce(ctx context.Context, db *gorm.DB, ti TxIndexer, batch int) (done int, refused []error, err error) {
+	err = db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var ids []string
+		if err := tx.Raw(`SELECT item_id FROM search_outbox ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED`, batch).
+			Scan(&ids).Error; err != nil {
+			return fmt.Errorf("claim search outbox: %w", err)
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		// A harvest indexing these items in its own transaction holds
+		// their rows until it commits: wait for it, so that the documents
+		// built next see what it wrote (or make it wait for this batch).
+		if err := tx.Exec(`SELECT 1 FROM items WHERE id = ANY(?::text[]) ORDER BY id FOR NO KEY UPDATE`,
+			models.Strings(ids)).Error; err != nil {
+			return fmt.Errorf("lock items to index: %w", err)
+		}
+		indexed, bad, err := indexEachTx(ctx, tx, ti, ids)
+		if err != nil {
+			return err
+		}
+		refused = bad
+		if err := tx.Exec(`DELETE FROM search_outbox WHERE item_id = ANY(?::text[])`, models.Strings(indexed)).Error; err != nil {
+			return fmt.Errorf("clear search outbox: %w", err)
+		}
+		done = len(indexed)
+		return nil
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return done, refused, nil
+}
+
+// indexEachTx indexes items in tx, the whole batch at once, or, when the
+// engine refuses it, one by one (each in a savepoint), so that a document
+// it cannot take leaves the others indexed. It returns the items indexed
+// and one error per item refused.
+func indexEachTx(ctx context.Context, tx *gorm.DB, ti TxIndexer, ids []string) (indexed []string, refused []error, err error) {
+	// attempt reports a refusal apart from a failure that ends the drain.
+	attempt := func(savepoint string, ids []string) (refusedErr, failed error) {
+		if err := tx.SavePoint(savepoint).Error; err != nil {
+			return nil, err
+		}
+		err := indexItemsTx(ctx, tx, ti, ids)
+		if err == nil {
+			return nil, nil
+		}
+		if unavailable(err) || ctx.Err() != nil {
+			return nil, err
+		}
+		if rerr := tx.RollbackTo(savepoint).Error; rerr != nil {
+			return nil, rerr
+		}
+		return err, nil
+	}
+	refusedAll, err := attempt("search_batch", ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	if refusedAll == nil {
+		return ids, nil, nil
+	}
+	for _, id := range ids {
+		bad, err := attempt("search_item", []string{id})
+		if err != nil {
+			return nil, nil, err
+		}
+		if bad != nil {
+			refused = append(refused, &refusal{itemID: id, err: bad})
+			continue
+		}
+		indexed = append(indexed, id)
+	}
+	return indexed, refused, nil
 }
 
 // drainOnce indexes one batch. done counts the items indexed or removed;
@@ -132,6 +232,25 @@ RETURNING o.item_id, o.seq`, claimLease.Seconds(), token, batch).Scan(&rows).Err
 	if len(rows) == 0 {
 		return 0, nil, nil
 	}
+	// The claim is renewed while this batch is indexed, however long the
+	// engine takes: it lapses only when this drainer is gone.
+	renewing := make(chan struct{})
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		t := time.NewTicker(claimLease / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-renewing:
+				return
+			case <-t.C:
+				db.WithContext(ctx).Exec(`UPDATE search_outbox SET claimed_until = now() + make_interval(secs => ?) WHERE claim_token = ?`,
+					claimLease.Seconds(), token)
+			}
+		}
+	}()
+	defer func() { close(renewing); <-renewed }()
 	release := func() error {
 		// A fresh context: the rows must be released even when ctx ended.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)

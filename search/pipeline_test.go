@@ -87,9 +87,11 @@ func TestBuildDocument(t *testing.T) {
 }
 
 // flaky is an engine that refuses upserts while down, and can run a hook
-// before an upsert (to change an item while it is being indexed).
+// before an upsert (to change an item while it is being indexed). It
+// stands for an engine outside the database (Meilisearch): it hides the
+// Postgres engine's IndexTx, so that Drain claims rows with leases.
 type flaky struct {
-	*postgres.Engine
+	search.Engine
 	down    atomic.Bool
 	upserts atomic.Int32
 	before  func()
@@ -112,6 +114,14 @@ func (f *flaky) Upsert(ctx context.Context, docs []search.Document) error {
 		}
 	}
 	return f.Engine.Upsert(ctx, docs)
+}
+
+var _ search.TxIndexer = (*postgres.Engine)(nil)
+
+func init() {
+	if _, ok := any(&flaky{}).(search.TxIndexer); ok {
+		panic("flaky must not index in transactions")
+	}
 }
 
 func newFlaky(t *testing.T, db *gorm.DB) *flaky {

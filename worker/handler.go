@@ -18,6 +18,7 @@ import (
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/storage"
 )
 
@@ -28,6 +29,8 @@ type Handler struct {
 	env   storage.Env
 	// pageSize is the number of entries one walk task lists.
 	pageSize int
+	// indexer drains the search outbox in this process (Run starts it).
+	indexer *search.Indexer
 }
 
 // NewHandler prepares handlers; exported so tests can run handlers directly.

@@ -105,7 +105,6 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 	if err := h.recordBatch(ctx, t, done); err != nil {
 		return err
 	}
-	h.kickIndex(ctx)
 	return retry
 }
 

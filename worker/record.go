@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/storage"
 )
 
@@ -193,8 +195,12 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 				return fmt.Errorf("update items: %w", err)
 			}
 		}
-		if err := markDirty(tx, dirty...); err != nil {
+		searched, err := search.IndexInTx(ctx, tx, h.Search, dirty...)
+		if err != nil {
 			return err
+		}
+		if searched.Refused != nil {
+			h.Logger.Error("search index refused a batch; its items wait in the outbox", slog.String("error", searched.Refused.Error()))
 		}
 		if indexed+failures+successes == 0 {
 			return nil
@@ -290,9 +296,14 @@ func (s *itemStates) add(id, data string, failed, dropped []string, runs []byte,
 		runs: string(runs), mime: mime, entry: hv.entry})
 }
 
-// columns are the states of the items in keep, column by column.
+// columns are the states of the items in keep, column by column, in id
+// order: the order every writer locks item rows in (search.Drain too), so
+// that two transactions over the same items wait for each other rather
+// than deadlock.
 func (s itemStates) columns(keep map[string]bool) itemColumns {
 	var c itemColumns
+	s = slices.Clone(s)
+	slices.SortFunc(s, func(a, b itemState) int { return strings.Compare(a.id, b.id) })
 	for _, st := range s {
 		if !keep[st.id] {
 			continue

@@ -14,6 +14,7 @@ import (
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/storage"
 )
 
@@ -104,11 +105,7 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 		}
 		return jobs.Enqueue(ctx, h.Queue, nt, jobs.WalkTaskOptions(h.names, t.job.RequestID, p.Repair, next)...)
 	}
-	if err := h.finishWalk(ctx, t, ""); err != nil {
-		return err
-	}
-	h.kickIndex(ctx) // files that disappeared leave the index
-	return nil
+	return h.finishWalk(ctx, t, "")
 }
 
 // upsertItems records the listed files (restoring any that were deleted)
@@ -214,7 +211,7 @@ func (h *Handler) finishWalk(ctx context.Context, t *target, note string) error 
 			if err := tx.Model(&models.Item{}).Where("id IN ?", gone).Update("deleted_at", now).Error; err != nil {
 				return err
 			}
-			if err := markDirty(tx, gone...); err != nil {
+			if _, err := search.IndexInTx(ctx, tx, h.Search, gone...); err != nil {
 				return err
 			}
 		}

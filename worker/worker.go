@@ -46,6 +46,13 @@ func Run(ctx context.Context, d Deps) error {
 		debug.SetGCPercent(workerGCPercent)
 	}
 	h := NewHandler(d)
+	if d.Search != nil {
+		// Items marked dirty in the outbox (by the api, by harvests when
+		// the engine cannot index in their transactions) are indexed by
+		// every worker's indexer: any deployment with a worker converges.
+		h.indexer = search.NewIndexer(d.DB, d.Search, h.Logger)
+		go h.indexer.Run(ctx)
+	}
 	if d.Redis != nil {
 		if err := queue.Declare(ctx, d.Redis, h.names); err != nil {
 			return err

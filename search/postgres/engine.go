@@ -62,7 +62,10 @@ type cachedCatalogue struct {
 	loaded time.Time
 }
 
-var _ search.Engine = (*Engine)(nil)
+var (
+	_ search.Engine    = (*Engine)(nil)
+	_ search.TxIndexer = (*Engine)(nil)
+)
 
 // New returns the engine over a migrated database (migration 00003_search).
 func New(db *gorm.DB) (*Engine, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -167,24 +168,75 @@ const tsvExpr = `setweight(to_tsvector('simple', search_tsv_text(u.name_text)), 
 // Upsert adds or replaces documents and refreshes the visibility lists of
 // their items' segments.
 func (e *Engine) Upsert(ctx context.Context, docs []search.Document) error {
+	batches, err := e.prepareItems(ctx, docs)
+	if err != nil || len(batches) == 0 {
+		return err
+	}
+	tx, err := e.db.BeginTx(ctx, nil)
+	if err != nil {
+		return wrapErr(fmt.Errorf("index documents: %w", err))
+	}
+	defer tx.Rollback()
+	if err := e.writeItems(ctx, tx, batches, true); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return wrapErr(fmt.Errorf("index documents: %w", err))
+	}
+	return nil
+}
+
+// IndexTx writes documents, segments and removals with conn, the caller's
+// transaction (search.TxIndexer): the items' segments are replaced by segs.
+func (e *Engine) IndexTx(ctx context.Context, conn search.Conn, docs []search.Document, segs []search.Segment, gone []string) error {
+	batches, err := e.prepareItems(ctx, docs)
+	if err != nil {
+		return err
+	}
+	segBatches, err := e.prepareSegments(ctx, segs)
+	if err != nil {
+		return err
+	}
+	if err := e.writeItems(ctx, conn, batches, false); err != nil {
+		return err
+	}
+	if err := deleteDocuments(ctx, conn, gone); err != nil {
+		return err
+	}
+	items := append(slices.Clone(gone), make([]string, 0, len(docs))...)
+	for _, d := range docs {
+		items = append(items, d.ID())
+	}
+	if err := deleteSegments(ctx, conn, items); err != nil {
+		return err
+	}
+	return writeSegments(ctx, conn, segBatches)
+}
+
+// prepareItems does what writing documents needs first: the documents
+// prepared, their fields learnt and their visibility classes and path ids
+// recorded (on the engine's own connections, in transactions of their own:
+// these dictionaries only grow, and a writer's transaction must not hold
+// their locks), and the statements' columns, batch by batch.
+func (e *Engine) prepareItems(ctx context.Context, docs []search.Document) ([]*docColumns, error) {
 	if len(docs) == 0 {
-		return nil
+		return nil, nil
 	}
 	prepared := make([]*search.Prepared, 0, len(docs))
 	for _, d := range docs {
 		p, err := search.PrepareItem(d)
 		if err != nil {
-			return fmt.Errorf("index document %q: %w", d.ID(), err)
+			return nil, fmt.Errorf("index document %q: %w", d.ID(), err)
 		}
 		prepared = append(prepared, p)
 	}
 	prepared = dedupe(prepared)
 	if err := e.learn(ctx, search.ScopeItems, prepared); err != nil {
-		return err
+		return nil, err
 	}
 	classes, err := e.visClasses(ctx, prepared)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var paths []string
 	seen := map[string]bool{}
@@ -198,36 +250,42 @@ func (e *Engine) Upsert(ctx context.Context, docs []search.Document) error {
 	}
 	ids, err := e.pathIDs(ctx, paths, true)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var batches []*docColumns
 	for start := 0; start < len(prepared); start += writeBatch {
 		batch := prepared[start:min(start+writeBatch, len(prepared))]
-		var c docColumns
+		c := &docColumns{}
 		for _, p := range batch {
 			if err := c.addItem(p, classes[visKey(p.LocationGroups, p.ContainerGroups)], ids); err != nil {
-				return err
+				return nil, err
 			}
 		}
-		if err := e.upsertDocuments(ctx, &c); err != nil {
+		batches = append(batches, c)
+	}
+	return batches, nil
+}
+
+// writeItems writes prepared documents with conn; refreshSegments also
+// brings the visibility lists of the items' segments in line (IndexTx
+// writes the segments anew instead).
+func (e *Engine) writeItems(ctx context.Context, conn search.Conn, batches []*docColumns, refreshSegments bool) error {
+	for _, c := range batches {
+		if err := upsertDocuments(ctx, conn, c, refreshSegments); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (e *Engine) upsertDocuments(ctx context.Context, c *docColumns) error {
-	tx, err := e.db.BeginTx(ctx, nil)
-	if err != nil {
-		return wrapErr(fmt.Errorf("index documents: %w", err))
-	}
-	defer tx.Rollback()
+func upsertDocuments(ctx context.Context, conn search.Conn, c *docColumns, refreshSegments bool) error {
 	// The core and the full-text table hold the same base columns: one
 	// statement writes both from one set of parameters.
 	const baseCols = `vis, size, last_modified, id, type, name, extension, mime_type, location_id, location_name, container_id, container_name, keys`
 	const baseSet = `vis = excluded.vis, size = excluded.size, last_modified = excluded.last_modified, type = excluded.type, name = excluded.name,
     extension = excluded.extension, mime_type = excluded.mime_type, location_id = excluded.location_id,
     location_name = excluded.location_name, container_id = excluded.container_id, container_name = excluded.container_name, keys = excluded.keys`
-	_, err = tx.ExecContext(ctx, `
+	_, err := conn.ExecContext(ctx, `
 WITH u AS (
     SELECT u.vis, NULLIF(u.size, '')::bigint AS size, NULLIF(u.lm, '')::timestamptz AS last_modified, u.id, u.type, u.name,
            u.ext, u.mime, u.loc, u.locname, u.cont, u.contname, u.keys::integer[] AS keys, u.name_text, u.body
@@ -248,28 +306,31 @@ ON CONFLICT (id) DO UPDATE SET `+baseSet+`, tsv = excluded.tsv`,
 	if err != nil {
 		return wrapErr(fmt.Errorf("index documents: %w", err))
 	}
-	_, err = tx.ExecContext(ctx, `
+	_, err = conn.ExecContext(ctx, `
 INSERT INTO search_flat (id, flat, dates)
 SELECT u.id, u.flat::jsonb, u.dates::jsonb FROM unnest($1::text[], $2::text[], $3::text[]) AS u(id, flat, dates)
 ON CONFLICT (id) DO UPDATE SET flat = excluded.flat, dates = excluded.dates`, c.id, c.flat, c.dates)
 	if err != nil {
 		return wrapErr(fmt.Errorf("index documents: %w", err))
 	}
-	_, err = tx.ExecContext(ctx, `
+	_, err = conn.ExecContext(ctx, `
 WITH old AS (DELETE FROM search_numbers WHERE id = ANY($1::text[]))
 INSERT INTO search_numbers (id, path, date, x)
 SELECT * FROM unnest($2::text[], $3::integer[], $4::boolean[], $5::float8[])`, c.id, c.numID, c.numPath, c.numDate, c.numX)
 	if err != nil {
 		return wrapErr(fmt.Errorf("index documents: %w", err))
 	}
-	_, err = tx.ExecContext(ctx, `
+	_, err = conn.ExecContext(ctx, `
 INSERT INTO search_sources (id, doc)
 SELECT u.id, u.doc::jsonb FROM unnest($1::text[], $2::text[]) AS u(id, doc)
 ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`, c.id, c.doc)
 	if err != nil {
 		return wrapErr(fmt.Errorf("index documents: %w", err))
 	}
-	_, err = tx.ExecContext(ctx, `
+	if !refreshSegments {
+		return nil
+	}
+	_, err = conn.ExecContext(ctx, `
 UPDATE search_segments s
 SET location_groups = v.location_groups, container_groups = v.container_groups
 FROM search_documents d JOIN search_visibility v ON v.id = d.vis
@@ -278,18 +339,19 @@ WHERE d.id = s.item_id AND s.item_id = ANY($1::text[])
 	if err != nil {
 		return wrapErr(fmt.Errorf("refresh segment visibility: %w", err))
 	}
-	if err := tx.Commit(); err != nil {
-		return wrapErr(fmt.Errorf("index documents: %w", err))
-	}
 	return nil
 }
 
 // Delete removes documents.
 func (e *Engine) Delete(ctx context.Context, ids []string) error {
+	return deleteDocuments(ctx, e.db, ids)
+}
+
+func deleteDocuments(ctx context.Context, conn search.Conn, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	_, err := e.db.ExecContext(ctx, `
+	_, err := conn.ExecContext(ctx, `
 WITH a AS (DELETE FROM search_documents WHERE id = ANY($1::text[])),
      b AS (DELETE FROM search_fulltext WHERE id = ANY($1::text[])),
      c AS (DELETE FROM search_flat WHERE id = ANY($1::text[])),
@@ -304,34 +366,50 @@ DELETE FROM search_sources WHERE id = ANY($1::text[])`, ids)
 // UpsertSegments adds or replaces segments. When the item's document is
 // indexed its visibility lists win over the segment's own.
 func (e *Engine) UpsertSegments(ctx context.Context, segs []search.Segment) error {
+	batches, err := e.prepareSegments(ctx, segs)
+	if err != nil {
+		return err
+	}
+	return writeSegments(ctx, e.db, batches)
+}
+
+// prepareSegments prepares segments and learns their fields.
+func (e *Engine) prepareSegments(ctx context.Context, segs []search.Segment) ([]*docColumns, error) {
 	if len(segs) == 0 {
-		return nil
+		return nil, nil
 	}
 	prepared := make([]*search.Prepared, 0, len(segs))
 	for _, s := range segs {
 		d, err := s.Document()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		p, err := search.Prepare(d)
 		if err != nil {
-			return fmt.Errorf("index segment %q: %w", s.ID, err)
+			return nil, fmt.Errorf("index segment %q: %w", s.ID, err)
 		}
 		prepared = append(prepared, p)
 	}
 	prepared = dedupe(prepared)
 	if err := e.learn(ctx, search.ScopeSegments, prepared); err != nil {
-		return err
+		return nil, err
 	}
+	var batches []*docColumns
 	for start := 0; start < len(prepared); start += writeBatch {
-		batch := prepared[start:min(start+writeBatch, len(prepared))]
-		var c docColumns
-		for _, p := range batch {
+		c := &docColumns{}
+		for _, p := range prepared[start:min(start+writeBatch, len(prepared))] {
 			if err := c.add(p); err != nil {
-				return err
+				return nil, err
 			}
 		}
-		_, err := e.db.ExecContext(ctx, `
+		batches = append(batches, c)
+	}
+	return batches, nil
+}
+
+func writeSegments(ctx context.Context, conn search.Conn, batches []*docColumns) error {
+	for _, c := range batches {
+		_, err := conn.ExecContext(ctx, `
 INSERT INTO search_segments AS s (id, item_id, time, doc, flat, dates, tsv, location_groups, container_groups, indexed_at)
 SELECT u.id, u.item_id, u.time, u.doc::jsonb, u.flat::jsonb, u.dates::jsonb, `+tsvExpr+`,
        coalesce(v.location_groups, ARRAY(SELECT jsonb_array_elements_text(u.lg::jsonb))),
@@ -354,10 +432,14 @@ ON CONFLICT (id) DO UPDATE SET
 
 // DeleteSegmentsOfItems removes the segments of items.
 func (e *Engine) DeleteSegmentsOfItems(ctx context.Context, itemIDs []string) error {
+	return deleteSegments(ctx, e.db, itemIDs)
+}
+
+func deleteSegments(ctx context.Context, conn search.Conn, itemIDs []string) error {
 	if len(itemIDs) == 0 {
 		return nil
 	}
-	if _, err := e.db.ExecContext(ctx, `DELETE FROM search_segments WHERE item_id = ANY($1::text[])`, itemIDs); err != nil {
+	if _, err := conn.ExecContext(ctx, `DELETE FROM search_segments WHERE item_id = ANY($1::text[])`, itemIDs); err != nil {
 		return wrapErr(fmt.Errorf("delete segments: %w", err))
 	}
 	return nil

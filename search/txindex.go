@@ -1,0 +1,119 @@
+package search
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+
+	"gorm.io/gorm"
+)
+
+// Conn is what an engine that indexes inside the caller's transaction
+// writes with: a *sql.Tx, or a GORM transaction's ConnPool.
+type Conn interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// TxIndexer is an engine that keeps its index in the platform's database
+// (the Postgres backend). It indexes inside the transaction that changes
+// the items, so their documents are searchable the moment it commits, and
+// an item is never indexed in a state its transaction did not commit: no
+// outbox row, no drain, no lag.
+type TxIndexer interface {
+	Engine
+	// IndexTx makes docs the indexed documents of their items, segs the
+	// segments of those items (their earlier segments go), and removes the
+	// documents and segments of the items in gone, writing with conn. What
+	// must not wait for conn's transaction (the engine's dictionaries of
+	// fields, paths and visibility classes, which only grow) is written
+	// before, on the engine's own connections.
+	IndexTx(ctx context.Context, conn Conn, docs []Document, segs []Segment, gone []string) error
+}
+
+// Indexed says what IndexInTx did.
+type Indexed struct {
+	// Marked: the items went to the outbox (the engine does not index in
+	// transactions, or refused a document); a drain will index them.
+	Marked bool
+	// Refused is why the engine refused the batch, when it did (a bug, not
+	// an outage): the items were marked instead, and the drain reports the
+	// documents it still cannot index.
+	Refused error
+}
+
+// IndexInTx brings the search documents of items up to date inside tx,
+// the transaction that changed them: with a TxIndexer they are written
+// there (searchable when tx commits), otherwise the items are marked dirty
+// for the outbox drain (MarkDirty). A batch the engine refuses does not
+// fail tx: the index writes are rolled back to a savepoint and the items
+// are marked instead. Database errors fail tx, as any other statement's.
+func IndexInTx(ctx context.Context, tx *gorm.DB, engine Engine, itemIDs ...string) (Indexed, error) {
+	ids := uniqueIDs(itemIDs)
+	if len(ids) == 0 {
+		return Indexed{}, nil
+	}
+	ti, ok := engine.(TxIndexer)
+	if !ok {
+		return Indexed{Marked: true}, MarkDirty(tx, ids...)
+	}
+	const savepoint = "search_index"
+	if err := tx.SavePoint(savepoint).Error; err != nil {
+		return Indexed{}, fmt.Errorf("index items in transaction: %w", err)
+	}
+	err := indexItemsTx(ctx, tx, ti, ids)
+	if err == nil {
+		return Indexed{}, nil
+	}
+	if unavailable(err) || ctx.Err() != nil {
+		return Indexed{}, err
+	}
+	if rerr := tx.RollbackTo(savepoint).Error; rerr != nil {
+		return Indexed{}, errors.Join(err, fmt.Errorf("roll back refused index writes: %w", rerr))
+	}
+	return Indexed{Marked: true, Refused: err}, MarkDirty(tx, ids...)
+}
+
+// indexItemsTx builds the documents and segments of items from what tx
+// sees and writes them with tx's connection.
+func indexItemsTx(ctx context.Context, tx *gorm.DB, ti TxIndexer, ids []string) error {
+	docs, err := BuildDocuments(ctx, tx, ids)
+	if err != nil {
+		return err
+	}
+	present := make([]Document, 0, len(docs))
+	var gone []string
+	for _, id := range ids {
+		if d, ok := docs[id]; ok {
+			present = append(present, d)
+		} else {
+			gone = append(gone, id)
+		}
+	}
+	byItem, err := BuildSegments(ctx, tx, present)
+	if err != nil {
+		return err
+	}
+	var segs []Segment
+	for _, d := range present {
+		segs = append(segs, byItem[d.ID()]...)
+	}
+	conn, ok := tx.Statement.ConnPool.(Conn)
+	if !ok {
+		return fmt.Errorf("index items in transaction: %T is not a database connection", tx.Statement.ConnPool)
+	}
+	return ti.IndexTx(ctx, conn, present, segs, gone)
+}
+
+// uniqueIDs sorts ids and drops duplicates and empty ones.
+func uniqueIDs(itemIDs []string) []string {
+	ids := slices.Clone(itemIDs)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	if len(ids) > 0 && ids[0] == "" {
+		ids = ids[1:]
+	}
+	return ids
+}
