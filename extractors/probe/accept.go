@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
@@ -47,3 +48,18 @@ var tsExts = []string{"ts", "m2ts", "mts", "m2t", "tsv", "trp", "tp"}
 // transport streams, MXF, raw elementary streams, fragments.
 var mediaExts = append([]string{"mxf", "m4s", "cmfv", "cmfa", "ismv", "isma", "h264", "264", "h265", "hevc", "m2v",
 	"vob", "evo", "dv", "ac3", "eac3", "dts", "mka", "opus", "caf", "w64", "rf64"}, tsExts...)
+
+// playlistMIME are the types mime_type gives HLS and M3U playlists.
+var playlistMIME = []string{"application/vnd.apple.mpegurl", "application/x-mpegurl", "audio/mpegurl", "audio/x-mpegurl"}
+
+// disguiseExts are the extensions of media files a playlist may be named
+// with to pass for one.
+var disguiseExts = append([]string{"mp4", "m4v", "m4a", "mov", "qt", "3gp", "mkv", "webm", "avi", "wmv", "wma", "asf", "flv",
+	"mpg", "mpeg", "mp2", "mp3", "aac", "wav", "flac", "ogg", "oga", "ogv"}, mediaExts...)
+
+// disguisedPlaylist reports whether a file of this MIME type and extension
+// is a playlist named as a media file (an HLS playlist named .mp4): no
+// media at all, but the URLs and paths of other files.
+func disguisedPlaylist(mime, ext string) bool {
+	return slices.Contains(playlistMIME, strings.TrimSpace(strings.SplitN(mime, ";", 2)[0])) && slices.Contains(disguiseExts, ext)
+}

@@ -8,7 +8,8 @@ import (
 
 // Accept keeps other files free: an extension decides only when mime_type
 // did not recognise the content (transport streams and DPX images, which
-// it reads as application/octet-stream).
+// it reads as application/octet-stream), or, for mediainfo, when a
+// playlist is named as a media file.
 func TestAccept(t *testing.T) {
 	t.Parallel()
 	type file struct{ name, ext, mime string }
@@ -29,6 +30,10 @@ func TestAccept(t *testing.T) {
 		{file{"a.pdf", "pdf", "application/pdf"}, map[string]bool{}},
 		{file{"a.bin", "bin", "application/octet-stream"}, map[string]bool{}},
 		{file{"a.m4s", "m4s", "application/octet-stream"}, map[string]bool{"mediainfo": true, "audioinfo": true, "drm": true}},
+		// An HLS playlist named as media: mediainfo takes it to refuse it.
+		{file{"a.mp4", "mp4", "application/vnd.apple.mpegurl"}, map[string]bool{"mediainfo": true}},
+		{file{"a.ts", "ts", "application/vnd.apple.mpegurl"}, map[string]bool{"mediainfo": true}},
+		{file{"a.m3u8", "m3u8", "application/vnd.apple.mpegurl"}, map[string]bool{}},
 	}
 	for _, info := range []extractors.Info{mediainfoInfo, audioinfoInfo, m2tsInfo, dpxInfo, drmInfo} {
 		for _, c := range cases {

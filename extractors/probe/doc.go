@@ -5,5 +5,8 @@
 // ffprobe-based ones share one ffprobe reading per file (extractors/av); the
 // container walks (ISO base media boxes, transport stream packets, ASF
 // header objects, DPX headers) are small bounded parsers of their own, so a
-// hostile file costs a bounded amount of reading and memory.
+// hostile file costs a bounded amount of reading and memory. An HLS
+// playlist named as a media file (a .mp4 that is a list of URLs) is taken
+// by mediainfo only to be refused with a recorded error, before any tool
+// reads it.
 package probe

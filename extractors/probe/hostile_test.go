@@ -68,8 +68,9 @@ func TestHostileZeros(t *testing.T) {
 
 // An HLS playlist (and other reference formats) named .mp4 that point at a
 // local HTTP server fetch nothing, whether the harvest runs the family as
-// the worker does (the MIME type says text: none of them runs) or each is
-// forced on it.
+// the worker does or each is forced on it. In a harvest, mediainfo refuses
+// an HLS playlist named as a media file (a recorded error, nothing read);
+// the other formats are text to mime_type, and none of the family runs.
 func TestHostilePlaylistFetchesNothing(t *testing.T) {
 	t.Parallel()
 	url := extractortest.NoRequestURL(t)
@@ -87,10 +88,22 @@ func TestHostilePlaylistFetchesNothing(t *testing.T) {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, []byte(body), 0o644)
 		in := &extractors.Input{ItemID: "item", Name: name, Path: p, Size: int64(len(body)), ArtifactDir: t.TempDir()}
+		hls := strings.HasPrefix(body, "#EXTM3U")
+		ran := 0
 		for _, o := range extractors.Run(context.Background(), reg, append([]string{"mime_type"}, names...), in, time.Minute) {
-			if o.Name != "mime_type" {
+			switch {
+			case o.Name == "mime_type":
+			case o.Name == "mediainfo" && hls:
+				ran++
+				if o.Err == nil || extractors.IsTransient(o.Err) || !strings.Contains(o.Err.Error(), "a playlist (application/vnd.apple.mpegurl) named .") {
+					t.Errorf("%s: mediainfo: %v %v", name, o.Err, o.Data)
+				}
+			default:
 				t.Errorf("%s: %s ran on a %s file", name, o.Name, in.MIME)
 			}
+		}
+		if hls && ran != 1 {
+			t.Errorf("%s: mediainfo did not refuse the %s file", name, in.MIME)
 		}
 		// Forced, ffprobe may read a text as lyrics (lrc) or fail: either
 		// way it opens nothing else.

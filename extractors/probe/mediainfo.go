@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path"
 	"strings"
 	"time"
 
@@ -37,7 +38,7 @@ var mediainfoInfo = extractors.Info{
 	Implemented:    true,
 	DefaultEnabled: true,
 	Tools:          []string{"ffprobe"},
-	Accept:         acceptMIME(mediaMIME, mediaExts...),
+	Accept:         acceptMediainfo,
 	Fields: []extractors.Field{
 		{Path: "format", Type: extractors.TypeString, Doc: "container format as ffprobe names it (\"mov,mp4,m4a,3gp,3g2,mj2\", \"matroska,webm\", \"mpegts\")"},
 		{Path: "format_long_name", Type: extractors.TypeString, Doc: "container format in words (\"QuickTime / MOV\")"},
@@ -108,9 +109,21 @@ var mediainfoInfo = extractors.Info{
 	New: newReader(readMediainfo),
 }
 
+// acceptMediainfo takes audio and video files, and playlists named as
+// media files: those are refused (readMediainfo), so that a "video" that
+// is an HLS playlist pointing at URLs and local files is a recorded error
+// of the item, not a file no extractor explained.
+func acceptMediainfo(f extractors.File) bool {
+	return acceptMIME(mediaMIME, mediaExts...)(f) || disguisedPlaylist(f.MIME, f.Ext)
+}
+
 // readMediainfo describes the shared ffprobe reading of the item, with the
-// box walk of an MP4 or QuickTime file.
+// box walk of an MP4 or QuickTime file. A playlist named as a media file
+// is refused before any tool reads it.
 func readMediainfo(ctx context.Context, run *extractors.Runner, in *extractors.Input) (map[string]any, error) {
+	if ext := strings.ToLower(strings.TrimPrefix(path.Ext(in.Name), ".")); disguisedPlaylist(in.MIME, ext) {
+		return nil, fmt.Errorf("a playlist (%s) named .%s, not a media file: refused, nothing it names is opened or fetched", in.MIME, ext)
+	}
 	p, err := av.Read(ctx, run, in)
 	if err != nil {
 		return nil, err
