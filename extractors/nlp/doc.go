@@ -6,9 +6,10 @@
 // # Input
 //
 // The text comes from Input.Prior: the "text" field of the document
-// extractors, OCR (tesseract) and speech (speech_to_text), the title,
-// subject, description and keywords where they have them, and the
-// subjects of a mailbox's messages (Gather, TextSources). At most
+// extractors, OCR (tesseract) and speech (speech_to_text; the
+// "transcript" of speech_to_text_provider), the title, subject,
+// description and keywords where they have them, and the subjects of a
+// mailbox's messages (Gather, TextSources). At most
 // MaxAnalysed (200 KiB) is read per item; Data says how much (characters)
 // and whether there was more (truncated). Captions are stored as the
 // item's caption records, not in Data: caption text is not read (the

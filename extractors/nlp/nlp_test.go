@@ -73,6 +73,11 @@ func TestGather(t *testing.T) {
 	if !g.SpeechOnly {
 		t.Errorf("speech only: %+v", g)
 	}
+	// A provider's transcript is read, and is in the language spoken.
+	g = Gather(prior(t, "speech_to_text_provider", map[string]any{"transcript": "bonjour le monde", "language": "fr"}))
+	if g.Text != "bonjour le monde" || g.SpeechOnly || strings.Join(g.Sources, ",") != "speech_to_text_provider" {
+		t.Errorf("provider transcript: %+v", g)
+	}
 	if g := Gather(nil); g.Text != "" || g.Sources != nil {
 		t.Errorf("nothing: %+v", g)
 	}

@@ -8,19 +8,19 @@ import (
 )
 
 // TextSources are the extractors whose Data may hold text, in the order
-// their text is read. Documents, OCR and speech write "text"; documents
-// also a title, subject, description or keywords; exiv2 a photo's title,
-// description and keywords. The caption extractors (caption_files,
+// their text is read. Documents, OCR and speech write "text" (a provider's
+// speech, "transcript"); documents also a title, subject, description or
+// keywords; exiv2 a photo's title, description and keywords. The caption extractors (caption_files,
 // captions, captionsv2) store their cues as the item's captions, not in
 // Data: their text is not reachable from Input.Prior, and is listed here
 // only so that it is read once they put it in Data.
 var TextSources = []string{
 	"text", "pdf", "officex", "html", "email", "csv", "json", "xml", "fdx", "dbf",
-	"archive", "tesseract", "speech_to_text", "caption_files", "captions", "captionsv2", "exiv2",
+	"archive", "tesseract", "speech_to_text", "speech_to_text_provider", "caption_files", "captions", "captionsv2", "exiv2",
 }
 
 // textFields are the top-level fields read from each source's Data.
-var textFields = []string{"title", "subject", "description", "keywords", "text"}
+var textFields = []string{"title", "subject", "description", "keywords", "text", "transcript"}
 
 // MaxAnalysed bounds the text an item's analyses read (bytes of UTF-8);
 // documents hold at most 256 KiB each, and an item may have several.
@@ -33,7 +33,9 @@ type Text struct {
 	Sources []string
 	// Truncated is true when there was more than MaxAnalysed.
 	Truncated bool
-	// SpeechOnly is true when all the text is a speech transcript.
+	// SpeechOnly is true when all the text is the transcript of the
+	// offline recogniser (speech_to_text), which hears English whatever
+	// is spoken; a provider's transcript is in the language spoken.
 	SpeechOnly bool
 }
 

@@ -32,4 +32,21 @@
 // the phrases no frame reaches (an audio file has no frames) become
 // segments of their own at their start, so that a segment search finds a
 // spoken word at the second it is said.
+//
+// # speech_to_text_provider
+//
+// The Provider recogniser sends the same decoded audio to a provider
+// (extractors/provider, task speech_to_text) configured by SPEECH_API_URL
+// and SPEECH_API_KEY (without them it is "not available: speech provider
+// setting ... not set"): clip after clip of SPEECH_API_CLIP_SECONDS (60,
+// 10 to 300) as mono 16 kHz WAV, one call each, in order, with the
+// language hint SPEECH_API_LANGUAGE when set; clips without sound (below
+// -60 dBFS) are not sent. SPEECH_MAX_SECONDS bounds it as it bounds
+// pocketsphinx, and near the time limit no further clip is sent (the
+// words so far kept, stopped_by "time_limit"). Its words (checked:
+// provider.Transcript.Clean) go through Result like pocketsphinx's: the
+// same Caption (source "speech", the language the provider heard), the
+// same Data, the transcript under "transcript" instead of "text" (a
+// top-level "text" is read as a document's own text by keyword hits,
+// which read the caption already).
 package speech

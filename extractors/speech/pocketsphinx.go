@@ -94,68 +94,101 @@ func decodeArgs(a Audio, out string, maxBytes int64) []string {
 		"-f", "s16le", "-y", "file:"+out)
 }
 
-// Recognize implements Recognizer in two steps: ffmpeg decodes the
-// stream into a temporary PCM file (32 KB a second: 115 MB for an hour),
-// then Go feeds that file to pocketsphinx_continuous, counting what it
-// feeds and closing the input early when the time limit draws near.
-// Both programs are Heavy, one after the other.
-func (p *Pocketsphinx) Recognize(ctx context.Context, a Audio) (*Transcript, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, extractors.Transient(err)
-	}
+// pcm is the decoded audio of a recognition: a temporary file of the
+// recogniser's PCM, size bytes of it to read (whole samples), and why it
+// ends before the end of the stream ("" when it does not).
+type pcm struct {
+	file   *os.File
+	dir    string
+	size   int64
+	reason string
+}
+
+// Close removes the file.
+func (p *pcm) Close() {
+	p.file.Close()
+	os.RemoveAll(p.dir)
+}
+
+// decodePCM decodes a.Stream of a.Path, at most a.MaxSeconds, into a
+// temporary file of 16 kHz mono PCM (32 KB a second: 115 MB for an hour),
+// stopping at stopAt (zero: no stop) so that the recognition has time
+// left. A damaged file whose first second decoded is kept, with reason
+// stopDecodeError.
+func decodePCM(ctx context.Context, run *extractors.Runner, a Audio, stopAt time.Time) (*pcm, error) {
 	maxBytes := int64(a.MaxSeconds*bytesPerSecond) &^ 1
 	if maxBytes <= 0 {
 		return nil, fmt.Errorf("no audio to recognise: max seconds %v", a.MaxSeconds)
+	}
+	dir, err := os.MkdirTemp("", "speech-*")
+	if err != nil {
+		return nil, extractors.Transient(fmt.Errorf("temporary directory: %w", err))
+	}
+	out := &pcm{dir: dir}
+	path := filepath.Join(dir, "audio.pcm")
+	decodeCtx, cancel := ctx, context.CancelFunc(func() {})
+	if !stopAt.IsZero() {
+		decodeCtx, cancel = context.WithDeadline(ctx, stopAt)
+	}
+	_, decErr := run.Run(decodeCtx, extractors.Cmd{Name: "ffmpeg", Args: decodeArgs(a, path, maxBytes), Heavy: true,
+		MaxMemory: decoderMemory})
+	decodeLate := decodeCtx.Err() != nil
+	cancel()
+	fail := func(err error) (*pcm, error) {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	switch {
+	case ctx.Err() != nil:
+		return fail(fmt.Errorf("decode audio: %w", ctx.Err()))
+	case decodeLate:
+		return fail(extractors.Transient(errors.New("speech recognition: time limit reached while decoding the audio")))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if decErr != nil {
+			return fail(fmt.Errorf("decode audio: %w", decErr))
+		}
+		return fail(fmt.Errorf("decode audio: %w", err))
+	}
+	out.file = f
+	if fi, err := f.Stat(); err == nil {
+		out.size = min(fi.Size(), maxBytes) &^ 1
+	}
+	if decErr != nil {
+		if out.size < bytesPerSecond {
+			out.Close()
+			return nil, fmt.Errorf("decode audio: %w", decErr)
+		}
+		// A damaged file whose start decoded: its words are kept.
+		out.reason = stopDecodeError
+	} else if out.size >= maxBytes-bytesPerSecond/10 {
+		out.reason = stopMaxSeconds
+	}
+	return out, nil
+}
+
+// Recognize implements Recognizer in two steps: ffmpeg decodes the
+// stream into a temporary PCM file (decodePCM), then Go feeds that file
+// to pocketsphinx_continuous, counting what it feeds and closing the
+// input early when the time limit draws near. Both programs are Heavy,
+// one after the other.
+func (p *Pocketsphinx) Recognize(ctx context.Context, a Audio) (*Transcript, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, extractors.Transient(err)
 	}
 	stopAt := time.Time{}
 	if deadline, ok := ctx.Deadline(); ok {
 		stopAt = stopBefore(deadline, time.Now())
 	}
-
-	dir, err := os.MkdirTemp("", "speech-*")
+	audio, err := decodePCM(ctx, p.Run, a, stopAt)
 	if err != nil {
-		return nil, extractors.Transient(fmt.Errorf("temporary directory: %w", err))
+		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	pcm := filepath.Join(dir, "audio.pcm")
-	decodeCtx, cancel := ctx, context.CancelFunc(func() {})
-	if !stopAt.IsZero() {
-		decodeCtx, cancel = context.WithDeadline(ctx, stopAt)
-	}
-	_, decErr := p.Run.Run(decodeCtx, extractors.Cmd{Name: "ffmpeg", Args: decodeArgs(a, pcm, maxBytes), Heavy: true,
-		MaxMemory: decoderMemory})
-	decodeLate := decodeCtx.Err() != nil
-	cancel()
-	switch {
-	case ctx.Err() != nil:
-		return nil, fmt.Errorf("decode audio: %w", ctx.Err())
-	case decodeLate:
-		return nil, extractors.Transient(errors.New("speech recognition: time limit reached while decoding the audio"))
-	}
-	f, err := os.Open(pcm)
-	if err != nil {
-		if decErr != nil {
-			return nil, fmt.Errorf("decode audio: %w", decErr)
-		}
-		return nil, fmt.Errorf("decode audio: %w", err)
-	}
-	defer f.Close()
-	decoded := int64(0)
-	if fi, err := f.Stat(); err == nil {
-		decoded = min(fi.Size(), maxBytes) &^ 1
-	}
-	reason := ""
-	if decErr != nil {
-		if decoded < bytesPerSecond {
-			return nil, fmt.Errorf("decode audio: %w", decErr)
-		}
-		// A damaged file whose start decoded: its words are kept.
-		reason = stopDecodeError
-	} else if decoded >= maxBytes-bytesPerSecond/10 {
-		reason = stopMaxSeconds
-	}
+	defer audio.Close()
+	decoded, reason := audio.size, audio.reason
 
-	fd := newFeed(io.LimitReader(f, decoded))
+	fd := newFeed(io.LimitReader(audio.file, decoded))
 	if !stopAt.IsZero() {
 		t := time.AfterFunc(time.Until(stopAt), fd.stop)
 		defer t.Stop()

@@ -53,24 +53,36 @@ func init() {
 		Accept:         extractors.AcceptMIME([]string{"audio/", "video/", "application/ogg", "application/mxf"}),
 		Timeout:        timeout,
 		Fields:         Fields,
-		Settings: []extractors.Setting{{
-			Name: "max_seconds", Env: "SPEECH_MAX_SECONDS", Default: strconv.Itoa(DefaultMaxSeconds),
-			Doc: "seconds of audio recognised per item, from the start",
-		}},
-		New: newExtractor,
+		Settings:       []extractors.Setting{maxSecondsSetting},
+		New:            newExtractor,
 	})
 }
 
+// maxSecondsSetting bounds the audio recognised by every speech extractor.
+var maxSecondsSetting = extractors.Setting{
+	Name: "max_seconds", Env: "SPEECH_MAX_SECONDS", Default: strconv.Itoa(DefaultMaxSeconds),
+	Doc: "seconds of audio recognised per item, from the start",
+}
+
+// maxSeconds reads maxSecondsSetting.
+func maxSeconds(env extractors.Env) (float64, error) {
+	v, err := strconv.ParseFloat(env.Get("max_seconds"), 64)
+	if err != nil || math.IsNaN(v) || v < 1 || v > 24*3600 {
+		return 0, fmt.Errorf("SPEECH_MAX_SECONDS %q: want seconds from 1 to 86400", env.Get("max_seconds"))
+	}
+	return v, nil
+}
+
 func newExtractor(env extractors.Env) (extractors.Extractor, error) {
-	maxSeconds, err := strconv.ParseFloat(env.Get("max_seconds"), 64)
-	if err != nil || math.IsNaN(maxSeconds) || maxSeconds < 1 || maxSeconds > 24*3600 {
-		return nil, fmt.Errorf("SPEECH_MAX_SECONDS %q: want seconds from 1 to 86400", env.Get("max_seconds"))
+	secs, err := maxSeconds(env)
+	if err != nil {
+		return nil, err
 	}
 	ps := &Pocketsphinx{Run: env.Runner, Model: ModelDir}
 	if err := ps.checkModel(); err != nil {
 		return nil, err
 	}
-	return &Extractor{Recognizer: ps, Run: env.Runner, MaxSeconds: maxSeconds}, nil
+	return &Extractor{Recognizer: ps, Run: env.Runner, MaxSeconds: secs}, nil
 }
 
 // Extractor is speech_to_text over any Recognizer: it picks the audio
@@ -97,7 +109,11 @@ func (x *Extractor) Extract(ctx context.Context, in *extractors.Input) (*extract
 	if err != nil {
 		return nil, err
 	}
-	res := Result(t, x.Recognizer.Engine())
+	engine := t.Engine
+	if engine == "" {
+		engine = x.Recognizer.Engine()
+	}
+	res := Result(t, engine)
 	res.Data["stream"] = stream.Index
 	return res, nil
 }

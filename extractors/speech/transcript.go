@@ -45,6 +45,9 @@ type Transcript struct {
 	// ("max_seconds", "time_limit", "decode_error"); empty when the whole
 	// audio was recognised.
 	StoppedBy string
+	// Engine names the engine that answered when it said (a provider's
+	// model); empty: Recognizer.Engine.
+	Engine string
 }
 
 // Word is one recognised word, times in seconds from the start of the

@@ -20,7 +20,7 @@ import (
 	_ "github.com/metaharvest/metaharvest/extractors/pdf"       // pdf, document_pages
 	_ "github.com/metaharvest/metaharvest/extractors/places"    // geocoding, weather
 	_ "github.com/metaharvest/metaharvest/extractors/probe"     // mediainfo, audioinfo, m2ts, dpx, drm
-	_ "github.com/metaharvest/metaharvest/extractors/speech"    // speech_to_text
+	_ "github.com/metaharvest/metaharvest/extractors/speech"    // speech_to_text, speech_to_text_provider
 	_ "github.com/metaharvest/metaharvest/extractors/vendor"    // vendor_audio_classification, vendorsports, tags, logos (providers)
 	_ "github.com/metaharvest/metaharvest/extractors/video"     // video_main_frames, video_previews, audio_previews
 )

@@ -14,9 +14,10 @@ import (
 // list: text (plain text documents), speech_to_text (offline speech to
 // text, the gms2t of the original clients), and the provider-backed ones
 // whose names the reference omits (its providers' brands): tags
-// (recognition) and logos (logo detection, the gmlogos of the original
-// clients). nsfw joins them when its family is linked.
-var added = []string{"text", "speech_to_text", "tags", "logos"}
+// (recognition), logos (logo detection, the gmlogos of the original
+// clients) and speech_to_text_provider. nsfw joins them when its family
+// is linked.
+var added = []string{"text", "speech_to_text", "speech_to_text_provider", "tags", "logos"}
 
 // base are the base extractors of package extractors: store and mime_type
 // run on every file (Always), hashes on every file asked for. They accept
