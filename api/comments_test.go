@@ -213,3 +213,41 @@ func TestCommentBodiesSanitised(t *testing.T) {
 		t.Fatalf("stored %q, want it as written", stored)
 	}
 }
+
+// A destination after a line ending, in <...>, with a title, or joined
+// up once a comment between its parts is dropped, is neutralised like
+// any other, in what a comment answers, lists and its history.
+func TestCommentBodiesLinkFormsSanitised(t *testing.T) {
+	t.Parallel()
+	e := newCollabEnv(t)
+	for _, tc := range []struct{ body, want string }{
+		{"[a](\njavascript:alert(1))", "[a](\n#)"},
+		{"[a](\r\njavascript:alert(1))", "[a](\r\n#)"},
+		{"[a]( \n  javascript:alert(1))", "[a]( \n  #)"},
+		{"> see [a](\n> JavaScript&#58;alert(1) \"t\")", "> see [a](\n> # \"t\")"},
+		{"[a](< javascript:alert(1)>)", "[a](<#>)"},
+		{"[a](<!-- -->javascript:alert(1))", "[a](#)"},
+		{"- [r]:\n  data:text/html,x\n\n[go][r]", "- [r]:\n  #\n\n[go][r]"},
+		{"[ok](\nhttps://example.com \"t\")", "[ok](\nhttps://example.com \"t\")"},
+	} {
+		c := e.comment(e.other, "item", e.video, tc.body)
+		if c.Body != tc.want {
+			t.Errorf("%q answered %q, want %q", tc.body, c.Body, tc.want)
+		}
+		var h commentPageBody
+		e.do("GET", "/api/data/comments/"+c.ID+"/history", e.other, nil).status(200).decode(&h)
+		if len(h.Comments) != 1 || h.Comments[0].Body != tc.want {
+			t.Errorf("%q in history: %+v", tc.body, h.Comments)
+		}
+	}
+	listed := map[string]bool{}
+	for _, c := range e.comments(e.other, "item", e.video, "&limit=100").Comments {
+		listed[c.Body] = true
+		if strings.Contains(strings.ToLower(c.Body), "javascript:") || strings.Contains(c.Body, "data:") {
+			t.Errorf("listed body %q keeps a dangerous link", c.Body)
+		}
+	}
+	if len(listed) != 8 {
+		t.Errorf("listed %d bodies, want 8", len(listed))
+	}
+}

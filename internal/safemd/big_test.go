@@ -15,6 +15,10 @@ func TestSanitizeLargeInputsAreFast(t *testing.T) {
 		strings.Repeat("](", 50000),
 		strings.Repeat("<b onclick=x>", 10000),
 		strings.Repeat("(", 100000),
+		strings.Repeat("]:", 50000),
+		strings.Repeat("](\n> ", 30000),
+		strings.Repeat("](< ", 40000),
+		"](" + strings.Repeat(" \n>", 100000) + "javascript:x)",
 	} {
 		start := time.Now()
 		out := Sanitize(in)

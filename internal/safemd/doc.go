@@ -13,7 +13,10 @@
 //   - Markdown links, images and link reference definitions whose
 //     destination is a javascript:, vbscript:, data: or file: URL (after
 //     the decoding a renderer and a browser apply: entities, backslash
-//     escapes, embedded tabs and newlines, case) point to "#" instead.
+//     escapes, embedded tabs and newlines, case) point to "#" instead,
+//     however the destination is written: after white space and a line
+//     ending (and blockquote markers), in <...>, with a title after it,
+//     and in the text left once tags and comments are dropped.
 //   - HTML comments and doctypes are dropped; text is passed through byte
 //     for byte, so markdown syntax (> quotes, `code`, a < b) is unchanged.
 package safemd

@@ -3,7 +3,6 @@ package safemd
 import (
 	"html"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/microcosm-cc/bluemonday"
@@ -27,7 +26,31 @@ func Sanitize(body string) string {
 	var out strings.Builder
 	out.Grow(len(body))
 	sanitize(&out, body, 0)
-	return out.String()
+	return linksOut(out.String())
+}
+
+// linksOut neutralises the markdown links of the text that is left once
+// the tags and comments are sanitised: dropping "<!---->" or "<x>" from
+// "[a](<!---->javascript:x)" makes a link of text that had none.
+// Replacing a destination by "#" adds no "<", so no tag comes of it.
+func linksOut(html string) string {
+	if !strings.Contains(html, "](") && !strings.Contains(html, "]:") {
+		return html
+	}
+	var out strings.Builder
+	out.Grow(len(html))
+	z := xhtml.NewTokenizer(strings.NewReader(html))
+	for {
+		tt := z.Next()
+		if tt == xhtml.ErrorToken {
+			return out.String()
+		}
+		if tt == xhtml.TextToken {
+			out.WriteString(neutraliseLinks(string(z.Raw())))
+		} else {
+			out.Write(z.Raw())
+		}
+	}
 }
 
 func sanitize(out *strings.Builder, body string, depth int) {
@@ -46,7 +69,7 @@ func sanitize(out *strings.Builder, body string, depth int) {
 		case xhtml.TextToken:
 			switch {
 			case raw == "":
-				out.WriteString(neutraliseLinks(openAngle(token)))
+				out.WriteString(openAngle(token))
 			case dropContent[raw]:
 			default:
 				sanitize(out, token, depth+1)
@@ -83,37 +106,26 @@ func isRawText(name string) bool {
 	return false
 }
 
-// Markdown link destinations: inline links and images "](dest", and link
-// reference definitions "[label]: dest" at the start of a line. The
-// destination is taken up to white space, ")" or ">" as it is written; a
-// destination in <...> loses its "<".
-var (
-	inlineDest    = regexp.MustCompile(`\]\([ \t]*<?`)
-	referenceDest = regexp.MustCompile(`(?m)^ {0,3}\[[^\]\n]*\]:[ \t]*\n?[ \t]*<?`)
-)
-
+// neutraliseLinks replaces by "#" the destinations of markdown links,
+// images and link reference definitions in text that are dangerous (or
+// too long to judge). A destination is looked for after every "](" (inline
+// link or image) and every "]:" (reference definition; anywhere, not only
+// at the start of a line, since blockquote and list markers, indentation
+// and labels over several lines can come before it).
 func neutraliseLinks(text string) string {
-	if !strings.Contains(text, "](") && !strings.Contains(text, "]:") {
-		return text
-	}
 	var b strings.Builder
 	last := 0
-	var starts []int
-	for _, re := range []*regexp.Regexp{inlineDest, referenceDest} {
-		for _, m := range re.FindAllStringIndex(text, -1) {
-			starts = append(starts, m[1])
-		}
-	}
-	slices.Sort(starts)
-	for _, start := range starts {
-		if start < last {
+	for i := 0; i+1 < len(text); i++ {
+		if text[i] != ']' || (text[i+1] != '(' && text[i+1] != ':') {
 			continue
 		}
-		end := destinationEnd(text, start)
+		start, angle := destinationStart(text, i+2)
+		end := destinationEnd(text, start, angle)
 		if end-start >= maxDestination || Dangerous(text[start:end]) {
 			b.WriteString(text[last:start])
 			b.WriteString("#")
 			last = end
+			i = end - 1
 		}
 	}
 	if last == 0 {
@@ -121,6 +133,26 @@ func neutraliseLinks(text string) string {
 	}
 	b.WriteString(text[last:])
 	return b.String()
+}
+
+// destinationStart skips what may come between "](" or "]:" and the
+// destination: white space with line endings (CommonMark allows spaces
+// and tabs with one line ending, older renderers any white space) and the
+// blockquote markers of a quoted paragraph continued on the next line
+// ("> [a](\n> javascript:x)"). Skipping more line endings, or a ">"
+// where CommonMark would not, only makes a harmless text look like a
+// link. A destination in <...> starts after its "<" (angle is true).
+func destinationStart(text string, i int) (start int, angle bool) {
+	for ; i < len(text); i++ {
+		switch text[i] {
+		case ' ', '\t', '\n', '\v', '\f', '\r', '>':
+			continue
+		case '<':
+			return i + 1, true
+		}
+		break
+	}
+	return i, false
 }
 
 // maxDestination bounds how far a destination is read, so that a text of
@@ -131,19 +163,24 @@ func neutraliseLinks(text string) string {
 const maxDestination = 4096
 
 // destinationEnd returns where the link destination starting at start
-// ends: at white space, ">", or a ")" that closes no "(" of the
-// destination (CommonMark allows balanced parentheses in one), and at
-// most maxDestination bytes on.
-func destinationEnd(text string, start int) int {
+// ends, at most maxDestination bytes on. One in <...> ends at ">" or "<"
+// (white space inside it is part of it); any other at white space, ">",
+// or a ")" that closes no "(" of the destination (CommonMark allows
+// balanced parentheses in one).
+func destinationEnd(text string, start int, angle bool) int {
 	depth := 0
 	limit := min(len(text), start+maxDestination)
 	for end := start; end < limit; end++ {
-		switch text[end] {
-		case ' ', '\t', '\r', '\n', '>':
+		c := text[end]
+		switch {
+		case c == '<' || c == '>':
 			return end
-		case '(':
+		case angle:
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f':
+			return end
+		case c == '(':
 			depth++
-		case ')':
+		case c == ')':
 			if depth == 0 {
 				return end
 			}

@@ -75,6 +75,71 @@ func TestSanitizeNeutralisesMarkdownLinks(t *testing.T) {
 	}
 }
 
+// CommonMark allows white space with one line ending between "(" or "]:"
+// and the destination, a destination in <...>, a title after it, and a
+// reference definition inside a blockquote or a list item; the text left
+// once tags and comments are dropped is what a renderer reads.
+func TestSanitizeNeutralisesEveryFormOfDestination(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		// A line ending (and white space) before the destination.
+		{"[a](\njavascript:alert(1))", "[a](\n#)"},
+		{"[a](\r\njavascript:alert(1))", "[a](\r\n#)"},
+		{"[a](\rjavascript:alert(1))", "[a](\r#)"},
+		{"[a]( \n  javascript:alert(1))", "[a]( \n  #)"},
+		{"[a](\t\n\tjavascript:alert(1))", "[a](\t\n\t#)"},
+		{"[a](\v\fjavascript:alert(1))", "[a](\v\f#)"},
+		{"![a](\n data:text/html,x)", "![a](\n #)"},
+		{"> [a](\n> javascript:alert(1))", "> [a](\n> #)"},
+		{"> > [a](\n> >   javascript:alert(1))", "> > [a](\n> >   #)"},
+		{"- [a](\n  javascript:alert(1))", "- [a](\n  #)"},
+		// Titles after the destination.
+		{"[a](javascript:alert(1) \"t\")", "[a](# \"t\")"},
+		{"[a](\njavascript:alert(1)\n'title')", "[a](\n#\n'title')"},
+		{"[a](\tjavascript:alert(1)\t(t))", "[a](\t#\t(t))"},
+		// Destinations in <...>: white space inside is part of them.
+		{"[a](< javascript:alert(1)>)", "[a](<#>)"},
+		{"[a](<\tjavascript:alert(1)> \"t\")", "[a](<#> \"t\")"},
+		{"[a](\n< JaVaScRiPt:alert(1)>)", "[a](\n<#>)"},
+		{"[a](\n<javascript:alert(1)>)", "[a](\n)"}, // an HTML tag to bluemonday
+		{"[a](< https://example.com/a b>)", "[a](< https://example.com/a b>)"},
+		// Entities, case, tabs and newlines in the scheme.
+		{"[a](javascript&#58;alert(1))", "[a](#)"},
+		{"[a](javascript&colon;alert(1))", "[a](#)"},
+		{"[a](javascript&#x3A;alert(1))", "[a](#)"},
+		{"[a](&#x6A;avascript&#x3a;alert(1))", "[a](#)"},
+		{"[a](JAVASCRIPT:alert(1))", "[a](#)"},
+		{"[a](\nVbScRiPt:msgbox)", "[a](\n#)"},
+		{"[a](java&#x0A;script:alert(1))", "[a](#)"},
+		{"[a](&#10;javascript:alert(1))", "[a](#)"},
+		{"[a](&Tab;javascript:alert(1))", "[a](#)"},
+		// Reference definitions wherever a renderer takes them.
+		{"> [r]: javascript:alert(1)\n>\n> [go][r]", "> [r]: #\n>\n> [go][r]"},
+		{"- [r]: javascript:alert(1)", "- [r]: #"},
+		{"1.  [r]:\n    data:text/html,x", "1.  [r]:\n    #"},
+		{"[multi\nline]: javascript:alert(1)", "[multi\nline]: #"},
+		{"[r]:\r\n  javascript:alert(1) \"t\"", "[r]:\r\n  # \"t\""},
+		{"[r]: < javascript:alert(1)>", "[r]: <#>"},
+		{"    [r]: javascript:alert(1)", "    [r]: #"},
+		// Dropped tags and comments join the text around them.
+		{"[a](<!-- x -->javascript:alert(1))", "[a](#)"},
+		{"[a](<x>javascript:alert(1))", "[a](#)"},
+		{"[a](java<!---->script:alert(1))", "[a](#)"},
+		{"[a]<!---->(javascript:alert(1))", "[a](#)"},
+		{"[r]<x>: javascript:alert(1)", "[r]: #"},
+		{"[a](\n<script>x</script>javascript:alert(1))", "[a](\n#)"},
+		// Safe ones stay.
+		{"[a](\nhttps://example.com)", "[a](\nhttps://example.com)"},
+		{"[r]:\n  https://example.com \"t\"", "[r]:\n  https://example.com \"t\""},
+		{"[a](<> \"javascript:x\")", "[a](<> \"javascript:x\")"},
+		{"a [note]: javascripting is fun", "a [note]: javascripting is fun"},
+	} {
+		if got := Sanitize(tc.in); got != tc.want {
+			t.Errorf("Sanitize(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
 // safe checks what a browser would find in s once a markdown renderer
 // let its HTML through: no executable element, no event handler, no
 // dangerous URL in an attribute or a markdown link.
@@ -102,17 +167,36 @@ func safe(t *testing.T, in, s string) {
 				}
 			}
 		case xhtml.TextToken:
-			text := string(z.Raw())
-			for _, re := range [...]*regexp.Regexp{inlineDest, referenceDest} {
-				for _, m := range re.FindAllStringIndex(text, -1) {
-					end := destinationEnd(text, m[1])
-					if Dangerous(text[m[1]:end]) {
-						t.Fatalf("Sanitize(%q) = %q keeps a link to %q", in, s, text[m[1]:end])
-					}
+			for _, dest := range linkDestinations(string(z.Raw())) {
+				if Dangerous(dest) {
+					t.Fatalf("Sanitize(%q) = %q keeps a link to %q", in, s, dest)
 				}
 			}
 		}
 	}
+}
+
+// looseDestination is a looser reading of a link destination than the
+// sanitiser's, written apart from it: after "](" or "]:", any white space,
+// ">" and "<", then up to white space, a parenthesis, "<" or ">" (or, in
+// <...>, up to the ">").
+var looseDestination = regexp.MustCompile(`^\][(:][\s\v>]*(?:<([^<>]*)|([^\s\v()<>]*))`)
+
+// linkDestinations returns what could be a link destination after each
+// "](" and "]:" of text.
+func linkDestinations(text string) []string {
+	var out []string
+	for i := strings.Index(text, "]"); i >= 0; {
+		if m := looseDestination.FindStringSubmatch(text[i:]); m != nil {
+			out = append(out, m[1]+m[2])
+		}
+		next := strings.Index(text[i+1:], "]")
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return out
 }
 
 func TestSanitizeOutputIsSafe(t *testing.T) {
@@ -128,6 +212,7 @@ var seeds = []string{
 	"<xmp><svg onload=x></xmp>", "[r]: data:x", "<<script>script>alert(1)<</script>/script>",
 	"<scr<script>ipt>alert(1)</script>", "<a href=\"&#0000106avascript:x\">x</a>", "``<script>``",
 	"<noembed><noframes><iframe><img src=x onerror=1>", "<p style=\"x:expression(alert(1))\">p</p>",
+	"[a](\njavascript:x)", "> [a](\r\n> <\tjavascript:x>)", "[r]<!---->:\n data:x", "[a](<b>javascript:x)",
 }
 
 func FuzzSanitize(f *testing.F) {
