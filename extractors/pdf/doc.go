@@ -20,6 +20,13 @@
 //     (DOCUMENT_PAGES_MAX_PAGES, DOCUMENT_PAGES_MAX_SIDE). OCR (tesseract)
 //     reads the pages listed in its data below Input.ArtifactsOf.
 //
+// A long document is not refused: pdfinfo reads its structure whole and
+// pdftotext its text until the output cap, each under the Runner's memory
+// bound (1 and 2 GiB), and what is cut is the text kept (the documented
+// cap, text_truncated): the page facts still cover the document, unlike
+// the Go parsers of extractors/documents, which refuse a file larger than
+// they parse. A file poppler cannot read is a recorded error of the tool.
+//
 // pdfinfo's reading is shared between the two (Input.Shared), so a harvest
 // running both reads the document's structure once. A PDF encrypted with a
 // user password is refused with the error "encrypted with a password"
