@@ -44,4 +44,23 @@
 // against the bare sidecar, and the sidecar's memory; deploy/nsfw/README.md
 // has the figures (on a busy 2-core machine: 0.3 s a picture either way,
 // 180 MB resident).
+//
+// # nsfw_provider
+//
+// The same analysis by a provider (extractors/provider, task nsfw),
+// configured by NSFW_API_URL and NSFW_API_KEY (without them "not
+// available: adult-content provider setting ... not set"), for a
+// deployment without the sidecar or with a better classifier behind a
+// key. It sends a picture item itself (decoded here, NSFW_MAX_PIXELS, as a
+// JPEG of at most 640 pixels) or NSFW_API_FRAMES (30, at most 100) frames
+// spread over a video (video_main_frames' when it ran), and reads one
+// verdict per picture: nsfw_score, and the categories above when the
+// provider gives them. It writes nsfw's shapes: nsfw_score and nsfw
+// against NSFW_THRESHOLD, scores and category, for a video the means, the
+// frames over the threshold and one segment per frame with summary.nsfw
+// (source: the service that answered, else the provider's host), which the
+// adult endpoints read whichever extractor wrote it. A picture the provider
+// gave no usable score for is left out (frames_analysed counts the
+// others); none at all is an error, as is an answer whose results cannot be
+// matched to the pictures sent.
 package nsfw

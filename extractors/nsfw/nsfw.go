@@ -52,10 +52,33 @@ var settings = []extractors.Setting{
 		Doc: "sidecar processes per worker process (1 to 4), each ~180 MB once loaded and one picture at a time"},
 	{Name: "model", Env: "NSFW_MODEL", Default: "MobileNetV2",
 		Doc: "nsfwjs model: MobileNetV2 (224 px, fastest), MobileNetV2Mid (224 px) or InceptionV3 (299 px, several times slower, ~540 MB)"},
-	{Name: "threshold", Env: "NSFW_THRESHOLD", Default: strconv.FormatFloat(DefaultThreshold, 'f', -1, 64),
-		Doc: "adult-content score (porn + hentai + sexy, 0 to 1) from which a picture or a frame is nsfw"},
-	{Name: "max_pixels", Env: "NSFW_MAX_PIXELS", Default: strconv.Itoa(images.DefaultMaxPixels),
-		Doc: "largest picture decoded, in pixels; larger ones are refused before decoding"},
+	thresholdSetting,
+	maxPixelsSetting,
+}
+
+// Settings both adult-content extractors (nsfw, nsfw_provider) read.
+var (
+	thresholdSetting = extractors.Setting{Name: "threshold", Env: "NSFW_THRESHOLD", Default: strconv.FormatFloat(DefaultThreshold, 'f', -1, 64),
+		Doc: "adult-content score (0 to 1: for nsfwjs porn + hentai + sexy, for a provider its nsfw_score) from which a picture or a frame is nsfw"}
+	maxPixelsSetting = extractors.Setting{Name: "max_pixels", Env: "NSFW_MAX_PIXELS", Default: strconv.Itoa(images.DefaultMaxPixels),
+		Doc: "largest picture decoded, in pixels; larger ones are refused before decoding"}
+)
+
+// readThreshold and readMaxPixels read those settings.
+func readThreshold(env extractors.Env) (float64, error) {
+	th, err := strconv.ParseFloat(env.Get("threshold"), 64)
+	if err != nil || !(th > 0 && th <= 1) {
+		return 0, fmt.Errorf("NSFW_THRESHOLD %q: want a number above 0, at most 1", env.Get("threshold"))
+	}
+	return th, nil
+}
+
+func readMaxPixels(env extractors.Env) (int64, error) {
+	px, err := strconv.ParseInt(env.Get("max_pixels"), 10, 64)
+	if err != nil || px < 1 {
+		return 0, fmt.Errorf("NSFW_MAX_PIXELS %q: want a positive number", env.Get("max_pixels"))
+	}
+	return px, nil
 }
 
 var fields = func() []extractors.Field {
@@ -115,13 +138,13 @@ func build(env extractors.Env) (*nsfw, error) {
 	if err != nil || n < 1 || n > 4 {
 		return nil, fmt.Errorf("NSFW_PROCESSES %q: want a number from 1 to 4", env.Get("processes"))
 	}
-	th, err := strconv.ParseFloat(env.Get("threshold"), 64)
-	if err != nil || !(th > 0 && th <= 1) {
-		return nil, fmt.Errorf("NSFW_THRESHOLD %q: want a number above 0, at most 1", env.Get("threshold"))
+	th, err := readThreshold(env)
+	if err != nil {
+		return nil, err
 	}
-	px, err := strconv.ParseInt(env.Get("max_pixels"), 10, 64)
-	if err != nil || px < 1 {
-		return nil, fmt.Errorf("NSFW_MAX_PIXELS %q: want a positive number", env.Get("max_pixels"))
+	px, err := readMaxPixels(env)
+	if err != nil {
+		return nil, err
 	}
 	dir, err := installed(env.Get("dir"))
 	if err != nil {

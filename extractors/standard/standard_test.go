@@ -15,8 +15,8 @@ import (
 // text, the gms2t of the original clients), and the provider-backed ones
 // whose names the reference omits (its providers' brands): tags
 // (recognition), logos (logo detection, the gmlogos of the original
-// clients) and speech_to_text_provider. nsfw joins them when its family
-// is linked.
+// clients) and speech_to_text_provider. nsfw and nsfw_provider join them
+// when their family is linked.
 var added = []string{"text", "speech_to_text", "speech_to_text_provider", "tags", "logos"}
 
 // base are the base extractors of package extractors: store and mime_type
@@ -50,7 +50,7 @@ func TestEveryLinkedExtractor(t *testing.T) {
 	t.Parallel()
 	want := append(extractortest.ReferenceNames(), added...)
 	if _, linked := extractors.Default.Get("nsfw"); linked {
-		want = append(want, "nsfw")
+		want = append(want, "nsfw", "nsfw_provider")
 	}
 	slices.Sort(want)
 	if got := extractors.Names(); !slices.Equal(got, want) {
