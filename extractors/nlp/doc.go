@@ -1,7 +1,8 @@
 // Package nlp holds the extractors that read the words an item holds:
 // tokens (key phrases, named entities, sentiment and language of all the
 // text extracted from the item) and vendorlanguage (the language of the
-// item's text or transcript). Both are local; neither needs a provider.
+// item's text or transcript), both local; and tokens_provider, the
+// analysis of tokens by a provider (below).
 //
 // # Input
 //
@@ -44,4 +45,16 @@
 // wrong (precision 0.81, recall 0.72; its misses are single names with no
 // cue, its errors ships named after people and places), in about 10 ms
 // for 35 KB, with no model. prose is not a dependency.
+//
+// # tokens_provider
+//
+// The same text (Gather: at most 200 KiB) is sent to a provider
+// (extractors/provider, task nlp) configured by NLP_API_URL and
+// NLP_API_KEY (without them "not available: nlp provider setting ... not
+// set"), and its answer, checked (provider.NLPAnswer.Clean), is written in
+// tokens' shapes: key_phrases and entities {name, appearances[, type]},
+// sentiment {name, confidence} of positive, negative, neutral and mixed,
+// language {code, name, confidence}; entity types are person, place,
+// organization, or other for the types a provider has beyond those. It is
+// off by default: it sends the item's text away.
 package nlp

@@ -279,27 +279,39 @@ func contains(list []string, s string) bool {
 
 // NLPAnswer is the result of nlp.
 type NLPAnswer struct {
-	Language *struct {
-		Code       string   `json:"code"`
-		Name       string   `json:"name"`
-		Confidence *float64 `json:"confidence"`
-	} `json:"language"`
-	Sentiment []struct {
-		Name       string   `json:"name"`
-		Confidence *float64 `json:"confidence"`
-	} `json:"sentiment"`
-	KeyPhrases []struct {
-		Name        string   `json:"name"`
-		Appearances *float64 `json:"appearances"`
-		Score       *float64 `json:"score"`
-	} `json:"key_phrases"`
-	Entities []struct {
-		Name        string   `json:"name"`
-		Type        string   `json:"type"`
-		Appearances *float64 `json:"appearances"`
-		Confidence  *float64 `json:"confidence"`
-	} `json:"entities"`
-	Source string `json:"source"`
+	Language   *LanguageAnswer   `json:"language"`
+	Sentiment  []SentimentAnswer `json:"sentiment"`
+	KeyPhrases []PhraseAnswer    `json:"key_phrases"`
+	Entities   []EntityAnswer    `json:"entities"`
+	Source     string            `json:"source"`
+}
+
+// LanguageAnswer is the language of the text, as answered.
+type LanguageAnswer struct {
+	Code       string   `json:"code"`
+	Name       string   `json:"name"`
+	Confidence *float64 `json:"confidence"`
+}
+
+// SentimentAnswer is one sentiment's share, as answered.
+type SentimentAnswer struct {
+	Name       string   `json:"name"`
+	Confidence *float64 `json:"confidence"`
+}
+
+// PhraseAnswer is a key phrase, as answered.
+type PhraseAnswer struct {
+	Name        string   `json:"name"`
+	Appearances *float64 `json:"appearances"`
+	Score       *float64 `json:"score"`
+}
+
+// EntityAnswer is a named thing, as answered.
+type EntityAnswer struct {
+	Name        string   `json:"name"`
+	Type        string   `json:"type"`
+	Appearances *float64 `json:"appearances"`
+	Confidence  *float64 `json:"confidence"`
 }
 
 // Size returns the number of entries of the answer.

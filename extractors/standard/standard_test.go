@@ -15,9 +15,9 @@ import (
 // text, the gms2t of the original clients), and the provider-backed ones
 // whose names the reference omits (its providers' brands): tags
 // (recognition), logos (logo detection, the gmlogos of the original
-// clients) and speech_to_text_provider. nsfw and nsfw_provider join them
-// when their family is linked.
-var added = []string{"text", "speech_to_text", "speech_to_text_provider", "tags", "logos"}
+// clients), speech_to_text_provider and tokens_provider. nsfw and
+// nsfw_provider join them when their family is linked.
+var added = []string{"text", "speech_to_text", "speech_to_text_provider", "tags", "logos", "tokens_provider"}
 
 // base are the base extractors of package extractors: store and mime_type
 // run on every file (Always), hashes on every file asked for. They accept
@@ -30,7 +30,7 @@ var base = []string{"store", "mime_type", "hashes"}
 // of a PDF, the description of a photo, the captions of a video). Accept
 // judges a file by its name and type only, so it cannot tell; on a file
 // without text they end at once with ErrUnsupported, recorded as nothing.
-var readsPrior = map[string]bool{"tokens": true, "vendorlanguage": true}
+var readsPrior = map[string]bool{"tokens": true, "vendorlanguage": true, "tokens_provider": true}
 
 // writesNothing lists the extractors that declare no field, each with the
 // reason it writes no data. None does: every extractor's data is in the
