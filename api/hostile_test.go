@@ -1,8 +1,11 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"mime/multipart"
 	"net/http"
 	"sort"
 	"strings"
@@ -159,7 +162,7 @@ func TestHostileBodiesOnEveryRoute(t *testing.T) {
 		}
 		rule := bodyRuleFor(doc, rt)
 		if rule.raw {
-			continue // uploads stream their own bodies (uploads_test.go)
+			continue // forms: TestHostileMultipartBodiesOnEveryRoute; raw uploads: uploads_test.go
 		}
 		route := rt.Method + " " + rt.Path
 		path := samplePath(rt.Path)
@@ -251,6 +254,194 @@ func TestHostileBodiesOnEveryRoute(t *testing.T) {
 	}
 	if checked < 40 {
 		t.Fatalf("only %d string fields checked: is the route table or openapi.yaml empty?", checked)
+	}
+}
+
+// multipartSchema is a route's multipart/form-data body schema in
+// openapi.yaml, or nil.
+func multipartSchema(doc *openapi3.T, rt Route) *openapi3.Schema {
+	item := doc.Paths.Value(openapiPath(rt.Path))
+	if item == nil {
+		return nil
+	}
+	op := item.GetOperation(rt.Method)
+	if op == nil || op.RequestBody == nil || op.RequestBody.Value == nil {
+		return nil
+	}
+	mt := op.RequestBody.Value.Content.Get("multipart/form-data")
+	if mt == nil || mt.Schema == nil {
+		return nil
+	}
+	return mt.Schema.Value
+}
+
+// formPart is one part of a sample form: a value, or a file when file is
+// set.
+type formPart struct {
+	name string
+	data []byte
+	file bool
+}
+
+// sampleForm builds a form of schema s with every property present: a
+// string "x", a binary part a small PNG picture, an array one of its
+// items.
+func sampleForm(t *testing.T, s *openapi3.Schema) []formPart {
+	var parts []formPart
+	names := make([]string, 0, len(s.Properties))
+	for name := range s.Properties {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		p := s.Properties[name].Value
+		if schemaFor(p, openapi3.TypeArray) != nil {
+			p = schemaFor(p, openapi3.TypeArray).Items.Value
+		}
+		if p.Format == "binary" {
+			parts = append(parts, formPart{name, pictureBytes(t, "png"), true})
+		} else {
+			parts = append(parts, formPart{name, []byte("x"), false})
+		}
+	}
+	return parts
+}
+
+// encodeForm writes parts as a multipart/form-data body.
+func encodeForm(parts []formPart) ([]byte, string) {
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	for _, p := range parts {
+		var pw io.Writer
+		if p.file {
+			pw, _ = w.CreateFormFile(p.name, p.name+".png")
+		} else {
+			pw, _ = w.CreateFormField(p.name)
+		}
+		pw.Write(p.data)
+	}
+	w.Close()
+	return b.Bytes(), w.FormDataContentType()
+}
+
+// replacePart returns form with the parts named name replaced by repl.
+func replacePart(form []formPart, name string, repl ...formPart) []formPart {
+	var out []formPart
+	done := false
+	for _, p := range form {
+		if p.name != name {
+			out = append(out, p)
+		} else if !done {
+			out, done = append(out, repl...), true
+		}
+	}
+	return out
+}
+
+// Every route of the route table whose body openapi.yaml documents as a
+// multipart/form-data form answers hostile forms with a 4xx carrying a
+// JSON error, never a 5xx: a body over MAX_BODY_BYTES (413), a 2 MB value
+// in every string field and one a character over its maxLength (400
+// naming the field), more files than an array's maxItems (400 naming
+// it), a file that is not what the route takes, and forms that are not
+// forms (truncated, no boundary, thousands of parts). A path naming an
+// item names a real one; a route with another path parameter may answer
+// 404 first, having looked its object up.
+func TestHostileMultipartBodiesOnEveryRoute(t *testing.T) {
+	t.Parallel()
+	const bodyLimit = 4 << 20
+	e := newCollabEnvWith(t, func(c *config.Config) { c.MaxBodyBytes, c.UploadLimitBytes = bodyLimit, bodyLimit })
+	doc, _, err := Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A path naming an item names a real one, so that its form is read.
+	pathOf := strings.NewReplacer(":item_id", e.video)
+	huge := strings.Repeat("x", 2<<20)
+	checked := map[string]bool{}
+	for _, rt := range e.srv.Routes() {
+		schema := multipartSchema(doc, rt)
+		if !bodyMethods[rt.Method] || schema == nil {
+			continue
+		}
+		route := rt.Method + " " + rt.Path
+		checked[route] = true
+		path := samplePath(pathOf.Replace(rt.Path))
+		lookup := strings.Contains(path, "/x/") || strings.HasSuffix(path, "/x")
+		send := func(what string, body []byte, ct string) *response {
+			t.Helper()
+			r := e.doRaw(rt.Method, path, e.adminToken, body, ct)
+			if r.Code >= 500 || (r.Code >= 400 && r.errCode() == "") {
+				t.Errorf("%s: %s: %d %.300s", route, what, r.Code, r.Body)
+			}
+			return r
+		}
+		refused := func(what string, r *response, status int, field string) {
+			t.Helper()
+			switch {
+			case lookup && r.Code == http.StatusNotFound:
+			case r.Code != status:
+				t.Errorf("%s: %s: %d, want %d: %.300s", route, what, r.Code, status, r.Body)
+			case field != "" && r.field(field) == "":
+				t.Errorf("%s: %s: 400 without fields.%s: %.300s", route, what, field, r.Body)
+			}
+		}
+		form := sampleForm(t, schema)
+
+		// Over the body limit, in the first file part.
+		for _, p := range form {
+			if p.file {
+				big := replacePart(form, p.name, formPart{p.name, bytes.Repeat([]byte{0x89}, bodyLimit+1), true})
+				body, ct := encodeForm(big)
+				refused("body over the limit", send("body over the limit", body, ct), http.StatusRequestEntityTooLarge, "")
+				break
+			}
+		}
+		for name, ref := range schema.Properties {
+			prop := ref.Value
+			if ss := schemaFor(prop, openapi3.TypeString); ss != nil && ss.Format != "binary" {
+				body, ct := encodeForm(replacePart(form, name, formPart{name, []byte(huge), false}))
+				if r := send("2 MB "+name, body, ct); r.Code != http.StatusRequestEntityTooLarge {
+					refused("2 MB "+name, r, http.StatusBadRequest, name)
+				}
+				if ss.MaxLength != nil {
+					over := []byte(strings.Repeat("é", int(*ss.MaxLength)+1))
+					body, ct := encodeForm(replacePart(form, name, formPart{name, over, false}))
+					refused(name+" over maxLength", send(name+" over maxLength", body, ct), http.StatusBadRequest, name)
+				}
+			}
+			if as := schemaFor(prop, openapi3.TypeArray); as != nil {
+				if as.MaxItems != nil {
+					var many []formPart
+					for range *as.MaxItems + 1 {
+						many = append(many, formPart{name, pictureBytes(t, "png"), true})
+					}
+					body, ct := encodeForm(replacePart(form, name, many...))
+					refused("too many "+name, send("too many "+name, body, ct), http.StatusBadRequest, name)
+				}
+				prop = as.Items.Value
+			}
+			if prop.Format == "binary" {
+				// Not a picture, nor a caption, nor anything in particular;
+				// an upload store takes it.
+				body, ct := encodeForm(replacePart(form, name, formPart{name, []byte("\x00\xffnot <b>what</b> you want"), true}))
+				send("a file of junk as "+name, body, ct)
+			}
+		}
+		// Forms that are not forms.
+		send("truncated form", []byte("--b\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\nA"), "multipart/form-data; boundary=b")
+		send("form without a boundary", []byte("--b\r\n"), "multipart/form-data")
+		many := append([]formPart{}, form...)
+		for i := range 5000 {
+			many = append(many, formPart{fmt.Sprintf("f%d", i), []byte("v"), false})
+		}
+		body, ct := encodeForm(many)
+		send("a form of 5000 parts", body, ct)
+	}
+	for _, want := range []string{"POST /api/data/train/logos", "POST /api/data/v3/items/:item_id/captions", "POST /files/uploadstore/*path"} {
+		if !checked[want] {
+			t.Errorf("%s not walked (walked %v)", want, checked)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/color"
 	"image/gif"
@@ -112,7 +113,7 @@ func multipartBody(t *testing.T, values map[string]string, files []formFile) ([]
 
 // logoEnv is an env with a logo provider the test runs and a bucket on a
 // real S3 server.
-func logoEnv(t *testing.T) (*collabEnv, *fakeProvider, tests3.Server, string) {
+func logoEnv(t *testing.T, tweak ...func(*config.Config)) (*collabEnv, *fakeProvider, tests3.Server, string) {
 	srv := tests3.Start(t)
 	bucket := tests3.BucketName(t)
 	srv.CreateBucket(t, bucket)
@@ -124,6 +125,9 @@ func logoEnv(t *testing.T) (*collabEnv, *fakeProvider, tests3.Server, string) {
 		c.LogoProviderURL = ps.URL + "/v1"
 		c.LogoBucket = config.LogoBucket{Endpoint: srv.Endpoint, Region: "us-east-1", Name: bucket,
 			AccessKeyID: srv.AccessKey, SecretAccessKey: srv.SecretKey, PathStyle: "true"}
+		for _, f := range tweak {
+			f(c)
+		}
 	})
 	return se, prov, srv, bucket
 }
@@ -287,4 +291,89 @@ func TestLogoTraining(t *testing.T) {
 	if objects != 2 {
 		t.Fatalf("%d objects in the bucket, want the first request's 2", objects)
 	}
+}
+
+// Hostile training forms on a deployment that can train: each is a 4xx
+// with a JSON error naming what is wrong, never a 5xx, and none reaches
+// the provider, the bucket or the database.
+func TestLogoTrainingHostileForms(t *testing.T) {
+	t.Parallel()
+	const bodyLimit = 4 << 20
+	e, prov, srv, bucket := logoEnv(t, func(c *config.Config) { c.MaxBodyBytes = bodyLimit })
+	png := pictureBytes(t, "png")
+	logos := func(n int) []formFile {
+		out := make([]formFile, n)
+		for i := range out {
+			out[i] = formFile{"logos", fmt.Sprintf("l%d.png", i), png}
+		}
+		return out
+	}
+	huge := strings.Repeat("w", 2<<20)
+	for _, tc := range []struct {
+		what   string
+		values map[string]string
+		files  []formFile
+		status int
+		field  string // a field the 400 names
+	}{
+		{"a body over MAX_BODY_BYTES", map[string]string{"name": "A"}, []formFile{{"logos", "big.png", bytes.Repeat([]byte{0x89}, bodyLimit+1)}}, 413, ""},
+		{"more logos than allowed", map[string]string{"name": "A"}, logos(21), 400, "logos"},
+		{"a 2 MB name", map[string]string{"name": huge}, logos(1), 400, "name"},
+		{"a 2 MB website", map[string]string{"name": "A", "website": "https://" + huge}, logos(1), 400, "website"},
+		{"a 2 MB name and a long website", map[string]string{"name": huge, "website": "https://" + huge[:3000]}, logos(1), 400, "website"},
+		{"a text file as a logo", map[string]string{"name": "A"}, []formFile{{"logos", "logo.png", []byte("<svg onload=alert(1)>")}}, 400, "logos"},
+		{"an empty logo", map[string]string{"name": "A"}, []formFile{{"logos", "logo.png", nil}}, 400, "logos"},
+		{"a PNG header without a picture", map[string]string{"name": "A"}, []formFile{{"logos", "cut.png", png[:30]}}, 400, "logos"},
+		{"a good logo after a bad one", map[string]string{"name": "A"}, []formFile{{"logos", "x.png", []byte("GIF89a")}, {"logos", "a.png", png}}, 400, "logos"},
+		{"logos under another name", map[string]string{"name": "A"}, []formFile{{"logo", "a.png", png}}, 400, "logos"},
+	} {
+		body, ct := multipartBody(t, tc.values, tc.files)
+		r := e.doRaw("POST", "/api/data/train/logos", e.other, body, ct)
+		if r.Code != tc.status || r.errCode() == "" {
+			t.Errorf("%s: %d %.300s", tc.what, r.Code, r.Body)
+			continue
+		}
+		if tc.field != "" && r.field(tc.field) == "" {
+			t.Errorf("%s: 400 without fields.%s: %.300s", tc.what, tc.field, r.Body)
+		}
+	}
+	// Bodies that are not a form of the route.
+	for _, tc := range []struct {
+		what, contentType string
+		body              []byte
+	}{
+		{"a truncated form", "multipart/form-data; boundary=b", []byte("--b\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nA")},
+		{"a form without a boundary", "multipart/form-data", []byte("--b\r\n")},
+		{"a form of 5000 parts", "", nil},
+		{"an urlencoded form", "application/x-www-form-urlencoded", []byte("name=A&logos=x")},
+		{"raw bytes", "image/png", png},
+	} {
+		body, ct := tc.body, tc.contentType
+		if body == nil {
+			values := map[string]string{"name": "A"}
+			for i := range 5000 {
+				values[fmt.Sprintf("f%d", i)] = "v"
+			}
+			body, ct = multipartBody(t, values, logos(1))
+		}
+		if r := e.doRaw("POST", "/api/data/train/logos", e.other, body, ct); r.Code != 400 || r.errCode() == "" {
+			t.Errorf("%s: %d %.300s", tc.what, r.Code, r.Body)
+		}
+	}
+	prov.mu.Lock()
+	if len(prov.received) != 0 {
+		t.Errorf("the provider received %d trainings", len(prov.received))
+	}
+	prov.mu.Unlock()
+	if n := e.count(`SELECT count(*) FROM logo_training_requests`); n != 0 {
+		t.Errorf("%d requests recorded", n)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for obj := range srv.Client(t).ListObjects(ctx, bucket, minio.ListObjectsOptions{Recursive: true}) {
+		t.Errorf("object %s (%v) in the bucket", obj.Key, obj.Err)
+	}
+	// At the limits: 20 logos and a 255-character name are trained.
+	body, ct := multipartBody(t, map[string]string{"name": strings.Repeat("n", 255)}, logos(20))
+	e.doRaw("POST", "/api/data/train/logos", e.other, body, ct).status(201)
 }
