@@ -81,8 +81,15 @@ func (s *Server) itemSummary(c *gin.Context) error {
 			break
 		}
 	}
-	tokens := meta("tokens")
-	for _, e := range listAt(tokens, "sentiment") {
+	// A language-analysis provider (tokens_provider, tokens' shapes) is
+	// read first; a part it gave nothing for is tokens' own.
+	tokens := func(part string) []any {
+		if l := listAt(meta("tokens_provider"), part); len(l) > 0 {
+			return l
+		}
+		return listAt(meta("tokens"), part)
+	}
+	for _, e := range tokens("sentiment") {
 		if name := strAt(e, "name"); name != "" {
 			conf, _ := numAt(e, "confidence")
 			out.Sentiment = append(out.Sentiment, summarySentimentJSON{Name: name, Confidence: conf})
@@ -98,8 +105,8 @@ func (s *Server) itemSummary(c *gin.Context) error {
 	documentTags(meta, seg["tags"])
 	seg["locations"].addListed(listAt(meta("geocoding"), "locations"))
 	var phrases, entities nameCounts
-	phrases.addListed(listAt(tokens, "key_phrases"))
-	entities.addListed(listAt(tokens, "entities"))
+	phrases.addListed(tokens("key_phrases"))
+	entities.addListed(tokens("entities"))
 	out.Tags, out.Logos, out.Locations = seg["tags"].list(), seg["logos"].list(), seg["locations"].list()
 	out.KeyPhrases, out.Entities = phrases.list(), entities.list()
 
