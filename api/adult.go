@@ -1,13 +1,13 @@
 package api
 
 import (
-	"context"
 	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 )
 
@@ -46,7 +46,7 @@ func (s *Server) adultSummary(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	buckets, err := s.adultBuckets(c.Request.Context(), it.ID, interval, "")
+	buckets, err := s.adultBuckets(c, it.ID, interval, "")
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func (s *Server) adultCategory(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	buckets, err := s.adultBuckets(c.Request.Context(), it.ID, interval, category)
+	buckets, err := s.adultBuckets(c, it.ID, interval, category)
 	if err != nil {
 		return err
 	}
@@ -77,23 +77,14 @@ func (s *Server) adultCategory(c *gin.Context) error {
 
 // adultBuckets sums the scores of an item's segments up by interval: the
 // nsfw_score, or a category's score when category is not empty.
-func (s *Server) adultBuckets(ctx context.Context, itemID string, interval int, category string) ([]adultBucketJSON, error) {
-	score := `summary->'nsfw'->'nsfw_score'`
-	args := []any{}
-	if category != "" {
-		score = `summary->'nsfw'->'categories'->?`
-		args = append(args, category)
-	}
-	q := `SELECT start_at, avg(score) AS avg, max(score) AS max FROM (
-		SELECT (time_ms / (?::bigint * 1000)) * ?::bigint AS start_at, (` + score + `)::text::float8 AS score
-		FROM segment_parts WHERE item_id = ? AND jsonb_typeof(` + score + `) = 'number'
-	) x WHERE score >= 0 AND score <= 1 GROUP BY start_at ORDER BY start_at`
-	all := append([]any{interval, interval}, args...)
-	all = append(all, itemID)
-	all = append(all, args...)
-	out := []adultBucketJSON{}
-	if err := s.DB.WithContext(ctx).Raw(q, all...).Scan(&out).Error; err != nil {
+func (s *Server) adultBuckets(c *gin.Context, itemID string, interval int, category string) ([]adultBucketJSON, error) {
+	rows, err := query.AdultBuckets(s.db(c), itemID, interval, category)
+	if err != nil {
 		return nil, err
+	}
+	out := make([]adultBucketJSON, len(rows))
+	for i, r := range rows {
+		out[i] = adultBucketJSON{StartAt: r.StartAt, Avg: r.Avg, Max: r.Max}
 	}
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/models"
 )
@@ -92,9 +93,8 @@ func (s *Server) itemTextSources(ctx context.Context, it models.Item, meta map[s
 }
 
 func (s *Server) captionSources(ctx context.Context, itemID string) ([]textSource, error) {
-	var rows []models.Caption
-	if err := s.DB.WithContext(ctx).Select("id", "extractor", "source", "language", "cues").
-		Where("item_id = ?", itemID).Order("added_at, id").Find(&rows).Error; err != nil {
+	rows, err := query.CaptionCues(s.DB.WithContext(ctx), itemID)
+	if err != nil {
 		return nil, err
 	}
 	out := make([]textSource, 0, len(rows))
@@ -123,14 +123,8 @@ func (s *Server) captionSources(ctx context.Context, itemID string) ([]textSourc
 // intervals apart merge (tesseract's frame_interval), and never less than
 // keywordMergeGap.
 func (s *Server) frameTextSources(ctx context.Context, itemID string, meta map[string]json.RawMessage) ([]textSource, error) {
-	var rows []struct {
-		Extractor string
-		TimeMS    int64
-		OCR       models.JSON
-	}
-	if err := s.DB.WithContext(ctx).Raw(`SELECT extractor, time_ms, summary->'ocr' AS ocr FROM segment_parts
-		WHERE item_id = ? AND jsonb_typeof(summary->'ocr') = 'array' ORDER BY extractor, time_ms`, itemID).
-		Scan(&rows).Error; err != nil {
+	rows, err := query.FrameTexts(s.DB.WithContext(ctx), itemID)
+	if err != nil {
 		return nil, err
 	}
 	var out []textSource

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sort"
 	"strings"
+
+	"github.com/metaharvest/metaharvest/api/query"
 )
 
 // The named lists of the item summary (tags, logos, locations, key
@@ -82,26 +84,8 @@ func (n *nameCounts) addListed(list []any) {
 // segmentNames counts the segments of an item each tag, logo and place
 // name appears in, by list ("tags", "logos", "locations").
 func (s *Server) segmentNames(ctx context.Context, itemID string) (map[string]*nameCounts, error) {
-	var rows []struct {
-		Kind        string
-		Name        string
-		Appearances int64
-	}
-	// Segments are the parts of every extractor merged by time: a name
-	// appears in as many segments as distinct times it is reported at.
-	elems := func(kind, arr, name string) string {
-		return `SELECT '` + kind + `' AS kind, e` + name + ` AS name, sp.time_ms FROM segment_parts sp
-			CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(` + arr + `) = 'array' THEN ` + arr + ` ELSE '[]'::jsonb END) e
-			WHERE sp.item_id = @id`
-	}
-	q := `SELECT kind, name, count(DISTINCT time_ms) AS appearances FROM (` +
-		elems("tags", "sp.summary->'tags'", "->>'name'") + ` UNION ALL ` +
-		elems("logos", "sp.summary->'logos'", "->>'name'") + ` UNION ALL ` +
-		elems("locations", "sp.summary->'locations'->'features'", "->'properties'->>'name'") + ` UNION ALL
-		SELECT 'locations', sp.summary->'locations'->'properties'->>'name', sp.time_ms FROM segment_parts sp
-			WHERE sp.item_id = @id AND jsonb_typeof(sp.summary->'locations'->'properties') = 'object'
-		) x WHERE name IS NOT NULL AND btrim(name) <> '' GROUP BY kind, name ORDER BY kind, appearances DESC, name`
-	if err := s.DB.WithContext(ctx).Raw(q, map[string]any{"id": itemID}).Scan(&rows).Error; err != nil {
+	rows, err := query.SegmentNames(s.DB.WithContext(ctx), itemID)
+	if err != nil {
 		return nil, err
 	}
 	out := map[string]*nameCounts{"tags": {}, "logos": {}, "locations": {}}

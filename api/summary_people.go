@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -90,9 +91,8 @@ func (s *Server) peopleSummary(ctx context.Context, it models.Item, meta metaRea
 // faceCrops maps vendor_faces' own names of its crops to their artifact
 // paths (which start with the item's artifact directory).
 func (s *Server) faceCrops(ctx context.Context, itemID string) (map[string]string, error) {
-	var paths []string
-	if err := s.DB.WithContext(ctx).Model(&models.Artifact{}).Where("item_id = ? AND extractor = ?", itemID, facesExtractor).
-		Pluck("path", &paths).Error; err != nil {
+	paths, err := query.ArtifactPaths(s.DB.WithContext(ctx), itemID, facesExtractor)
+	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]string, len(paths))

@@ -23,6 +23,17 @@ func Captions(db *gorm.DB, itemID string) ([]models.Caption, error) {
 	return rows, nil
 }
 
+// CaptionCues lists the captions of an item, oldest first, with their
+// cues and what names them only (no original file).
+func CaptionCues(db *gorm.DB, itemID string) ([]models.Caption, error) {
+	var rows []models.Caption
+	if err := db.Select("id", "extractor", "source", "language", "cues").
+		Where("item_id = ?", itemID).Order("added_at, id").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("cues of the captions of %s: %w", itemID, err)
+	}
+	return rows, nil
+}
+
 // AddUploadedCaption inserts an uploaded caption in tx unless the item has
 // max uploaded captions already (409 too_many_captions).
 func AddUploadedCaption(tx *gorm.DB, m *models.Caption, max int64) error {

@@ -24,6 +24,17 @@ func Artifacts(db *gorm.DB, itemID string) ([]models.Artifact, error) {
 	return arts, nil
 }
 
+// ArtifactPaths lists the paths of the artifacts an extractor made of an
+// item.
+func ArtifactPaths(db *gorm.DB, itemID, extractor string) ([]string, error) {
+	var paths []string
+	if err := db.Model(&models.Artifact{}).Where("item_id = ? AND extractor = ?", itemID, extractor).
+		Pluck("path", &paths).Error; err != nil {
+		return nil, fmt.Errorf("artifacts of %s by %s: %w", itemID, extractor, err)
+	}
+	return paths, nil
+}
+
 // ArtifactOwner is the live item an artifact path belongs to.
 type ArtifactOwner struct {
 	ItemID, LocationID, ContainerID string
