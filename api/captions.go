@@ -71,7 +71,7 @@ func captionOf(m models.Caption) captionJSON {
 func (s *Server) captionItem(c *gin.Context) (models.Item, error) {
 	id := c.Param("item_id")
 	if len(id) > 64 {
-		return models.Item{}, apperr.NotFound("item", truncateID(id))
+		return models.Item{}, apperr.NotFound("item", query.ShortID(id))
 	}
 	return s.loadVisibleItem(c, id)
 }
@@ -88,13 +88,6 @@ func (s *Server) captionOfItem(c *gin.Context, itemID string) (models.Caption, e
 		return m, apperr.InvalidField("caption_id", fmt.Sprintf("is longer than %d characters", maxCaptionIDLength))
 	}
 	return query.Caption(s.db(c), itemID, id)
-}
-
-func truncateID(s string) string {
-	if len(s) > 64 {
-		return s[:64]
-	}
-	return s
 }
 
 func (s *Server) listCaptions(c *gin.Context) error {

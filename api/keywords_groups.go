@@ -1,7 +1,6 @@
 package api
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -11,9 +10,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
-	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/internal/wordmatch"
 	"github.com/metaharvest/metaharvest/models"
@@ -107,29 +105,9 @@ func (r *keywordGroupRequest) validate() error {
 	return invalidIf(problems)
 }
 
-func keywordGroupNameTaken(err error, name string) error {
-	if errors.Is(err, gorm.ErrDuplicatedKey) {
-		return apperr.Conflict("name_taken", "a keyword group named %q exists", name)
-	}
-	return err
-}
-
-func loadKeywordGroup(tx *gorm.DB, id string, lock bool) (models.KeywordGroup, error) {
-	var g models.KeywordGroup
-	q := tx.Where("id = ?", id)
-	if lock {
-		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
-	}
-	err := q.Take(&g).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return g, apperr.NotFound("keyword group", truncateID(id))
-	}
-	return g, err
-}
-
 func (s *Server) listKeywordGroups(c *gin.Context) error {
-	var rows []models.KeywordGroup
-	if err := s.DB.WithContext(c.Request.Context()).Order("lower(name), id").Find(&rows).Error; err != nil {
+	rows, err := query.KeywordGroups(s.db(c), 0)
+	if err != nil {
 		return err
 	}
 	out := make([]keywordGroupJSON, len(rows))
@@ -141,7 +119,7 @@ func (s *Server) listKeywordGroups(c *gin.Context) error {
 }
 
 func (s *Server) getKeywordGroup(c *gin.Context) error {
-	g, err := loadKeywordGroup(s.DB.WithContext(c.Request.Context()), c.Param("id"), false)
+	g, err := query.KeywordGroup(s.db(c), c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -160,14 +138,7 @@ func (s *Server) createKeywordGroup(c *gin.Context) error {
 	g := models.KeywordGroup{ID: ids.New(), Name: req.Name, Color: req.Color, Words: req.Words,
 		CreatedBy: principalOf(c).User.ID}
 	err := s.audited(c, "keywordgroup", "create", g.ID, "", func(tx *gorm.DB) error {
-		var n int64
-		if err := tx.Model(&models.KeywordGroup{}).Count(&n).Error; err != nil {
-			return err
-		}
-		if n >= maxKeywordGroups {
-			return apperr.Conflict("too_many_keyword_groups", "the platform has %d keyword groups, the most it keeps", n)
-		}
-		return keywordGroupNameTaken(tx.Create(&g).Error, g.Name)
+		return query.CreateKeywordGroup(tx, &g, maxKeywordGroups)
 	})
 	if err != nil {
 		return err
@@ -189,11 +160,11 @@ func (s *Server) putKeywordGroup(c *gin.Context) error {
 	var g models.KeywordGroup
 	err := s.audited(c, "keywordgroup", "update", c.Param("id"), "", func(tx *gorm.DB) error {
 		var err error
-		if g, err = loadKeywordGroup(tx, c.Param("id"), true); err != nil {
+		if g, err = query.LockKeywordGroup(tx, c.Param("id")); err != nil {
 			return err
 		}
 		g.Name, g.Color, g.Words = req.Name, req.Color, req.Words
-		return keywordGroupNameTaken(tx.Select("name", "color", "words", "updated_at").Save(&g).Error, g.Name)
+		return query.SaveKeywordGroup(tx, &g)
 	})
 	if err != nil {
 		return err
@@ -205,14 +176,7 @@ func (s *Server) putKeywordGroup(c *gin.Context) error {
 func (s *Server) deleteKeywordGroup(c *gin.Context) error {
 	id := c.Param("id")
 	err := s.audited(c, "keywordgroup", "delete", id, "", func(tx *gorm.DB) error {
-		res := tx.Delete(&models.KeywordGroup{}, "id = ?", id)
-		if res.Error != nil {
-			return res.Error
-		}
-		if res.RowsAffected == 0 {
-			return apperr.NotFound("keyword group", truncateID(id))
-		}
-		return nil
+		return query.DeleteKeywordGroup(tx, id)
 	})
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/wordmatch"
 	"github.com/metaharvest/metaharvest/models"
 )
@@ -87,8 +88,8 @@ func itemMetadata(it models.Item) map[string]json.RawMessage {
 
 // keywordInsights matches every keyword group against the item's texts.
 func (s *Server) keywordInsights(ctx context.Context, it models.Item, meta map[string]json.RawMessage) ([]keywordInsightJSON, error) {
-	var groups []models.KeywordGroup
-	if err := s.DB.WithContext(ctx).Order("lower(name), id").Limit(maxKeywordGroups).Find(&groups).Error; err != nil {
+	groups, err := query.KeywordGroups(s.DB.WithContext(ctx), maxKeywordGroups)
+	if err != nil {
 		return nil, err
 	}
 	out := []keywordInsightJSON{}

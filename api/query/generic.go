@@ -52,6 +52,15 @@ func TakeVisible[T any](db *gorm.DB, kind, id string, visible Scope) (T, error) 
 	return Take[T](db, kind, id, visible)
 }
 
+// ShortID is an id as an answer repeats it: its first 64 bytes, so that a
+// client's over-long id is not echoed back whole.
+func ShortID(id string) string {
+	if len(id) > 64 {
+		return id[:64]
+	}
+	return id
+}
+
 // Page is a window of a list addressed by offset.
 type Page struct {
 	Limit  int
