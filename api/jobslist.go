@@ -5,8 +5,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
-	"github.com/metaharvest/metaharvest/models"
 )
 
 // GET /api/control/harvest?state=running|all&limit=N: the caller's visible
@@ -23,19 +23,12 @@ func (s *Server) listJobs(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	vis, args, err := s.visibleSQL(c, "j.location_id", "j.container_id")
+	v, err := s.viewer(c)
 	if err != nil {
 		return err
 	}
-	where := vis
-	if state == "running" {
-		where += ` AND NOT j.cancelled AND j.updated > now() - interval '1 day'
-			AND (NOT j.walk_complete OR j.enqueued_count > (SELECT count(*) FROM activities a
-				WHERE a.request_id = j.request_id AND a.kind = 'harvestend'))`
-	}
-	var rows []models.Job
-	if err := s.DB.WithContext(c.Request.Context()).Raw(`SELECT j.* FROM jobs j WHERE `+where+
-		` ORDER BY j.created DESC, j.request_id LIMIT ?`, append(args, limit)...).Scan(&rows).Error; err != nil {
+	rows, err := query.ListJobs(s.db(c), v, state == "running", limit)
+	if err != nil {
 		return err
 	}
 	out := make([]jobStatusJSON, 0, len(rows))

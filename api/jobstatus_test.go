@@ -204,3 +204,61 @@ func toStrings(v any) []string {
 	}
 	return out
 }
+
+// GET /api/control/harvest lists the visible jobs newest first: running
+// ones (not cancelled, updated within a day, walk or files unfinished) by
+// default, every one with state=all, at most limit.
+func TestListHarvestJobs(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	w := newActWorld(e)
+	locID, ctrID := w.location("loc1", nil, nil)
+	hidLoc, hidCtr := w.location("hidden", []string{"g-hidden"}, nil)
+	now := time.Now().UTC()
+	job := func(id, loc, ctr string, age time.Duration, change map[string]any) models.Job {
+		t.Helper()
+		j := w.job(id, loc, ctr, "", now.Add(-age))
+		if change != nil {
+			e.db.Model(&j).Updates(change)
+		}
+		return j
+	}
+	job("walking", locID, ctrID, time.Minute, nil)
+	done := job("done", locID, ctrID, 2*time.Minute, map[string]any{"walk_complete": true, "enqueued_count": 1})
+	w.act(done, models.ActivityHarvestEnd, "i1", "a.jpg", "")
+	half := job("half", locID, ctrID, 3*time.Minute, map[string]any{"walk_complete": true, "enqueued_count": 2})
+	w.act(half, models.ActivityHarvestEnd, "i2", "b.jpg", "")
+	job("cancelled", locID, ctrID, 4*time.Minute, map[string]any{"cancelled": true})
+	job("stale", locID, ctrID, 48*time.Hour, nil)
+	job("secret", hidLoc, hidCtr, 5*time.Minute, nil)
+	_, outsider := e.userWithScopes("outsider@example.com", "activity:read")
+
+	list := func(token, q string) string {
+		t.Helper()
+		var body struct {
+			State string          `json:"state"`
+			Jobs  []jobStatusBody `json:"jobs"`
+		}
+		e.do("GET", "/api/control/harvest"+q, token, nil).status(200).decode(&body)
+		var ids []string
+		for _, j := range body.Jobs {
+			ids = append(ids, j.RequestID+":"+j.State)
+		}
+		return body.State + " " + strings.Join(ids, ",")
+	}
+	for _, tc := range []struct{ token, q, want string }{
+		{e.adminToken, "", "running walking:queued,half:harvesting,secret:queued"},
+		{e.adminToken, "?state=running", "running walking:queued,half:harvesting,secret:queued"},
+		{outsider, "", "running walking:queued,half:harvesting"},
+		{e.adminToken, "?state=all", "all walking:queued,done:done,half:harvesting,cancelled:cancelled,secret:queued,stale:queued"},
+		{outsider, "?state=all", "all walking:queued,done:done,half:harvesting,cancelled:cancelled,stale:queued"},
+		{e.adminToken, "?state=all&limit=2", "all walking:queued,done:done"},
+	} {
+		if got := list(tc.token, tc.q); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.q, got, tc.want)
+		}
+	}
+	for _, q := range []string{"?state=done", "?limit=0", "?limit=501", "?limit=x"} {
+		e.do("GET", "/api/control/harvest"+q, e.adminToken, nil).status(400)
+	}
+}

@@ -28,18 +28,6 @@ func (s *Server) viewer(c *gin.Context) (query.Viewer, error) {
 	return query.Viewer{UserID: p.User.ID, Groups: groups}, nil
 }
 
-// visibleSQL returns a SQL condition restricting rows whose location id is
-// in column locCol and container id in ctrCol (ctrCol may be empty for
-// location rows) to what the caller may see (query.Viewer.VisibleSQL).
-func (s *Server) visibleSQL(c *gin.Context, locCol, ctrCol string) (string, []any, error) {
-	v, err := s.viewer(c)
-	if err != nil {
-		return "", nil, err
-	}
-	cond, args := v.VisibleSQL(locCol, ctrCol)
-	return cond, args, nil
-}
-
 // checkVisible answers 403 when the caller may not see the location /
 // container pair (ctrID may be empty for a location).
 func (s *Server) checkVisible(c *gin.Context, locID, ctrID string) error {

@@ -207,60 +207,54 @@ func ReadInsights(db *gorm.DB, v Viewer, topErrors int) (Insights, error) {
 	return out, nil
 }
 
-// JobActivity is what the activity rows of a job say about it.
-type JobActivity struct {
-	Finished   int64
-	Failed     int64
-	Unchanged  int64
-	WalkPages  int64
-	WalkFailed bool
-	Skipped    string
-	First      *time.Time
-	Last       *time.Time
-}
-
-// ReadJobActivity summarises the activity rows of a job.
-func ReadJobActivity(db *gorm.DB, requestID string) (JobActivity, error) {
-	var a JobActivity
-	err := db.Raw(`SELECT
-			count(*) FILTER (WHERE kind = 'harvestend') AS finished,
-			count(*) FILTER (WHERE kind = 'harvestend' AND error <> '') AS failed,
-			count(*) FILTER (WHERE kind = 'harvestend' AND error = '' AND count = 0) AS unchanged,
-			count(*) FILTER (WHERE kind = 'walk') AS walk_pages,
-			coalesce(bool_or(kind = 'walk' AND error <> ''), false) AS walk_failed,
-			coalesce(max(source) FILTER (WHERE kind = 'walk' AND source LIKE 'skipped: %'), '') AS skipped,
-			min(ts) AS first, max(ts) AS last
-		FROM activities WHERE request_id = ?`, requestID).Scan(&a).Error
-	if err != nil {
-		return a, fmt.Errorf("activity of job %s: %w", requestID, err)
+// jsonNumberSQL is the numeric value of a jsonb text path expression, or
+// NULL when the value is missing or not a plain non-negative number (so a
+// malformed value never fails the query). Integer-valued when intOnly.
+func jsonNumberSQL(expr string, intOnly bool) string {
+	if intOnly {
+		return "(CASE WHEN btrim(" + expr + ") ~ '^[0-9]{1,15}([.]0*){0,1}$' THEN trunc(btrim(" + expr + ")::numeric)::bigint END)"
 	}
-	return a, nil
+	return "(CASE WHEN btrim(" + expr + ") ~ '^[0-9]{1,15}([.][0-9]*){0,1}$' THEN btrim(" + expr + ")::double precision END)"
 }
 
-// RunningJobs counts the jobs v may see that are not cancelled, were
-// updated within a day and are unfinished as the scheduler's stall repair
-// sees it (items finish with a harvestend row, whatever their extractors
-// did), and of those the ones with no progress yet.
-type RunningJobs struct {
-	Running int64 `json:"running"`
-	Pending int64 `json:"pending"`
+// DataSummary is the data summary of the items a viewer may see.
+//
+//   - TotalFiles, TotalSize: live items.
+//   - DeletedFiles: soft-deleted items.
+//   - TotalPages: per live item the page count of the pdf extractor or the
+//     document_pages extractor (the larger when both ran, so one document is
+//     counted once); a missing or non-numeric count is 0.
+//   - VideoRuntimeSeconds: mediainfo duration (seconds) of live items whose
+//     mime type is audio/* or video/*.
+//   - LastHarvest: latest last_harvested of any item, deleted ones included
+//     (the harvest happened); nil when nothing was harvested.
+type DataSummary struct {
+	TotalFiles          int64
+	DeletedFiles        int64
+	TotalPages          int64
+	TotalSize           int64
+	VideoRuntimeSeconds float64
+	LastHarvest         *time.Time
 }
 
-// CountRunningJobs reads RunningJobs.
-func CountRunningJobs(db *gorm.DB, v Viewer) (RunningJobs, error) {
-	vis, vargs := v.VisibleSQL("j.location_id", "j.container_id")
-	const running = "(NOT j.walk_complete OR j.enqueued_count > f.finished)"
-	var jobs RunningJobs
+// ReadDataSummary counts the DataSummary of what v may see.
+func ReadDataSummary(db *gorm.DB, v Viewer) (DataSummary, error) {
+	vis, vargs := v.VisibleSQL("i.location_id", "i.container_id")
+	pages := "GREATEST(" + jsonNumberSQL("i.metadata->'pdf'->>'pages'", true) + ", " +
+		jsonNumberSQL("i.metadata->'document_pages'->>'pages'", true) + ")"
+	runtime := jsonNumberSQL("i.metadata->'mediainfo'->>'duration'", false)
+	var row DataSummary
 	err := db.Raw(`SELECT
-			count(*) FILTER (WHERE `+running+`) AS running,
-			count(*) FILTER (WHERE `+running+` AND f.finished = 0 AND j.error_count = 0
-				AND (j.walked_count = 0 OR j.item_id <> '')) AS pending
-		FROM jobs j
-		CROSS JOIN LATERAL (SELECT count(*) AS finished FROM activities a
-			WHERE a.request_id = j.request_id AND a.kind = 'harvestend') f
-		WHERE NOT j.cancelled AND j.updated > now() - interval '1 day' AND `+vis, vargs...).Scan(&jobs).Error
+			count(*) FILTER (WHERE i.deleted_at IS NULL) AS total_files,
+			count(*) FILTER (WHERE i.deleted_at IS NOT NULL) AS deleted_files,
+			COALESCE(sum(`+pages+`) FILTER (WHERE i.deleted_at IS NULL), 0)::bigint AS total_pages,
+			COALESCE(sum(i.size) FILTER (WHERE i.deleted_at IS NULL), 0)::bigint AS total_size,
+			COALESCE(sum(`+runtime+`) FILTER (WHERE i.deleted_at IS NULL
+				AND split_part(i.mime_type, '/', 1) IN ('audio', 'video')), 0)::double precision AS video_runtime_seconds,
+			max(i.last_harvested) AS last_harvest
+		FROM items i WHERE `+vis, vargs...).Scan(&row).Error
 	if err != nil {
-		return jobs, fmt.Errorf("count running jobs: %w", err)
+		return row, fmt.Errorf("data summary: %w", err)
 	}
-	return jobs, nil
+	return row, nil
 }
