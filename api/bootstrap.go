@@ -7,11 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
+	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/auth"
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/ids"
@@ -25,48 +24,32 @@ func tokenSecret(ctx context.Context, db *gorm.DB) ([]byte, error) {
 	if _, err := rand.Read(b); err != nil {
 		return nil, err
 	}
-	fresh := models.Setting{Key: "token_secret", Value: hex.EncodeToString(b)}
-	if err := db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&fresh).Error; err != nil {
-		return nil, fmt.Errorf("store token secret: %w", err)
+	secret, err := query.EnsureSetting(db.WithContext(ctx), "token_secret", hex.EncodeToString(b))
+	if err != nil {
+		return nil, fmt.Errorf("token secret: %w", err)
 	}
-	var s models.Setting
-	if err := db.WithContext(ctx).Where("key = ?", "token_secret").Take(&s).Error; err != nil {
-		return nil, fmt.Errorf("load token secret: %w", err)
-	}
-	return hex.DecodeString(s.Value)
+	return hex.DecodeString(secret)
 }
 
 // BootstrapAdmin creates the admin from ADMIN_EMAIL/ADMIN_PASSWORD when the
 // platform has no users yet. It reports whether it created one. Concurrent
-// starts are serialised by an advisory lock.
+// starts are serialised (query.CreateFirstUser).
 func BootstrapAdmin(ctx context.Context, db *gorm.DB, email, password string) (bool, error) {
 	if email == "" {
 		return false, nil
 	}
-	created := false
-	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Exec(`SELECT pg_advisory_xact_lock(727275)`).Error; err != nil {
-			return err
-		}
-		var n int64
-		if err := tx.Model(&models.User{}).Count(&n).Error; err != nil {
-			return err
-		}
-		if n > 0 {
-			return nil
-		}
+	id := ids.New()
+	ev, err := auditEvent(&Principal{User: models.User{ID: id}}, "user", "create", id, "")
+	if err != nil {
+		return false, err
+	}
+	created, err := query.CreateFirstUser(db.WithContext(ctx), ev, func() (models.User, error) {
 		hash, err := auth.HashPassword(password)
 		if err != nil {
-			return err
+			return models.User{}, err
 		}
-		u := models.User{ID: ids.New(), Email: email, FirstName: "Admin", Enabled: true,
-			RoleID: rootRoleID, Admin: true, PasswordHash: hash}
-		if err := tx.Create(&u).Error; err != nil {
-			return err
-		}
-		created = true
-		return tx.Create(&models.AuditEvent{ID: ids.New(), UserID: u.ID, ActionKey: "create",
-			TargetKind: "user", TargetID: u.ID, Time: time.Now().UTC()}).Error
+		return models.User{ID: id, Email: email, FirstName: "Admin", Enabled: true,
+			RoleID: rootRoleID, Admin: true, PasswordHash: hash}, nil
 	})
 	if err != nil {
 		return false, fmt.Errorf("bootstrap admin: %w", err)
@@ -94,14 +77,14 @@ func CheckAdmin(ctx context.Context, db *gorm.DB, email, password string) (Admin
 	if err != nil || created {
 		return AdminCreated, err
 	}
-	var u models.User
-	err = db.WithContext(ctx).Where("lower(email) = lower(?)", email).Take(&u).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return AdminAbsent, nil
-	} else if err != nil {
+	u, ok, err := query.UserByEmail(db.WithContext(ctx), email)
+	if err != nil {
 		return 0, fmt.Errorf("find admin: %w", err)
 	}
-	ok, err := auth.CheckPassword(u.PasswordHash, password)
+	if !ok {
+		return AdminAbsent, nil
+	}
+	ok, err = auth.CheckPassword(u.PasswordHash, password)
 	if err != nil {
 		return 0, fmt.Errorf("check admin password: %w", err)
 	}
@@ -125,17 +108,17 @@ func ResetPassword(ctx context.Context, db *gorm.DB, email, password string) err
 	if err != nil {
 		return err
 	}
-	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var u models.User
-		err := tx.Where("lower(email) = lower(?)", strings.TrimSpace(email)).Take(&u).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return fmt.Errorf("%w: %s", ErrNoSuchUser, email)
-		} else if err != nil {
-			return err
-		}
-		if err := tx.Model(&u).Updates(map[string]any{"password_hash": hash, "updated_at": time.Now().UTC()}).Error; err != nil {
-			return err
-		}
-		return record(tx, nil, "authenticate", "update-password", u.ID, "")
-	})
+	db = db.WithContext(ctx)
+	u, ok, err := query.UserByEmail(db, strings.TrimSpace(email))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrNoSuchUser, email)
+	}
+	ev, err := auditEvent(nil, "authenticate", "update-password", u.ID, "")
+	if err != nil {
+		return err
+	}
+	return query.Audited(db, ev, func(tx *gorm.DB) error { return query.SetPassword(tx, u.ID, hash) })
 }

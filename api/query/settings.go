@@ -4,6 +4,9 @@ import (
 	"fmt"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/metaharvest/metaharvest/models"
 )
 
 // Settings reads the settings rows of the given keys; absent keys are
@@ -27,4 +30,18 @@ func SetSetting(tx *gorm.DB, key, value string) error {
 		return fmt.Errorf("write setting %s: %w", key, err)
 	}
 	return nil
+}
+
+// EnsureSetting returns the value of the settings row key, writing value
+// there first when the row does not exist (concurrent callers all read
+// the one value that was written first).
+func EnsureSetting(db *gorm.DB, key, value string) (string, error) {
+	if err := db.Clauses(clause.OnConflict{DoNothing: true}).Create(&models.Setting{Key: key, Value: value}).Error; err != nil {
+		return "", fmt.Errorf("store setting %s: %w", key, err)
+	}
+	var s models.Setting
+	if err := db.Where("key = ?", key).Take(&s).Error; err != nil {
+		return "", fmt.Errorf("load setting %s: %w", key, err)
+	}
+	return s.Value, nil
 }

@@ -46,6 +46,42 @@ func SetPassword(tx *gorm.DB, userID, hash string) error {
 	return nil
 }
 
+// firstUserLock is the advisory lock that serialises CreateFirstUser
+// across the processes of a deployment starting together.
+const firstUserLock = 727275
+
+// CreateFirstUser creates the user that build makes, and records ev, in
+// one transaction, when the platform has no user yet; it reports whether
+// it did. build runs only then (it may hash a password, which is slow).
+// Concurrent calls are serialised by an advisory lock: one creates.
+func CreateFirstUser(db *gorm.DB, ev Event, build func() (models.User, error)) (created bool, err error) {
+	err = db.Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec(`SELECT pg_advisory_xact_lock(?)`, firstUserLock).Error; err != nil {
+			return fmt.Errorf("lock users: %w", err)
+		}
+		var n int64
+		if err := tx.Model(&models.User{}).Count(&n).Error; err != nil {
+			return fmt.Errorf("count users: %w", err)
+		}
+		if n > 0 {
+			return nil
+		}
+		u, err := build()
+		if err != nil {
+			return err
+		}
+		if err := Insert(tx, &u, nil); err != nil {
+			return err
+		}
+		created = true
+		return Record(tx, ev)
+	})
+	if err != nil {
+		return false, err
+	}
+	return created, nil
+}
+
 // UserSummary is the author summary embedded in comments, compilations
 // and logo training requests.
 type UserSummary struct {
