@@ -12,6 +12,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/internal/safemd"
 	"github.com/metaharvest/metaharvest/models"
 )
@@ -191,13 +192,10 @@ func (s *Server) createComment(c *gin.Context) error {
 	if err := s.checkCommentTarget(c, req.TargetType, req.TargetID); err != nil {
 		return err
 	}
-	row := models.Comment{TargetType: req.TargetType, TargetID: req.TargetID, Body: req.Body,
+	row := models.Comment{ID: ids.New(), TargetType: req.TargetType, TargetID: req.TargetID, Body: req.Body,
 		TimeMarker: req.TimeMarker, AuthorID: principalOf(c).User.ID}
-	err := s.db(c).Transaction(func(tx *gorm.DB) error {
-		if err := query.CreateComment(tx, &row); err != nil {
-			return err
-		}
-		return record(tx, principalOf(c), "comment", "create", row.ID, row.TargetID)
+	err := s.audited(c, "comment", "create", row.ID, row.TargetID, func(tx *gorm.DB) error {
+		return query.CreateComment(tx, &row)
 	})
 	if err != nil {
 		return err
@@ -271,13 +269,11 @@ func (s *Server) updateComment(c *gin.Context) error {
 	if err := checkCommentText(req.Body, marker); err != nil {
 		return err
 	}
-	var next models.Comment
-	err = s.db(c).Transaction(func(tx *gorm.DB) error {
+	next := models.Comment{ID: ids.New()}
+	err = s.audited(c, "comment", "update", row.RootID, next.ID, func(tx *gorm.DB) error {
 		var err error
-		if next, err = query.AddCommentVersion(tx, row, req.Body, marker); err != nil {
-			return err
-		}
-		return record(tx, principalOf(c), "comment", "update", row.RootID, next.ID)
+		next, err = query.AddCommentVersion(tx, row, next.ID, req.Body, marker)
+		return err
 	})
 	if err != nil {
 		return err

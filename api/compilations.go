@@ -376,16 +376,12 @@ func (s *Server) cloneCompilation(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	var dst models.Compilation
-	err = s.db(c).Transaction(func(tx *gorm.DB) error {
-		var err error
-		if dst, err = query.CloneCompilation(tx, v, src, req.NewName, principalOf(c).User.ID); err != nil {
-			return err
-		}
-		return record(tx, principalOf(c), "compilation", "clone", dst.ID, src.ID)
+	id := ids.New()
+	err = s.audited(c, "compilation", "clone", id, src.ID, func(tx *gorm.DB) error {
+		return query.CloneCompilation(tx, v, src, id, req.NewName, principalOf(c).User.ID)
 	})
 	if err != nil {
 		return err
 	}
-	return s.respondCompilation(c, http.StatusCreated, dst.ID)
+	return s.respondCompilation(c, http.StatusCreated, id)
 }

@@ -7,7 +7,6 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/internal/apperr"
-	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -42,10 +41,9 @@ func CommentHistory(db *gorm.DB, rootID string, p Page) ([]models.Comment, int64
 	return List[models.Comment](db.Where("root_id = ?", rootID), p, "ctime, id")
 }
 
-// CreateComment inserts the first version of a comment in tx.
+// CreateComment inserts the first version of a comment (c.ID set) in tx.
 func CreateComment(tx *gorm.DB, c *models.Comment) error {
 	now := time.Now().UTC()
-	c.ID = ids.New()
 	c.RootID, c.ParentID, c.Current, c.Deleted = c.ID, "", true, false
 	c.CreatedAt, c.CTime = now, now
 	if err := tx.Create(c).Error; err != nil {
@@ -54,11 +52,11 @@ func CreateComment(tx *gorm.DB, c *models.Comment) error {
 	return nil
 }
 
-// AddCommentVersion makes a new current version of the comment whose
+// AddCommentVersion makes a new current version id of the comment whose
 // current version is cur, with a new body and time marker, in tx. The
 // comment is locked first, so that two concurrent updates make two
 // versions one after the other, never two current ones.
-func AddCommentVersion(tx *gorm.DB, cur models.Comment, body, timeMarker string) (models.Comment, error) {
+func AddCommentVersion(tx *gorm.DB, cur models.Comment, id, body, timeMarker string) (models.Comment, error) {
 	var locked []string
 	if err := tx.Raw(`SELECT id FROM comments WHERE id = ? FOR UPDATE`, cur.RootID).Scan(&locked).Error; err != nil {
 		return cur, fmt.Errorf("lock comment %s: %w", cur.RootID, err)
@@ -71,7 +69,7 @@ func AddCommentVersion(tx *gorm.DB, cur models.Comment, body, timeMarker string)
 		return cur, apperr.NotFound("comment", cur.RootID) // deleted meanwhile
 	}
 	next := cur
-	next.ID = ids.New()
+	next.ID = id
 	next.ParentID = cur.RootID
 	next.Body, next.TimeMarker = body, timeMarker
 	next.Current, next.Deleted = true, false

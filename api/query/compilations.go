@@ -8,7 +8,6 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/internal/apperr"
-	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -249,19 +248,19 @@ func OrderCompilationItems(tx *gorm.DB, compilationID string, itemIDs []string) 
 	return nil, TouchCompilation(tx, compilationID)
 }
 
-// CloneCompilation copies src as a new compilation of authorID named name,
-// with the items of src that v may see, in their order.
-func CloneCompilation(tx *gorm.DB, v Viewer, src models.Compilation, name, authorID string) (models.Compilation, error) {
-	dst := models.Compilation{ID: ids.New(), Name: name, Public: src.Public, AuthorID: authorID}
+// CloneCompilation copies src as a new compilation id of authorID named
+// name, with the items of src that v may see, in their order.
+func CloneCompilation(tx *gorm.DB, v Viewer, src models.Compilation, id, name, authorID string) error {
+	dst := models.Compilation{ID: id, Name: name, Public: src.Public, AuthorID: authorID}
 	if err := tx.Create(&dst).Error; err != nil {
-		return dst, fmt.Errorf("create compilation: %w", err)
+		return fmt.Errorf("create compilation: %w", err)
 	}
 	cond, args := v.VisibleSQL("i.location_id", "i.container_id")
 	err := tx.Exec(`INSERT INTO compilation_items (compilation_id, item_id, display_order)
 		SELECT ?, ci.item_id, ci.display_order FROM compilation_items ci JOIN items i ON i.id = ci.item_id
 		WHERE ci.compilation_id = ? AND i.deleted_at IS NULL AND `+cond, append([]any{dst.ID, src.ID}, args...)...).Error
 	if err != nil {
-		return dst, fmt.Errorf("copy items of compilation %s: %w", src.ID, err)
+		return fmt.Errorf("copy items of compilation %s: %w", src.ID, err)
 	}
-	return dst, nil
+	return nil
 }
