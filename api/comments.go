@@ -42,25 +42,16 @@ const (
 // timeMarker is hh:mm:ss:ms, 00:00:00:00 to 99:59:59:99 (ms in hundredths).
 var timeMarker = regexp.MustCompile(`^[0-9]{2}:[0-5][0-9]:[0-5][0-9]:[0-9]{2}$`)
 
-type commentAuthorJSON struct {
-	ID         string `json:"id"`
-	Email      string `json:"email"`
-	FirstName  string `json:"first_name"`
-	LastName   string `json:"last_name"`
-	Enabled    bool   `json:"enabled"`
-	CompanyUID string `json:"company_uid"`
-}
-
 type commentJSON struct {
-	ID         string            `json:"id"`
-	ParentID   string            `json:"parent_id,omitempty"`
-	TargetType string            `json:"target_type"`
-	TargetID   string            `json:"target_id"`
-	Body       string            `json:"body"`
-	CTime      time.Time         `json:"ctime"`
-	Author     commentAuthorJSON `json:"author"`
-	Deleted    bool              `json:"deleted"`
-	TimeMarker string            `json:"time_marker"`
+	ID         string          `json:"id"`
+	ParentID   string          `json:"parent_id,omitempty"`
+	TargetType string          `json:"target_type"`
+	TargetID   string          `json:"target_id"`
+	Body       string          `json:"body"`
+	CTime      time.Time       `json:"ctime"`
+	Author     userSummaryJSON `json:"author"`
+	Deleted    bool            `json:"deleted"`
+	TimeMarker string          `json:"time_marker"`
 }
 
 // commentsOut renders comments with their authors (one query for all).
@@ -75,11 +66,9 @@ func (s *Server) commentsOut(c *gin.Context, rows []models.Comment) ([]commentJS
 	}
 	out := make([]commentJSON, len(rows))
 	for i, r := range rows {
-		a := authors[r.AuthorID]
 		out[i] = commentJSON{ID: r.ID, ParentID: r.ParentID, TargetType: r.TargetType, TargetID: r.TargetID,
 			Body: safemd.Sanitize(r.Body), CTime: r.CTime.UTC(), Deleted: r.Deleted, TimeMarker: r.TimeMarker,
-			Author: commentAuthorJSON{ID: r.AuthorID, Email: a.Email, FirstName: a.FirstName, LastName: a.LastName,
-				Enabled: a.Enabled, CompanyUID: a.CompanyUID}}
+			Author: userSummaryOut(r.AuthorID, authors[r.AuthorID])}
 	}
 	return out, nil
 }

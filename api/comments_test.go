@@ -251,3 +251,29 @@ func TestCommentBodiesLinkFormsSanitised(t *testing.T) {
 		t.Errorf("listed %d bodies, want 8", len(listed))
 	}
 }
+
+// A comment's author, a compilation's author and who asked for a logo
+// training are one shape (openapi.yaml UserSummary): the same user reads
+// the same, avatar included, wherever an answer names them.
+func TestAuthorSummaryIsOneShape(t *testing.T) {
+	t.Parallel()
+	e := newCollabEnv(t)
+	e.do("PATCH", "/api/data/users/"+e.otherID, e.adminToken, map[string]any{"avatar": "https://example.com/me.png",
+		"company_uid": "acme-1"}).status(200)
+	c := e.do("POST", "/api/data/comments", e.other, map[string]any{"target_type": "item", "target_id": e.video, "body": "b"}).
+		status(201).json()
+	cp := e.do("POST", "/api/data/compilations", e.other, map[string]any{"name": "mine", "public": true}).status(201).json()
+	listed := e.do("GET", "/api/data/comments?target_type=item&target_id="+e.video, e.adminToken, nil).status(200).json()
+	want := map[string]any{"id": e.otherID, "user_id": e.otherID, "email": "other@example.com", "first_name": "F",
+		"last_name": "L", "avatar": "https://example.com/me.png", "enabled": true, "company_uid": "acme-1"}
+	for what, got := range map[string]any{
+		"comment":         c["author"],
+		"listed comment":  listed["comments"].([]any)[0].(map[string]any)["author"],
+		"compilation":     cp["author"],
+		"compilation get": e.do("GET", "/api/data/compilations/"+cp["compilation_id"].(string), e.adminToken, nil).status(200).json()["author"],
+	} {
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s author %v, want %v", what, got, want)
+		}
+	}
+}

@@ -38,14 +38,6 @@ func thumbnailOut(t query.Thumbnail, ok bool) *thumbnailJSON {
 	return &thumbnailJSON{Height: t.Height, Width: t.Width, Path: t.Path, Type: t.Type, URL: artifactURL(t.Path)}
 }
 
-type compilationAuthorJSON struct {
-	UserID    string `json:"user_id"`
-	FirstName string `json:"first_name"`
-	LastName  string `json:"last_name"`
-	Email     string `json:"email"`
-	Avatar    string `json:"avatar"`
-}
-
 type compilationItemJSON struct {
 	ItemID    string         `json:"item_id"`
 	Filename  string         `json:"filename"`
@@ -60,7 +52,7 @@ type compilationJSON struct {
 	NumItems      int                    `json:"num_items"`
 	Public        bool                   `json:"public"`
 	Thumbnail     *thumbnailJSON         `json:"thumbnail"`
-	Author        compilationAuthorJSON  `json:"author"`
+	Author        userSummaryJSON        `json:"author"`
 	CreatedAt     time.Time              `json:"created_at"`
 	UpdatedAt     time.Time              `json:"updated_at"`
 	Items         *[]compilationItemJSON `json:"items,omitempty"`
@@ -127,13 +119,11 @@ func (s *Server) compilationsOut(c *gin.Context, rows []models.Compilation, with
 	}
 	out := make([]compilationJSON, len(rows))
 	for i, r := range rows {
-		a := authors[r.AuthorID]
 		sum := sums[r.ID]
 		t, ok := thumbs[sum.FirstItem]
 		out[i] = compilationJSON{CompilationID: r.ID, Name: r.Name, NumItems: sum.NumItems, Public: r.Public,
 			Thumbnail: thumbnailOut(t, ok && sum.FirstItem != ""),
-			Author: compilationAuthorJSON{UserID: r.AuthorID, FirstName: a.FirstName, LastName: a.LastName,
-				Email: a.Email, Avatar: a.Avatar},
+			Author:    userSummaryOut(r.AuthorID, authors[r.AuthorID]),
 			CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 		if withItems {
 			items := make([]compilationItemJSON, len(entries[r.ID]))

@@ -73,14 +73,6 @@ type logoImageJSON struct {
 	CreatedAt           time.Time `json:"created_at"`
 }
 
-type requestedByJSON struct {
-	ID        string `json:"id"`
-	Email     string `json:"email"`
-	FirstName string `json:"first_name"`
-	LastName  string `json:"last_name"`
-	Avatar    string `json:"avatar"`
-}
-
 type logoTrainingJSON struct {
 	LogoTrainingRequestID      string           `json:"logo_training_request_id"`
 	Name                       string           `json:"name"`
@@ -88,7 +80,7 @@ type logoTrainingJSON struct {
 	TrainingComplete           bool             `json:"training_complete"`
 	CreatedAt                  time.Time        `json:"created_at"`
 	LastCheckedForCompletionAt *time.Time       `json:"last_checked_for_completion_at"`
-	RequestedBy                *requestedByJSON `json:"requested_by,omitempty"`
+	RequestedBy                *userSummaryJSON `json:"requested_by,omitempty"`
 	LogoImages                 []logoImageJSON  `json:"logo_images,omitempty"`
 }
 
@@ -105,8 +97,8 @@ func (s *Server) logoTrainingDetail(c *gin.Context, r models.LogoTrainingRequest
 	if err != nil {
 		return out, err
 	}
-	u := users[r.RequestedBy]
-	out.RequestedBy = &requestedByJSON{ID: r.RequestedBy, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName, Avatar: u.Avatar}
+	by := userSummaryOut(r.RequestedBy, users[r.RequestedBy])
+	out.RequestedBy = &by
 	images, err := query.LogoImages(db, r.ID)
 	if err != nil {
 		return out, err

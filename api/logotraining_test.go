@@ -203,6 +203,11 @@ func TestLogoTraining(t *testing.T) {
 	if e.auditCount("logotraining", "create", created.ID) != 1 {
 		t.Fatal("create not audited")
 	}
+	// requested_by is the author summary every resource gives.
+	by := e.do("GET", "/api/data/train/logos/"+created.ID, e.other, nil).status(200).json()["requested_by"].(map[string]any)
+	if by["id"] != created.RequestedBy.ID || by["user_id"] != by["id"] || by["avatar"] != "" || by["enabled"] != true {
+		t.Fatalf("requested_by %v", by)
+	}
 
 	// List and detail; another non-admin user does not see it.
 	list := e.do("GET", "/api/data/train/logos", e.other, nil).status(200).json()["logo_training_requests"].([]any)

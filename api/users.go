@@ -32,6 +32,28 @@ type userJSON struct {
 	UpdatedAt  time.Time `json:"updated_at"`
 }
 
+// userSummaryJSON names a user inside another resource's answer: a
+// comment's author, a compilation's author, who asked for a logo
+// training. It is one shape everywhere (openapi.yaml UserSummary); id and
+// user_id hold the same id, since the reference calls it user_id in a
+// compilation's author and id elsewhere. A user deleted since has only
+// its id.
+type userSummaryJSON struct {
+	ID         string `json:"id"`
+	UserID     string `json:"user_id"`
+	Email      string `json:"email"`
+	FirstName  string `json:"first_name"`
+	LastName   string `json:"last_name"`
+	Avatar     string `json:"avatar"`
+	Enabled    bool   `json:"enabled"`
+	CompanyUID string `json:"company_uid"`
+}
+
+func userSummaryOut(id string, u query.UserSummary) userSummaryJSON {
+	return userSummaryJSON{ID: id, UserID: id, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName,
+		Avatar: u.Avatar, Enabled: u.Enabled, CompanyUID: u.CompanyUID}
+}
+
 func userOut(u models.User) userJSON {
 	return userJSON{ID: u.ID, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName, Enabled: u.Enabled,
 		RoleID: u.RoleID, Admin: u.Admin, Avatar: u.Avatar, CompanyUID: u.CompanyUID,
