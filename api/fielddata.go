@@ -240,10 +240,12 @@ type changedItemJSON struct {
 }
 
 // PUT /api/data/v3/fielddata [{item_id, fields: [{field_id, value}]}]: sets
-// up to 1000 values in one transaction. Unknown (or invisible) items and
-// unknown fields do not fail the request: they are listed under
-// invalid_items and invalid_fields and the other values are set. A value
-// of the wrong type for its field is a 400 (nothing is set).
+// up to 1000 values in one transaction, each audited (fielddata set, the
+// item and the field). Unknown (or invisible) items and unknown fields do
+// not fail the request: they are listed under invalid_items and
+// invalid_fields (an unknown field whatever its item) and the other values
+// are set. A value of the wrong type for its field is a 400 (nothing is
+// set).
 func (s *Server) bulkFieldData(c *gin.Context) error {
 	var req []bulkItemValues
 	if err := decodeStrictJSON(c, &req); err != nil {
@@ -287,13 +289,13 @@ func (s *Server) bulkFieldData(c *gin.Context) error {
 	seenItem, seenField := map[string]bool{}, map[string]bool{}
 	problems := map[string]string{}
 	for i, it := range req {
-		if !items[it.ItemID] {
-			if !seenItem[it.ItemID] {
-				invalidItems = append(invalidItems, it.ItemID)
-				seenItem[it.ItemID] = true
-			}
-			continue
+		validItem := items[it.ItemID]
+		if !validItem && !seenItem[it.ItemID] {
+			invalidItems = append(invalidItems, it.ItemID)
+			seenItem[it.ItemID] = true
 		}
+		// Unknown fields are listed whatever their item: fields are the
+		// platform's, so naming them tells nothing of an item.
 		for j, fv := range it.Fields {
 			f, ok := fields[fv.FieldID]
 			if !ok {
@@ -301,6 +303,9 @@ func (s *Server) bulkFieldData(c *gin.Context) error {
 					invalidFields = append(invalidFields, fv.FieldID)
 					seenField[fv.FieldID] = true
 				}
+				continue
+			}
+			if !validItem {
 				continue
 			}
 			val := parseValue(f, fv.Value, fmt.Sprintf("[%d].fields[%d].value", i, j), problems)

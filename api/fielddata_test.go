@@ -145,8 +145,20 @@ func TestFieldValuesBulk(t *testing.T) {
 			{"field_id": num.ID, "value": map[string]any{"numeric_value": 3}},
 			{"field_id": "nofield", "value": map[string]any{"string_value": "x"}},
 		}},
-		{"item_id": "noitem", "fields": []map[string]any{{"field_id": str.ID, "value": map[string]any{"string_value": "x"}}}},
-		{"item_id": e.secret, "fields": []map[string]any{{"field_id": str.ID, "value": map[string]any{"string_value": "x"}}}},
+		{"item_id": "noitem", "fields": []map[string]any{{"field_id": str.ID, "value": map[string]any{"string_value": "x"}},
+			{"field_id": "ghost", "value": map[string]any{"string_value": "x"}}}},
+		{"item_id": e.secret, "fields": []map[string]any{{"field_id": str.ID, "value": map[string]any{"string_value": "x"}},
+			{"field_id": "nofield", "value": map[string]any{"string_value": "x"}},
+			{"field_id": "phantom", "value": map[string]any{"bool_value": true}}}},
+	}
+	// Every value set is audited: fielddata set on the item, naming the
+	// field, by whoever set it; nothing else is.
+	audits := func() string {
+		t.Helper()
+		var rows []struct{ TargetID, AdditionalID, UserID string }
+		e.db.Raw(`SELECT target_id, additional_id, user_id FROM audit_events WHERE target_kind = 'fielddata'
+			AND action_key = 'set' ORDER BY target_id, additional_id, user_id`).Scan(&rows)
+		return fmt.Sprint(rows)
 	}
 	// The second user sees neither the unknown item nor the Secret one: both invalid alike.
 	e.do("PUT", "/api/data/v3/fielddata", e.other, body).status(200).decode(&res)
@@ -154,17 +166,29 @@ func TestFieldValuesBulk(t *testing.T) {
 		res.Changed[0].Fields[1].Value["numeric_value"] != 3.0 || res.Changed[0].Fields[0].FieldDataID == "" {
 		t.Fatalf("changed %+v", res.Changed)
 	}
-	if fmt.Sprint(res.InvalidItems) != fmt.Sprint([]string{"noitem", e.secret}) || fmt.Sprint(res.InvalidFields) != "[nofield]" {
+	if fmt.Sprint(res.InvalidItems) != fmt.Sprint([]string{"noitem", e.secret}) || fmt.Sprint(res.InvalidFields) != "[nofield ghost phantom]" {
 		t.Fatalf("invalid %v %v", res.InvalidItems, res.InvalidFields)
+	}
+	want := []struct{ TargetID, AdditionalID, UserID string }{{e.video, str.ID, e.otherID}, {e.video, num.ID, e.otherID}}
+	if num.ID < str.ID {
+		want[0], want[1] = want[1], want[0]
+	}
+	if got := audits(); got != fmt.Sprint(want) {
+		t.Fatalf("audit events %s, want %v", got, want)
 	}
 	if n := e.count(`SELECT count(*) FROM field_values WHERE item_id = ?`, e.secret); n != 0 {
 		t.Fatal("a value was set on an item the caller may not see")
 	}
 	// An administrator sees the Secret item.
 	e.do("PUT", "/api/data/v3/fielddata", e.adminToken, body).status(200).decode(&res)
-	if len(res.Changed) != 2 || fmt.Sprint(res.InvalidItems) != "[noitem]" {
+	if len(res.Changed) != 2 || fmt.Sprint(res.InvalidItems) != "[noitem]" || fmt.Sprint(res.InvalidFields) != "[nofield ghost phantom]" {
 		t.Fatalf("admin bulk %+v", res)
 	}
+	if n := e.count(`SELECT count(*) FROM audit_events WHERE target_kind = 'fielddata' AND action_key = 'set'
+		AND target_id = ? AND additional_id = ? AND user_id <> ?`, e.secret, str.ID, e.otherID); n != 1 {
+		t.Fatalf("%d audit events of the Secret item's value set by the administrator", n)
+	}
+	before := audits()
 
 	// A value of the wrong type fails the whole request.
 	r := e.do("PUT", "/api/data/v3/fielddata", e.adminToken, []map[string]any{{"item_id": e.pdf, "fields": []map[string]any{
@@ -175,6 +199,9 @@ func TestFieldValuesBulk(t *testing.T) {
 	}
 	if n := e.count(`SELECT count(*) FROM field_values WHERE item_id = ?`, e.pdf); n != 0 {
 		t.Fatal("a refused bulk request set values")
+	}
+	if audits() != before {
+		t.Fatal("a refused bulk request was audited")
 	}
 	// At most 1000 values.
 	many := make([]map[string]any, 1001)
