@@ -36,7 +36,7 @@ var auditCatalogue = map[string][]string{
 	"comment":      {"create", "update", "delete"},
 	"field":        {"create", "update", "delete", "order"},
 	"fielddata":    {"set", "delete"},
-	"logotraining": {"create", "complete"},
+	"logotraining": {"create", "check", "complete"},
 }
 
 // record writes an audit event in tx (the mutation's own transaction, so an

@@ -161,7 +161,9 @@ func (s *Server) getLogoTraining(c *gin.Context) error {
 
 // GET /api/data/train/logos/{id}/status: asks the provider about a
 // pending request and records the check (and the completion); a complete
-// one is answered as it is.
+// one is answered as it is. A check changes the request
+// (last_checked_for_completion_at), so it is audited like any change:
+// logotraining check while the training runs, complete when it is done.
 func (s *Server) logoTrainingStatus(c *gin.Context) error {
 	r, err := s.loadLogoTraining(c)
 	if err != nil {
@@ -178,14 +180,12 @@ func (s *Server) logoTrainingStatus(c *gin.Context) error {
 			return apperr.New(http.StatusBadGateway, "provider_error", "the logo provider did not answer")
 		}
 		now := time.Now().UTC().Truncate(time.Microsecond) // as Postgres keeps it
-		err = s.db(c).Transaction(func(tx *gorm.DB) error {
-			if err := query.CheckedLogoTraining(tx, r.ID, complete, now); err != nil {
-				return err
-			}
-			if complete {
-				return record(tx, principalOf(c), "logotraining", "complete", r.ID, "")
-			}
-			return nil
+		action := "check"
+		if complete {
+			action = "complete"
+		}
+		err = s.audited(c, "logotraining", action, r.ID, "", func(tx *gorm.DB) error {
+			return query.CheckedLogoTraining(tx, r.ID, complete, now)
 		})
 		if err != nil {
 			return err

@@ -232,6 +232,11 @@ func TestLogoTraining(t *testing.T) {
 	if st["training_complete"] != false || st["last_checked_for_completion_at"] == nil {
 		t.Fatalf("status %v", st)
 	}
+	// A check that finds the training running changed the request: audited.
+	if n := e.count(`SELECT count(*) FROM audit_events WHERE target_kind = 'logotraining' AND action_key = 'check'
+		AND target_id = ? AND user_id = ?`, created.ID, e.otherID); n != 1 {
+		t.Fatalf("%d check audit events, want 1", n)
+	}
 	prov.mu.Lock()
 	prov.complete["prov-Acme"] = true
 	prov.mu.Unlock()
@@ -249,8 +254,8 @@ func TestLogoTraining(t *testing.T) {
 		t.Fatalf("provider asked %d times, want 2 (not again once complete)", prov.checks)
 	}
 	prov.mu.Unlock()
-	if e.auditCount("logotraining", "complete", created.ID) != 1 {
-		t.Fatal("completion not audited")
+	if e.auditCount("logotraining", "complete", created.ID) != 1 || e.auditCount("logotraining", "check", created.ID) != 1 {
+		t.Fatal("completion not audited once, or a check of a complete training audited")
 	}
 
 	// Logos are checked by content, names and websites by shape.
