@@ -97,14 +97,26 @@ func TestCustomFieldsPagingAndOrder(t *testing.T) {
 		NextPage     string      `json:"next_page"`
 		PreviousPage string      `json:"previous_page"`
 	}
+	get := func(query string) page {
+		t.Helper()
+		var p page
+		e.do("GET", "/api/data/v3/fields?limit=2"+query, e.adminToken, nil).status(200).decode(&p)
+		return p
+	}
+	idsOf := func(p page) string {
+		var out []string
+		for _, f := range p.Fields {
+			out = append(out, f.ID)
+		}
+		return strings.Join(out, ",")
+	}
 	var got []string
+	var pages []page
 	token := ""
 	for n := 0; ; n++ {
-		var p page
-		e.do("GET", "/api/data/v3/fields?limit=2&page-token="+token, e.adminToken, nil).status(200).decode(&p)
-		for _, f := range p.Fields {
-			got = append(got, f.ID)
-		}
+		p := get("&page-token=" + token)
+		pages = append(pages, p)
+		got = append(got, idsOf(p))
 		if n == 0 && p.PreviousPage != "" {
 			t.Fatalf("first page has a previous page %q", p.PreviousPage)
 		}
@@ -113,8 +125,26 @@ func TestCustomFieldsPagingAndOrder(t *testing.T) {
 		}
 		token = p.NextPage
 	}
-	if strings.Join(got, ",") != strings.Join(ids, ",") {
-		t.Fatalf("paged %v, want %v", got, ids)
+	if strings.Join(got, ",") != strings.Join(ids, ",") || len(pages) != 3 {
+		t.Fatalf("paged %v (%d pages), want %v", got, len(pages), ids)
+	}
+	// Every later page leads back to the one before it, by either spelling
+	// of the parameter; walking back from the last page ends on the first.
+	for n := len(pages) - 1; n > 0; n-- {
+		if pages[n].PreviousPage == "" {
+			t.Fatalf("page %d has no previous_page", n)
+		}
+		for _, param := range []string{"&page-token=", "&page_token="} {
+			back := get(param + pages[n].PreviousPage)
+			if idsOf(back) != got[n-1] || back.NextPage != pages[n-1].NextPage || back.PreviousPage != pages[n-1].PreviousPage {
+				t.Fatalf("previous_page of page %d (%s) gave %s next %q previous %q, want %s next %q previous %q", n, param,
+					idsOf(back), back.NextPage, back.PreviousPage, got[n-1], pages[n-1].NextPage, pages[n-1].PreviousPage)
+			}
+		}
+	}
+	// From an offset inside the first page, the previous page starts at 0.
+	if p := get("&offset=1"); idsOf(p) != ids[1]+","+ids[2] || idsOf(get("&page-token="+p.PreviousPage)) != ids[0]+","+ids[1] {
+		t.Fatalf("offset 1: %s, previous %q", idsOf(p), p.PreviousPage)
 	}
 	e.do("GET", "/api/data/v3/fields?limit=0", e.adminToken, nil).status(400)
 	e.do("GET", "/api/data/v3/fields?limit=1001", e.adminToken, nil).status(400)
