@@ -62,8 +62,15 @@ type cliRun struct {
 // base with the API key in the environment, and waits for it.
 func runCLIProcess(t *testing.T, base, key string, args ...string) cliRun {
 	t.Helper()
+	return runCLIWithEnv(t, []string{"METAHARVEST_URL=" + base, "METAHARVEST_API_KEY=" + key}, args...)
+}
+
+// runCLIWithEnv runs `metaharvest <args>` with env (and PATH and HOME
+// only) as its environment, and waits for it.
+func runCLIWithEnv(t *testing.T, env []string, args ...string) cliRun {
+	t.Helper()
 	cmd := exec.Command(testproc.Binary(t), args...)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "METAHARVEST_URL=" + base, "METAHARVEST_API_KEY=" + key}
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
