@@ -26,6 +26,17 @@ type Registry struct {
 	// seq is the registration order of each name: the base extractors run
 	// in the order they were registered.
 	seq map[string]int
+	// derived caches what is derived from every Info (asked for every file
+	// and every search document), and orders the run orders of lists of
+	// names (Order); Register clears both.
+	derived *derived
+	orders  map[string][]string
+}
+
+// derived is what the registry derives from all its Infos.
+type derived struct {
+	always []string
+	fields []Declared
 }
 
 // made is an extractor made by Info.New, or why it could not be.
@@ -37,7 +48,8 @@ type made struct {
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{infos: map[string]Info{}, tools: map[string]error{}, made: map[string]*made{}, seq: map[string]int{}}
+	return &Registry{infos: map[string]Info{}, tools: map[string]error{}, made: map[string]*made{}, seq: map[string]int{},
+		orders: map[string][]string{}}
 }
 
 // Default is the registry filled by the init functions of this package and
@@ -80,6 +92,8 @@ func (r *Registry) Register(info Info) error {
 		r.seq[info.Name] = len(r.seq)
 	}
 	delete(r.made, info.Name)
+	r.derived = nil
+	r.orders = map[string][]string{}
 	return nil
 }
 
@@ -100,10 +114,24 @@ func cloneInfo(info Info) Info {
 
 // Get returns the Info registered under name.
 func (r *Registry) Get(name string) (Info, bool) {
+	info, ok := r.lookup(name)
+	return cloneInfo(info), ok
+}
+
+// lookup returns the Info registered under name as stored, for reading
+// only: the hot paths (every file, every extractor) need no copy.
+func (r *Registry) lookup(name string) (Info, bool) {
 	r.mu.RLock()
 	info, ok := r.infos[name]
 	r.mu.RUnlock()
-	return cloneInfo(info), ok
+	return info, ok
+}
+
+// Version is the version of the extractor registered under name ("" when
+// there is none).
+func (r *Registry) Version(name string) string {
+	info, _ := r.lookup(name)
+	return info.Version
 }
 
 // All returns every registered Info sorted by name.
@@ -133,29 +161,43 @@ func (r *Registry) Names() []string {
 // AlwaysNames returns the base extractors every harvest runs first
 // (Info.Always), in the order they were registered.
 func (r *Registry) AlwaysNames() []string {
-	var out []string
-	for _, info := range r.All() {
+	return slices.Clone(r.derive().always)
+}
+
+// derive returns what is derived from all Infos, computed once after the
+// last Register.
+func (r *Registry) derive() *derived {
+	r.mu.RLock()
+	d := r.derived
+	r.mu.RUnlock()
+	if d != nil {
+		return d
+	}
+	d = &derived{}
+	all := r.All()
+	for _, info := range all {
 		if info.Always {
-			out = append(out, info.Name)
+			d.always = append(d.always, info.Name)
+		}
+		for _, f := range info.Fields {
+			d.fields = append(d.fields, Declared{Path: info.Name + "." + f.Path, Type: f.Type, Doc: f.Doc, Extractor: info.Name})
 		}
 	}
-	r.mu.RLock()
-	sort.SliceStable(out, func(i, j int) bool { return r.seq[out[i]] < r.seq[out[j]] })
-	r.mu.RUnlock()
-	return out
+	sort.Slice(d.fields, func(i, j int) bool { return d.fields[i].Path < d.fields[j].Path })
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sort.SliceStable(d.always, func(i, j int) bool { return r.seq[d.always[i]] < r.seq[d.always[j]] })
+	if len(r.infos) == len(all) {
+		// Nothing was registered meanwhile (else the next call derives again).
+		r.derived = d
+	}
+	return d
 }
 
 // Fields returns every declared field of the registered extractors with its
 // full path, sorted by path.
 func (r *Registry) Fields() []Declared {
-	var out []Declared
-	for _, info := range r.All() {
-		for _, f := range info.Fields {
-			out = append(out, Declared{Path: info.Name + "." + f.Path, Type: f.Type, Doc: f.Doc, Extractor: info.Name})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out
+	return slices.Clone(r.derive().fields)
 }
 
 // Configure sets what extractors are made with (their settings come from
@@ -182,7 +224,7 @@ func (r *Registry) Configure(cfg Config) {
 // response. Tool look-ups are cached for the life of the registry. An
 // extractor whose New fails is found out on first use (Run records it).
 func (r *Registry) Available(name string) (ok bool, reason string) {
-	info, found := r.Get(name)
+	info, found := r.lookup(name)
 	switch {
 	case !found:
 		if reason, ok := unregisteredReason(name); ok {
@@ -213,7 +255,7 @@ func (r *Registry) Available(name string) (ok bool, reason string) {
 // Settings returns the resolved settings of an extractor, secrets replaced
 // by "<set>" (or "" when unset), for listings.
 func (r *Registry) Settings(name string) map[string]string {
-	info, _ := r.Get(name)
+	info, _ := r.lookup(name)
 	r.mu.RLock()
 	lookup := r.cfg.Lookup
 	r.mu.RUnlock()

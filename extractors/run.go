@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -49,7 +50,7 @@ func Run(ctx context.Context, reg *Registry, names []string, in *Input, timeout 
 	work.shared = &sharedWork{vals: map[string]*sharedVal{}}
 	outcomes := make([]Outcome, 0, len(order))
 	for _, name := range order {
-		info, known := reg.Get(name)
+		info, known := reg.lookup(name)
 		if known && info.Implemented && info.Accept != nil && ctx.Err() == nil && !info.Accept(fileOf(&work)) {
 			continue
 		}
@@ -74,6 +75,28 @@ func fileOf(in *Input) File {
 // each moved after the extractors of its After that are in the list. A
 // cycle of After (a bug) keeps the given order for its members.
 func (r *Registry) Order(names []string) []string {
+	key := strings.Join(names, "\x00")
+	r.mu.RLock()
+	cached, ok := r.orders[key]
+	r.mu.RUnlock()
+	if ok {
+		return slices.Clone(cached)
+	}
+	out := r.order(names)
+	r.mu.Lock()
+	if len(r.orders) >= maxCachedOrders {
+		r.orders = map[string][]string{}
+	}
+	r.orders[key] = out
+	r.mu.Unlock()
+	return slices.Clone(out)
+}
+
+// maxCachedOrders bounds the cache of orders: every file of a job asks for
+// the same one, and jobs use a few lists.
+const maxCachedOrders = 256
+
+func (r *Registry) order(names []string) []string {
 	var base, rest []string
 	seen := map[string]bool{}
 	for _, n := range names {
@@ -103,7 +126,7 @@ func (r *Registry) Order(names []string) []string {
 			return
 		}
 		visiting[n] = true
-		info, _ := r.Get(n)
+		info, _ := r.lookup(n)
 		for _, dep := range info.After {
 			if seen[dep] && !slices.Contains(base, dep) {
 				place(dep)
@@ -144,7 +167,7 @@ func runExtractor(ctx context.Context, reg *Registry, name string, in *Input, pr
 	if ok, reason := reg.Available(name); !ok {
 		return fail(&unavailableError{reason: reason})
 	}
-	info, _ := reg.Get(name)
+	info, _ := reg.lookup(name)
 	x, err := reg.extractor(info)
 	if err != nil {
 		return fail(&unavailableError{reason: "set-up failed: " + err.Error()})
