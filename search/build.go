@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -164,8 +165,11 @@ func documentOf(r itemRow) (Document, error) {
 	// Extractor data first, so that base fields win a name clash (the
 	// mime_type extractor's object must not hide the mime_type string).
 	if len(r.Metadata) > 0 {
+		// Numbers stay json.Number: what Prepare would make of them.
 		var meta map[string]any
-		if err := json.Unmarshal(r.Metadata, &meta); err != nil {
+		dec := json.NewDecoder(bytes.NewReader(r.Metadata))
+		dec.UseNumber()
+		if err := dec.Decode(&meta); err != nil {
 			return nil, fmt.Errorf("decode metadata: %w", err)
 		}
 		for name, data := range meta {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -151,6 +152,32 @@ var nonTextFields = map[string]bool{
 	"item_id":        true,
 }
 
+// DigestFields are the content digests (the hashes extractor's), by length
+// in hex digits. They are words nobody reads: an engine may keep them out
+// of its word index (BodyText does) as long as a query that is one digest
+// finds the items with it (DigestQuery).
+var DigestFields = map[int]string{32: "hashes.md5", 40: "hashes.sha1", 64: "hashes.sha256"}
+
+// DigestQuery returns the digest field and value a text query stands for
+// when it is one hexadecimal digest (as pasted), lower-cased.
+func DigestQuery(query string) (field, value string, ok bool) {
+	q := strings.ToLower(strings.TrimSpace(query))
+	field, ok = DigestFields[len(q)]
+	if !ok {
+		return "", "", false
+	}
+	for _, c := range q {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return "", "", false
+		}
+	}
+	return field, q, true
+}
+
+func isDigestField(path string) bool {
+	return DigestFields[32] == path || DigestFields[40] == path || DigestFields[64] == path
+}
+
 // NonTextFields lists the string fields left out of full-text search.
 func NonTextFields() []string {
 	out := make([]string, 0, len(nonTextFields))
@@ -171,8 +198,6 @@ type Prepared struct {
 	// Public is the document as returned to clients (internals removed), with
 	// JSON numbers as json.Number.
 	Public map[string]any
-	// PublicJSON is Public encoded.
-	PublicJSON []byte
 	// Flat maps each catalogued leaf path to its distinct non-empty scalar
 	// values (string, float64, bool), in document order.
 	Flat map[string][]any
@@ -183,7 +208,8 @@ type Prepared struct {
 	// Kinds is the kind of each path in Flat (what the catalogue learns).
 	Kinds map[string]Kind
 	// NameText is the "name" text (weighted higher); BodyText every other
-	// searchable string, capped at 256 KiB.
+	// searchable string but dates and digests (see DigestFields), capped at
+	// 256 KiB.
 	NameText, BodyText string
 	// LocationGroups and ContainerGroups are the visibility lists.
 	LocationGroups, ContainerGroups []string
@@ -212,45 +238,93 @@ func PrepareItem(doc Document) (*Prepared, error) {
 	return Prepare(doc)
 }
 
-// sanitize removes NUL characters, which Postgres text and jsonb cannot hold.
-func sanitize(v any) any {
+// normalize returns a copy of v in the shapes a JSON decoder with
+// UseNumber produces (maps, []any, strings, json.Number, bools, nil), as
+// the document would read back from JSON, without encoding it: strings
+// (and keys) lose NUL characters and invalid UTF-8, which Postgres text
+// and jsonb cannot hold. Values of other types go through JSON. ok is false
+// when a value cannot be encoded.
+func normalize(v any) (any, bool) {
 	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			if strings.IndexByte(k, 0) >= 0 {
-				delete(x, k)
-				x[strings.ReplaceAll(k, "\x00", "")] = sanitize(e)
-				continue
-			}
-			x[k] = sanitize(e)
-		}
-		return x
-	case []any:
-		for i, e := range x {
-			x[i] = sanitize(e)
-		}
-		return x
+	case nil, bool, json.Number:
+		return x, true
 	case string:
-		if strings.IndexByte(x, 0) >= 0 {
-			return strings.ReplaceAll(x, "\x00", "")
+		return cleanString(x), true
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			n, ok := normalize(e)
+			if !ok {
+				return nil, false
+			}
+			out[cleanString(k)] = n
 		}
+		return out, true
+	case Document:
+		return normalize(map[string]any(x))
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			n, ok := normalize(e)
+			if !ok {
+				return nil, false
+			}
+			out[i] = n
+		}
+		return out, true
+	case []string:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = cleanString(e)
+		}
+		return out, true
+	case int:
+		return json.Number(strconv.FormatInt(int64(x), 10)), true
+	case int32:
+		return json.Number(strconv.FormatInt(int64(x), 10)), true
+	case int64:
+		return json.Number(strconv.FormatInt(x, 10)), true
+	case float64:
+		b, err := json.Marshal(x)
+		if err != nil {
+			return nil, false
+		}
+		return json.Number(b), true
 	}
-	return v
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var out any
+	if err := dec.Decode(&out); err != nil {
+		return nil, false
+	}
+	return normalize(out)
+}
+
+// cleanString drops NUL characters and replaces invalid UTF-8.
+func cleanString(s string) string {
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "")
+	}
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return s
 }
 
 // Prepare decomposes a document. It fails when _id is missing.
 func Prepare(doc Document) (*Prepared, error) {
-	raw, err := json.Marshal(doc)
-	if err != nil {
-		return nil, fmt.Errorf("encode document: %w", err)
+	n, ok := normalize(map[string]any(doc))
+	if !ok {
+		if _, err := json.Marshal(doc); err != nil {
+			return nil, fmt.Errorf("encode document: %w", err)
+		}
+		return nil, errors.New("encode document: a value cannot be encoded")
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("decode document: %w", err)
-	}
-	m = sanitize(m).(map[string]any)
+	m := n.(map[string]any)
 	id, _ := m[FieldID].(string)
 	if id == "" {
 		return nil, errors.New("document without _id")
@@ -269,9 +343,6 @@ func Prepare(doc Document) (*Prepared, error) {
 		}
 	}
 	p.Public = m
-	if p.PublicJSON, err = json.Marshal(m); err != nil {
-		return nil, fmt.Errorf("encode document: %w", err)
-	}
 	var body strings.Builder
 	p.walk(m, "", 0, true, &body)
 	if name, ok := m[FieldName].(string); ok {
@@ -305,7 +376,8 @@ func (p *Prepared) walk(v any, prefix string, depth int, catalogued bool, body *
 		if x == "" {
 			return
 		}
-		if prefix != FieldName && Searchable(prefix) && body.Len() < maxTextBytes {
+		// Dates and digests are no words: ranges and DigestQuery find them.
+		if prefix != FieldName && Searchable(prefix) && body.Len() < maxTextBytes && !isDigestField(prefix) && !looksLikeDate(x) {
 			if body.Len() > 0 {
 				body.WriteByte('\n')
 			}
@@ -390,6 +462,12 @@ var dateLayouts = []string{
 	"2006:01:02 15:04:05.999999999Z07:00", // EXIF
 	"2006:01:02 15:04:05.999999999",
 	"2006-01-02",
+}
+
+// looksLikeDate: a date value (ParseDateValue).
+func looksLikeDate(s string) bool {
+	_, ok := ParseDateValue(s)
+	return ok
 }
 
 // ParseDateValue recognises the date strings documents carry: RFC 3339

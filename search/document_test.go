@@ -56,8 +56,8 @@ func TestPrepare(t *testing.T) {
 	if p.Public["type"] != "video" || p.Public["extension"] != "mp4" {
 		t.Fatalf("derived: %v %v", p.Public["type"], p.Public["extension"])
 	}
-	if !strings.Contains(string(p.PublicJSON), `"size":1099511627776`) {
-		t.Fatalf("number kept exactly: %s", p.PublicJSON)
+	if raw, _ := json.Marshal(p.Public); !strings.Contains(string(raw), `"size":1099511627776`) {
+		t.Fatalf("number kept exactly: %s", raw)
 	}
 	want := map[string][]any{
 		"mediainfo.video.duration": {12.5},

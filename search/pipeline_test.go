@@ -317,7 +317,7 @@ func TestOpen(t *testing.T) {
 	search.Register("postgres", nil)
 }
 
-// TestMigrationDown: 00003_search reverts cleanly and applies again.
+// TestMigrationDown: the search migrations revert cleanly and apply again.
 func TestMigrationDown(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -340,7 +340,7 @@ func TestMigrationDown(t *testing.T) {
 		names = append(names, n)
 	}
 	rows.Close()
-	want := "saved_searches search_documents search_fields search_flat search_fulltext search_numbers search_outbox search_paths search_segments search_sources search_visibility"
+	want := "saved_searches search_documents search_fields search_numbers search_outbox search_paths search_segments search_visibility"
 	if strings.Join(names, " ") != want {
 		t.Fatalf("search tables after up: %v, want %s", names, want)
 	}

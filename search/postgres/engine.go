@@ -112,7 +112,7 @@ func (e *Engine) Ping(ctx context.Context) error {
 // Reset empties the index and the field catalogue. The dictionaries of
 // visibility classes and paths stay: other processes may hold their ids.
 func (e *Engine) Reset(ctx context.Context) error {
-	if _, err := e.db.ExecContext(ctx, `TRUNCATE search_documents, search_fulltext, search_flat, search_numbers, search_sources, search_segments, search_fields`); err != nil {
+	if _, err := e.db.ExecContext(ctx, `TRUNCATE search_documents, search_numbers, search_segments, search_fields`); err != nil {
 		return wrapErr(fmt.Errorf("reset search index: %w", err))
 	}
 	e.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -11,25 +12,23 @@ import (
 	"github.com/metaharvest/metaharvest/search"
 )
 
-// table describes an index: its core table (alias d), where the text and the
-// flat maps live, and the fields that have a column of their own
-// (btree-indexed, cheaper than the jsonb maps).
+// table describes an index: its table (alias d), where the nested fields
+// of its documents live, and the fields that have a column of their own
+// (btree-indexed, cheaper than jsonb).
 type table struct {
 	name string
-	// text, when set, is the table queries with text read instead of name:
-	// the same columns plus tsv.
-	text string
-	// source holds the documents results return (column doc, key id).
-	source string
+	// rankAll: a text search ranks every match to find its page (no index
+	// walks the order of a relevance sort).
+	rankAll bool
 	// visClass: visibility is an integer class (vis, see search_visibility)
 	// rather than the two group lists. keys: an int[] column holds the ids
 	// of the document's leaf paths (exists, hit counts). numbers: nested
 	// ranges read search_numbers.
 	visClass, keys, numbers bool
-	// textJoin/flatJoin join the tables holding tsv (alias tx) and
-	// flat/dates (alias fx); empty when the core table holds them (tx, fx = d).
-	textJoin, flatJoin string
-	tx, fx             string
+	// extra: nested fields are read from d.extra through SQL/JSON paths
+	// (item documents); otherwise from the flat map d.flat, leaf path ->
+	// values (segments). Nested dates are d.dates, leaf path -> seconds.
+	extra bool
 	// strCols: string fields (terms, string sorts, terms aggregations).
 	strCols map[string]string
 	// numCols: number fields; integer ones compare with integer bounds so
@@ -37,6 +36,9 @@ type table struct {
 	numCols map[string]numCol
 	// dateCols: date fields (timestamptz).
 	dateCols map[string]string
+	// aliases: nested fields whose value is always that of a base field
+	// (filters, sorts and aggregations read the base field's column).
+	aliases map[string]string
 }
 
 type numCol struct {
@@ -47,14 +49,11 @@ type numCol struct {
 var (
 	itemsTable = table{
 		name:     "search_documents",
-		text:     "search_fulltext",
-		source:   "search_sources",
+		rankAll:  true,
 		visClass: true,
 		keys:     true,
 		numbers:  true,
-		flatJoin: "JOIN search_flat f ON f.id = d.id",
-		tx:       "d",
-		fx:       "f",
+		extra:    true,
 		strCols: map[string]string{
 			search.FieldID: "d.id", search.FieldType: "d.type", search.FieldName: "d.name",
 			search.FieldExtension: "d.extension", search.FieldMimeType: "d.mime_type",
@@ -63,17 +62,76 @@ var (
 		},
 		numCols:  map[string]numCol{search.FieldSize: {"d.size", true}},
 		dateCols: map[string]string{search.FieldLastModified: "d.last_modified"},
+		// The store extractor records the file's name, size and extension,
+		// which an item's document has as name, size and extension. Their
+		// copies are no numbers rows (search_numbers) and are read from
+		// the indexed columns.
+		aliases: map[string]string{"store.name": search.FieldName, "store.size": search.FieldSize,
+			"store.extension": search.FieldExtension},
 	}
 	segmentsTable = table{
 		name:     "search_segments",
-		source:   "search_segments",
-		tx:       "d",
-		fx:       "d",
 		strCols:  map[string]string{search.FieldID: "d.id", "item_id": "d.item_id"},
 		numCols:  map[string]numCol{"time": {"d.time", false}},
 		dateCols: map[string]string{},
 	}
 )
+
+// aliased is p with the fields of t's aliases renamed for filters, sorts
+// and aggregations (exists and hit counts keep them: the keys tell whether
+// the document has them).
+func (t table) aliased(p *search.Plan) *search.Plan {
+	if len(t.aliases) == 0 {
+		return p
+	}
+	a := func(f string) string {
+		if to, ok := t.aliases[f]; ok {
+			return to
+		}
+		return f
+	}
+	q := *p
+	q.Terms = slices.Clone(p.Terms)
+	for i := range q.Terms {
+		q.Terms[i].Field = a(q.Terms[i].Field)
+	}
+	q.Ranges = slices.Clone(p.Ranges)
+	for i := range q.Ranges {
+		q.Ranges[i].Field = a(q.Ranges[i].Field)
+	}
+	q.Sort = slices.Clone(p.Sort)
+	for i := range q.Sort {
+		q.Sort[i].Field = a(q.Sort[i].Field)
+	}
+	q.TermsAggs = slices.Clone(p.TermsAggs)
+	for i := range q.TermsAggs {
+		q.TermsAggs[i].Field = a(q.TermsAggs[i].Field)
+	}
+	q.Metrics = slices.Clone(p.Metrics)
+	for i := range q.Metrics {
+		q.Metrics[i].Field = a(q.Metrics[i].Field)
+	}
+	q.Histograms = slices.Clone(p.Histograms)
+	for i := range q.Histograms {
+		q.Histograms[i].Field = a(q.Histograms[i].Field)
+	}
+	return &q
+}
+
+// leafPath is the SQL/JSON path of the values of a leaf path in a
+// document: lax, so that lists met on the way are unwrapped, and the
+// leaf's own list (and a list in it) too, as the flat map flattens them.
+func leafPath(field string) string {
+	var b strings.Builder
+	b.WriteString("lax $")
+	for _, seg := range strings.Split(field, ".") {
+		b.WriteByte('.')
+		q, _ := json.Marshal(seg)
+		b.Write(q)
+	}
+	b.WriteString("[*][*]")
+	return b.String()
+}
 
 // query collects positional arguments: every user value reaches Postgres as
 // a parameter; the SQL text only ever holds fixed fragments and $n.
@@ -101,25 +159,22 @@ type resolved struct {
 type compiled struct {
 	t     table
 	r     *resolved
-	base  string // the core table the statement reads (alias d)
+	base  string // the table the statement reads (alias d)
 	q     *query
 	where string
 	tsq   string // tsquery expression, "" without a text query
 	score string
-	// needText/needFlat: the WHERE clause reads tx/fx.
-	needText, needFlat bool
 }
 
-// ranksAll: the page ranks every match (a text search, read from the
-// full-text table, which has no index to walk in the order of a sort).
-func (c *compiled) ranksAll() bool { return c.t.text != "" && c.base == c.t.text }
+// ranksAll: the page ranks every match (a text search over a table whose
+// text matches have no index to walk in the order of a sort).
+func (c *compiled) ranksAll() bool { return c.t.rankAll && c.tsq != "" }
 
-// stmt is one statement built on the compiled WHERE clause: its own
-// arguments (after the clause's) and its own needs of the joined tables.
+// stmt is one statement built on the compiled WHERE clause, with its own
+// arguments (after the clause's).
 type stmt struct {
-	c    *compiled
-	q    *query
-	flat bool
+	c *compiled
+	q *query
 }
 
 func (c *compiled) stmt() *stmt {
@@ -128,29 +183,54 @@ func (c *compiled) stmt() *stmt {
 
 func (s *stmt) arg(v any) string { return s.q.arg(v) }
 
-// fcol names a column of the flat table and notes that it is read.
-func (s *stmt) fcol(col string) string {
-	s.flat = true
-	return s.c.t.fx + "." + col
+// from is the FROM clause.
+func (s *stmt) from() string { return s.c.base + " d" }
+
+// values is a jsonb array of the values of a nested leaf path (numbers,
+// strings, booleans), as the document has them.
+func (s *stmt) values(field string) string {
+	if s.c.t.extra {
+		return fmt.Sprintf("jsonb_path_query_array(d.extra, %s::jsonpath)", s.arg(leafPath(field)))
+	}
+	return fmt.Sprintf("(d.flat -> %s::text)", s.arg(field))
 }
 
-// from is the FROM clause: the core table and the joins the statement reads.
-func (s *stmt) from() string {
-	f := s.c.base + " d"
-	if s.c.needText && s.c.t.textJoin != "" {
-		f += " " + s.c.t.textJoin
+// dates is a jsonb array of the instants (seconds) of a nested date leaf.
+func (s *stmt) dates(field string) string {
+	return fmt.Sprintf("(d.dates -> %s::text)", s.arg(field))
+}
+
+// holds: a nested leaf has the value v (a string, float64 or bool), by
+// an index the GIN index of the nested fields answers.
+func (s *stmt) holds(field string, v any) string {
+	lit, _ := json.Marshal(v)
+	if s.c.t.extra {
+		return fmt.Sprintf("d.extra @@ %s::jsonpath", s.arg(strings.TrimSuffix(leafPath(field), "[*][*]")+"[*][*] == "+string(lit)))
 	}
-	if (s.c.needFlat || s.flat) && s.c.t.flatJoin != "" {
-		f += " " + s.c.t.flatJoin
+	doc, _ := json.Marshal(map[string][]any{field: {v}})
+	return fmt.Sprintf("d.flat @> %s::jsonb", s.arg(string(doc)))
+}
+
+// searchText is the text of the string values at some leaf paths, for a
+// full-text search restricted to them.
+func (s *stmt) searchText(fields []string) string {
+	if !s.c.t.extra {
+		return fmt.Sprintf("search_text_flat(d.flat, %s::text[])", s.arg(fields))
 	}
-	return f
+	var cols, paths []string
+	for _, f := range fields {
+		if col, ok := s.c.t.strCols[f]; ok && f != search.FieldID {
+			cols = append(cols, col)
+		} else {
+			paths = append(paths, leafPath(f))
+		}
+	}
+	parts := append(cols, fmt.Sprintf("search_text(d.extra, %s::text[])", s.arg(paths)))
+	return "concat_ws(E'\\n', " + strings.Join(parts, ", ") + ")"
 }
 
 func compile(t table, p *search.Plan, vis search.Visibility, r *resolved) *compiled {
 	c := &compiled{t: t, r: r, base: t.name, q: &query{}, score: "1::float8"}
-	if p.Query != "" && t.text != "" {
-		c.base = t.text
-	}
 	s := &stmt{c: c, q: c.q}
 	var conds []string
 	if !vis.All && t.visClass {
@@ -163,14 +243,18 @@ func compile(t table, p *search.Plan, vis search.Visibility, r *resolved) *compi
 			"(d.public OR ((cardinality(d.location_groups) = 0 OR d.location_groups && %[1]s::text[]) AND (cardinality(d.container_groups) = 0 OR d.container_groups && %[1]s::text[])))", g))
 	}
 	if p.Query != "" {
-		c.needText = true
 		c.tsq = tsQuery(s.q, p)
-		tsv := t.tx + ".tsv"
-		conds = append(conds, fmt.Sprintf("%s @@ %s", tsv, c.tsq))
-		if len(p.SearchFields) > 0 {
-			conds = append(conds, fmt.Sprintf("to_tsvector('simple', search_tsv_text(search_text(%s, %s::text[]))) @@ %s", s.fcol("flat"), s.arg(p.SearchFields), c.tsq))
+		match := fmt.Sprintf("d.tsv @@ %s", c.tsq)
+		if field, digest, ok := search.DigestQuery(p.Query); ok && t.extra {
+			// Digests are not in the word index: a pasted one finds its
+			// items through the nested fields' index.
+			match = fmt.Sprintf("(%s OR %s)", match, s.holds(field, digest))
 		}
-		c.score = fmt.Sprintf("ts_rank_cd(%s, %s, 32)::float8", tsv, c.tsq)
+		conds = append(conds, match)
+		if len(p.SearchFields) > 0 {
+			conds = append(conds, fmt.Sprintf("to_tsvector('simple', search_tsv_text(%s)) @@ %s", s.searchText(p.SearchFields), c.tsq))
+		}
+		c.score = fmt.Sprintf("ts_rank_cd(d.tsv, %s, 32)::float8", c.tsq)
 	}
 	if len(p.Types) > 0 {
 		conds = append(conds, fmt.Sprintf("d.type = ANY(%s::text[])", s.arg(p.Types)))
@@ -187,7 +271,6 @@ func compile(t table, p *search.Plan, vis search.Visibility, r *resolved) *compi
 	for _, ec := range p.NotExists {
 		conds = append(conds, "NOT "+s.hasAny(ec.Leaves))
 	}
-	c.needFlat = s.flat
 	if len(conds) == 0 {
 		c.where = "true"
 	} else {
@@ -199,7 +282,7 @@ func compile(t table, p *search.Plan, vis search.Visibility, r *resolved) *compi
 // hasAny: the document has a value at one of the leaves.
 func (s *stmt) hasAny(leaves []string) string {
 	if !s.c.t.keys {
-		return fmt.Sprintf("(%s ?| %s::text[])", s.fcol("flat"), s.arg(leaves))
+		return fmt.Sprintf("(d.flat ?| %s::text[])", s.arg(leaves))
 	}
 	ids := []int32{}
 	for _, l := range leaves {
@@ -213,20 +296,34 @@ func (s *stmt) hasAny(leaves []string) string {
 	return fmt.Sprintf("(d.keys && %s::integer[])", s.arg(ids))
 }
 
-// tsQuery is the tsquery expression of the plan's text query. websearch
-// syntax has no prefix operator, so for prefix matching ":*" is added to the
-// last lexeme of the parsed query's text.
+// tsQuery is the tsquery expression of the plan's text query. Document text
+// is indexed twice for names (each value as written, so that "video.mp4"
+// is a word, and split at every non-alphanumeric run) and split for the
+// rest; the query matches in either spelling: as written, or with the
+// punctuation inside its words turned into spaces ("video.mp4" -> "video
+// mp4"; a leading "-", quotes and spaces keep their meaning). websearch
+// syntax has no prefix operator, so for prefix matching ":*" is added to
+// the last lexeme of each.
 func tsQuery(q *query, p *search.Plan) string {
 	qa := q.arg(p.Query)
-	if p.Prefix {
-		return fmt.Sprintf(`regexp_replace(websearch_to_tsquery('simple', %s)::text, '''$', ''':*')::tsquery`, qa)
+	forms := []string{
+		fmt.Sprintf("websearch_to_tsquery('simple', %s)", qa),
+		fmt.Sprintf("websearch_to_tsquery('simple', regexp_replace(%s, %s, ' ', 'g'))", qa, q.arg(wordPunctuation)),
 	}
-	return fmt.Sprintf(`websearch_to_tsquery('simple', %s)`, qa)
+	for i, f := range forms {
+		if p.Prefix {
+			forms[i] = fmt.Sprintf(`regexp_replace(%s::text, '''$', ''':*')::tsquery`, f)
+		}
+	}
+	return "(" + forms[0] + " || " + forms[1] + ")"
 }
 
-// termCond: the field holds one of the values. Through the flat map a value
-// matches as a string, as the equal number and as a boolean, each a jsonb
-// containment the GIN index answers.
+// wordPunctuation matches punctuation between two letters or digits.
+const wordPunctuation = `(?<=[[:alnum:]])[^[:alnum:][:space:]]+(?=[[:alnum:]])`
+
+// termCond: the field holds one of the values. A nested field's value
+// matches as a string, as the equal number and as a boolean, each a
+// condition the GIN index answers.
 func (s *stmt) termCond(tc search.TermCond) string {
 	if col, ok := s.c.t.strCols[tc.Field]; ok {
 		// An empty string is no value (as in the flat map).
@@ -241,31 +338,27 @@ func (s *stmt) termCond(tc search.TermCond) string {
 		}
 		return fmt.Sprintf("%s = ANY(%s::text[])", col, s.arg(vals))
 	}
-	flat := s.fcol("flat")
 	var ors []string
 	for _, v := range tc.Values {
-		for _, cand := range termCandidates(tc.Field, v) {
-			ors = append(ors, fmt.Sprintf("%s @> %s::jsonb", flat, s.arg(cand)))
+		for _, cand := range termCandidates(v) {
+			ors = append(ors, s.holds(tc.Field, cand))
 		}
 	}
 	return "(" + strings.Join(ors, " OR ") + ")"
 }
 
-// termCandidates are the jsonb documents {field: [value]} a term matches.
-func termCandidates(field, v string) []string {
-	enc := func(x any) string {
-		b, _ := json.Marshal(map[string][]any{field: {x}})
-		return string(b)
-	}
-	out := []string{enc(v)}
+// termCandidates are the values a term matches: the string, the equal
+// number, the boolean.
+func termCandidates(v string) []any {
+	out := []any{v}
 	if f, ok := search.ParseNumber(strings.TrimSpace(v)); ok {
-		out = append(out, enc(f))
+		out = append(out, f)
 	}
 	switch v {
 	case "true":
-		out = append(out, enc(true))
+		out = append(out, true)
 	case "false":
-		out = append(out, enc(false))
+		out = append(out, false)
 	}
 	return out
 }
@@ -321,9 +414,11 @@ func (s *stmt) rangeCond(rc search.RangeCond) string {
 	}
 	// CASE guards the cast: a string where a number is expected is skipped,
 	// never an error.
-	src := s.fcol("flat")
+	var src string
 	if rc.Kind == search.KindDate {
-		src = s.fcol("dates")
+		src = s.dates(rc.Field)
+	} else {
+		src = s.values(rc.Field)
 	}
 	x := "(CASE WHEN jsonb_typeof(v) = 'number' THEN (v)::float8 END)"
 	if rc.From != nil {
@@ -332,7 +427,7 @@ func (s *stmt) rangeCond(rc search.RangeCond) string {
 	if rc.To != nil {
 		cmp(x, "<=", "float8", rc.To.Seconds())
 	}
-	return fmt.Sprintf("EXISTS (SELECT 1 FROM jsonb_array_elements(%s -> %s::text) v WHERE %s)", src, s.arg(rc.Field), strings.Join(parts, " AND "))
+	return fmt.Sprintf("EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(%s, '[]')) v WHERE %s)", src, strings.Join(parts, " AND "))
 }
 
 func clampInt(f float64) int64 {
@@ -353,17 +448,17 @@ func (s *stmt) sortExpr(k search.SortKey) string {
 		if nc, ok := t.numCols[k.Field]; ok {
 			return nc.expr
 		}
-		return fmt.Sprintf("(CASE WHEN jsonb_typeof(%[1]s -> %[2]s::text -> 0) = 'number' THEN (%[1]s -> %[2]s::text -> 0)::float8 END)", s.fcol("flat"), s.arg(k.Field))
+		return fmt.Sprintf("(CASE WHEN jsonb_typeof(%[1]s -> 0) = 'number' THEN (%[1]s -> 0)::float8 END)", s.values(k.Field))
 	case search.KindDate:
 		if col, ok := t.dateCols[k.Field]; ok {
 			return col
 		}
-		return fmt.Sprintf("(CASE WHEN jsonb_typeof(%[1]s -> %[2]s::text -> 0) = 'number' THEN (%[1]s -> %[2]s::text -> 0)::float8 END)", s.fcol("dates"), s.arg(k.Field))
+		return fmt.Sprintf("(CASE WHEN jsonb_typeof(%[1]s -> 0) = 'number' THEN (%[1]s -> 0)::float8 END)", s.dates(k.Field))
 	default:
 		if col, ok := t.strCols[k.Field]; ok {
 			return col + ` COLLATE "C"`
 		}
-		return fmt.Sprintf(`(CASE WHEN jsonb_typeof(%[1]s -> %[2]s::text -> 0) = 'string' THEN %[1]s -> %[2]s::text ->> 0 END) COLLATE "C"`, s.fcol("flat"), s.arg(k.Field))
+		return fmt.Sprintf(`(CASE WHEN jsonb_typeof(%[1]s -> 0) = 'string' THEN %[1]s ->> 0 END) COLLATE "C"`, s.values(k.Field))
 	}
 }
 
@@ -401,11 +496,13 @@ func (s *stmt) numericSource(field string, kind search.Kind) string {
 			return fmt.Sprintf("(SELECT extract(epoch FROM %s)::float8 AS x) e", col)
 		}
 	}
-	src := "flat"
+	var src string
 	if kind == search.KindDate {
-		src = "dates"
+		src = s.dates(field)
+	} else {
+		src = s.values(field)
 	}
-	return fmt.Sprintf("(SELECT CASE WHEN jsonb_typeof(v) = 'number' THEN (v)::float8 END AS x FROM jsonb_array_elements(%s -> %s::text) v) e", s.fcol(src), s.arg(field))
+	return fmt.Sprintf("(SELECT CASE WHEN jsonb_typeof(v) = 'number' THEN (v)::float8 END AS x FROM (SELECT DISTINCT v FROM jsonb_array_elements(coalesce(%s, '[]')) v) v) e", src)
 }
 
 // valueSource yields k, the values of a field as text (terms, cardinality).
@@ -413,5 +510,6 @@ func (s *stmt) valueSource(field string) string {
 	if col, ok := s.c.t.strCols[field]; ok {
 		return fmt.Sprintf("(SELECT %[1]s AS k WHERE %[1]s <> '') e", col)
 	}
-	return fmt.Sprintf("(SELECT v #>> '{}' AS k FROM jsonb_array_elements(%s -> %s::text) v) e", s.fcol("flat"), s.arg(field))
+	// Each distinct value once per document, as the flat map holds them.
+	return fmt.Sprintf("(SELECT v #>> '{}' AS k FROM (SELECT DISTINCT v FROM jsonb_array_elements(coalesce(%s, '[]')) v WHERE jsonb_typeof(v) IN ('string', 'number', 'boolean')) v) e", s.values(field))
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -134,6 +135,7 @@ type execResult struct {
 // execute runs a plan: the page, the total (with hit counts), each
 // aggregation, and the highlights of the page.
 func (e *Engine) execute(ctx context.Context, t table, p *search.Plan, vis search.Visibility, defaultOrder string) (*execResult, error) {
+	p = t.aliased(p)
 	r, err := e.resolve(ctx, t, p, vis)
 	if err != nil {
 		return nil, err
@@ -431,16 +433,7 @@ func (e *Engine) countScan(ctx context.Context, t table, c *compiled, p *search.
 	for i := range counts {
 		dest[i] = &counts[i]
 	}
-	// Sample the table the conditions read most: the flat maps when they
-	// take part (their conditions have no cheap index), else the documents.
-	from := st.from()
-	if sample != "" {
-		if (c.needFlat || st.flat) && t.flatJoin != "" {
-			from = strings.Replace(from, "search_flat f", "search_flat f"+sample, 1)
-		} else {
-			from = strings.Replace(from, c.base+" d", c.base+" d"+sample, 1)
-		}
-	}
+	from := st.from() + sample
 	stmt := fmt.Sprintf("SELECT %s FROM %s WHERE %s", strings.Join(cols, ", "), from, c.where)
 	if err := e.queryRow(ctx, stmt, st.q.args).Scan(dest...); err != nil {
 		return wrapErr(fmt.Errorf("count %s: %w", t.name, err))
@@ -599,7 +592,10 @@ func (e *Engine) fetchDocs(ctx context.Context, t table, p *search.Plan, hits []
 	for i, h := range hits {
 		ids[i] = h.id
 	}
-	rows, err := e.query(ctx, fmt.Sprintf("SELECT id, doc::text FROM %s WHERE id = ANY($1::text[])", t.source), []any{ids})
+	if t.extra {
+		return e.fetchItemDocs(ctx, p, hits, ids)
+	}
+	rows, err := e.query(ctx, fmt.Sprintf("SELECT id, doc::text FROM %s WHERE id = ANY($1::text[])", t.name), []any{ids})
 	if err != nil {
 		return wrapErr(fmt.Errorf("read results: %w", err))
 	}
@@ -619,6 +615,11 @@ func (e *Engine) fetchDocs(ctx context.Context, t table, p *search.Plan, hits []
 	if err := rows.Err(); err != nil {
 		return wrapErr(fmt.Errorf("read results: %w", err))
 	}
+	setDocs(p, hits, docs)
+	return nil
+}
+
+func setDocs(p *search.Plan, hits []hit, docs map[string]map[string]any) {
 	for i := range hits {
 		m := docs[hits[i].id]
 		if m == nil {
@@ -628,6 +629,51 @@ func (e *Engine) fetchDocs(ctx context.Context, t table, p *search.Plan, hits []
 		hits[i].full = m
 		hits[i].doc = search.Project(m, p.Only)
 	}
+}
+
+// fetchItemDocs reads item documents: their columns and extra, the rest
+// of the document (see extraOf).
+func (e *Engine) fetchItemDocs(ctx context.Context, p *search.Plan, hits []hit, ids []string) error {
+	rows, err := e.query(ctx, `SELECT id, type, name, extension, mime_type, location_id, location_name, container_id, container_name,
+       size, last_modified, coalesce(extra::text, '{}') FROM search_documents WHERE id = ANY($1::text[])`, []any{ids})
+	if err != nil {
+		return wrapErr(fmt.Errorf("read results: %w", err))
+	}
+	defer rows.Close()
+	docs := make(map[string]map[string]any, len(hits))
+	for rows.Next() {
+		var id, extra string
+		str := make([]string, 8)
+		var size sql.NullInt64
+		var lm sql.NullTime
+		if err := rows.Scan(&id, &str[0], &str[1], &str[2], &str[3], &str[4], &str[5], &str[6], &str[7], &size, &lm, &extra); err != nil {
+			return wrapErr(fmt.Errorf("read results: %w", err))
+		}
+		m, err := decodeDoc(extra)
+		if err != nil {
+			return fmt.Errorf("read result %s: %w", id, err)
+		}
+		m[search.FieldID] = id
+		fields := []string{search.FieldType, search.FieldName, search.FieldExtension, search.FieldMimeType,
+			search.FieldLocationID, search.FieldLocationName, search.FieldContainerID, search.FieldContainerName}
+		for i, f := range fields {
+			// A field extra holds is one its column could not give back.
+			if _, kept := m[f]; !kept && str[i] != "" {
+				m[f] = str[i]
+			}
+		}
+		if _, kept := m[search.FieldSize]; !kept && size.Valid {
+			m[search.FieldSize] = json.Number(strconv.FormatInt(size.Int64, 10))
+		}
+		if _, kept := m[search.FieldLastModified]; !kept && lm.Valid {
+			m[search.FieldLastModified] = lm.Time.UTC().Format(time.RFC3339Nano)
+		}
+		docs[id] = m
+	}
+	if err := rows.Err(); err != nil {
+		return wrapErr(fmt.Errorf("read results: %w", err))
+	}
+	setDocs(p, hits, docs)
 	return nil
 }
 

@@ -19,9 +19,13 @@ const writeBatch = 250
 
 // columns of one upsert statement, one array per column.
 type docColumns struct {
-	id, doc, flat, dates, nameText, body, typ, name, size, lastModified, lg, cg []string
-	itemID                                                                      []string
-	time                                                                        []float64
+	id, nameText, body, typ, name, size, lastModified, lg, cg []string
+	// doc and flat: the document and its flat map (segments); extra and
+	// dates: the document but what its columns give back, and its nested
+	// dates ("" for none; items).
+	doc, flat, extra, dates []string
+	itemID                  []string
+	time                    []float64
 	// str: base string fields with a column of their own, by field.
 	str map[string][]string
 	// vis: the visibility class, keys: the ids of the document's leaf paths
@@ -35,12 +39,15 @@ type docColumns struct {
 	numX    []float64
 }
 
+// itemStrColumns are the string fields of item documents with a column of
+// their own in search_documents.
+var itemStrColumns = []string{search.FieldExtension, search.FieldMimeType, search.FieldLocationID,
+	search.FieldLocationName, search.FieldContainerID, search.FieldContainerName}
+
 // addItem adds an item document with its visibility class and the path ids
-// of its leaves (keys and search_numbers).
+// of its leaves (keys, and search_numbers for nested numbers and dates).
 func (c *docColumns) addItem(p *search.Prepared, vis int32, paths map[string]int32) error {
-	if err := c.add(p); err != nil {
-		return err
-	}
+	c.addBase(p)
 	c.vis = append(c.vis, vis)
 	ids := make([]int, 0, len(p.Flat))
 	for path, vals := range p.Flat {
@@ -49,17 +56,25 @@ func (c *docColumns) addItem(p *search.Prepared, vis int32, paths map[string]int
 			return fmt.Errorf("index document %s: path %q has no id", p.ID, path)
 		}
 		ids = append(ids, int(pid))
+		if path == search.FieldSize || itemsTable.aliases[path] != "" {
+			continue // a column
+		}
 		for _, v := range vals {
 			if x, ok := v.(float64); ok {
 				c.numID, c.numPath, c.numDate, c.numX = append(c.numID, p.ID), append(c.numPath, pid), append(c.numDate, false), append(c.numX, x)
 			}
 		}
 	}
+	nested := map[string][]float64{}
 	for path, secs := range p.Dates {
 		pid, ok := paths[path]
 		if !ok {
 			return fmt.Errorf("index document %s: path %q has no id", p.ID, path)
 		}
+		if path == search.FieldLastModified {
+			continue // a column
+		}
+		nested[path] = secs
 		for _, x := range secs {
 			c.numID, c.numPath, c.numDate, c.numX = append(c.numID, p.ID), append(c.numPath, pid), append(c.numDate, true), append(c.numX, x)
 		}
@@ -75,10 +90,57 @@ func (c *docColumns) addItem(p *search.Prepared, vis int32, paths map[string]int
 	}
 	b.WriteByte('}')
 	c.keys = append(c.keys, b.String())
+
+	dates := ""
+	if len(nested) > 0 {
+		raw, err := json.Marshal(nested)
+		if err != nil {
+			return fmt.Errorf("encode document %s: %w", p.ID, err)
+		}
+		dates = string(raw)
+	}
+	c.dates = append(c.dates, dates)
+	extra, err := extraOf(p.Public, c.size[len(c.size)-1], c.lastModified[len(c.lastModified)-1])
+	if err != nil {
+		return fmt.Errorf("encode document %s: %w", p.ID, err)
+	}
+	c.extra = append(c.extra, extra)
 	return nil
 }
 
-func (c *docColumns) add(p *search.Prepared) error {
+// extraOf encodes what of an item document its columns do not give back
+// exactly ("" when nothing): everything but _id and the base fields whose
+// value the column holds as it was (fetchDocs puts them back).
+func extraOf(public map[string]any, size, lastModified string) (string, error) {
+	extra := make(map[string]any, len(public))
+	for k, v := range public {
+		extra[k] = v
+	}
+	delete(extra, search.FieldID)
+	for _, f := range append([]string{search.FieldType, search.FieldName}, itemStrColumns...) {
+		if v, ok := extra[f].(string); ok && v != "" {
+			delete(extra, f)
+		}
+	}
+	if n, ok := extra[search.FieldSize].(json.Number); ok && string(n) == size {
+		delete(extra, search.FieldSize)
+	}
+	if v, ok := extra[search.FieldLastModified].(string); ok && v == lastModified {
+		delete(extra, search.FieldLastModified)
+	}
+	if len(extra) == 0 {
+		return "", nil
+	}
+	raw, err := json.Marshal(extra)
+	return string(raw), err
+}
+
+// addSegment adds a segment: its document and flat map go whole.
+func (c *docColumns) addSegment(p *search.Prepared) error {
+	doc, err := json.Marshal(p.Public)
+	if err != nil {
+		return fmt.Errorf("encode document %s: %w", p.ID, err)
+	}
 	flat, err := json.Marshal(p.Flat)
 	if err != nil {
 		return fmt.Errorf("encode document %s: %w", p.ID, err)
@@ -87,12 +149,18 @@ func (c *docColumns) add(p *search.Prepared) error {
 	if err != nil {
 		return fmt.Errorf("encode document %s: %w", p.ID, err)
 	}
+	c.addBase(p)
+	c.doc = append(c.doc, string(doc))
+	c.flat = append(c.flat, string(flat))
+	c.dates = append(c.dates, string(dates))
+	return nil
+}
+
+// addBase adds the columns every table has.
+func (c *docColumns) addBase(p *search.Prepared) {
 	lg, _ := json.Marshal(nonNil(p.LocationGroups))
 	cg, _ := json.Marshal(nonNil(p.ContainerGroups))
 	c.id = append(c.id, p.ID)
-	c.doc = append(c.doc, string(p.PublicJSON))
-	c.flat = append(c.flat, string(flat))
-	c.dates = append(c.dates, string(dates))
 	c.nameText = append(c.nameText, p.NameText)
 	c.body = append(c.body, p.BodyText)
 	c.lg = append(c.lg, string(lg))
@@ -108,8 +176,7 @@ func (c *docColumns) add(p *search.Prepared) error {
 	if c.str == nil {
 		c.str = map[string][]string{}
 	}
-	for _, f := range []string{search.FieldExtension, search.FieldMimeType, search.FieldLocationID,
-		search.FieldLocationName, search.FieldContainerID, search.FieldContainerName} {
+	for _, f := range itemStrColumns {
 		v, _ := p.Public[f].(string)
 		c.str[f] = append(c.str[f], v)
 	}
@@ -123,7 +190,7 @@ func (c *docColumns) add(p *search.Prepared) error {
 	lm := ""
 	if s, ok := p.Public[search.FieldLastModified].(string); ok {
 		if t, ok := search.ParseDateValue(s); ok {
-			lm = t.Format(time.RFC3339Nano)
+			lm = t.Round(time.Microsecond).Format(time.RFC3339Nano) // what timestamptz keeps
 		}
 	}
 	c.lastModified = append(c.lastModified, lm)
@@ -134,7 +201,6 @@ func (c *docColumns) add(p *search.Prepared) error {
 		tm, _ = n.Float64()
 	}
 	c.time = append(c.time, tm)
-	return nil
 }
 
 func nonNil(s []string) []string {
@@ -163,7 +229,11 @@ func dedupe(ps []*search.Prepared) []*search.Prepared {
 	return out
 }
 
-const tsvExpr = `setweight(to_tsvector('simple', search_tsv_text(u.name_text)), 'A') || to_tsvector('simple', search_tsv_text(u.body))`
+// tsvExpr is a document's full text: its name weighted A, as written and
+// split (search_tsv_text), and the rest split at every non-alphanumeric run
+// (tsQuery matches either): paths, URLs and types add their words, not one
+// long unique lexeme each.
+const tsvExpr = `setweight(to_tsvector('simple', search_tsv_text(u.name_text)), 'A') || to_tsvector('simple', regexp_replace(u.body, '[^[:alnum:]]+', ' ', 'g'))`
 
 // Upsert adds or replaces documents and refreshes the visibility lists of
 // their items' segments.
@@ -279,37 +349,22 @@ func (e *Engine) writeItems(ctx context.Context, conn search.Conn, batches []*do
 }
 
 func upsertDocuments(ctx context.Context, conn search.Conn, c *docColumns, refreshSegments bool) error {
-	// The core and the full-text table hold the same base columns: one
-	// statement writes both from one set of parameters.
-	const baseCols = `vis, size, last_modified, id, type, name, extension, mime_type, location_id, location_name, container_id, container_name, keys`
-	const baseSet = `vis = excluded.vis, size = excluded.size, last_modified = excluded.last_modified, type = excluded.type, name = excluded.name,
-    extension = excluded.extension, mime_type = excluded.mime_type, location_id = excluded.location_id,
-    location_name = excluded.location_name, container_id = excluded.container_id, container_name = excluded.container_name, keys = excluded.keys`
 	_, err := conn.ExecContext(ctx, `
-WITH u AS (
-    SELECT u.vis, NULLIF(u.size, '')::bigint AS size, NULLIF(u.lm, '')::timestamptz AS last_modified, u.id, u.type, u.name,
-           u.ext, u.mime, u.loc, u.locname, u.cont, u.contname, u.keys::integer[] AS keys, u.name_text, u.body
-    FROM unnest($1::text[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
-         AS u(id, vis, type, name, size, lm, keys, name_text, body, ext, mime, loc, locname, cont, contname)
-), core AS (
-    INSERT INTO search_documents AS d (`+baseCols+`, indexed_at)
-    SELECT vis, size, last_modified, id, type, name, ext, mime, loc, locname, cont, contname, keys, now() FROM u
-    ON CONFLICT (id) DO UPDATE SET `+baseSet+`, indexed_at = excluded.indexed_at
-)
-INSERT INTO search_fulltext AS d (`+baseCols+`, tsv)
-SELECT vis, size, last_modified, id, type, name, ext, mime, loc, locname, cont, contname, keys, `+tsvExpr+` FROM u
-ON CONFLICT (id) DO UPDATE SET `+baseSet+`, tsv = excluded.tsv`,
+INSERT INTO search_documents AS d (vis, size, last_modified, id, type, name, extension, mime_type,
+    location_id, location_name, container_id, container_name, keys, tsv, extra, dates)
+SELECT u.vis, NULLIF(u.size, '')::bigint, NULLIF(u.lm, '')::timestamptz, u.id, u.type, u.name, u.ext, u.mime,
+       u.loc, u.locname, u.cont, u.contname, u.keys::integer[], `+tsvExpr+`, NULLIF(u.extra, '')::jsonb, NULLIF(u.dates, '')::jsonb
+FROM unnest($1::text[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+            $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[])
+     AS u(id, vis, type, name, size, lm, keys, name_text, body, ext, mime, loc, locname, cont, contname, extra, dates)
+ON CONFLICT (id) DO UPDATE SET vis = excluded.vis, size = excluded.size, last_modified = excluded.last_modified,
+    type = excluded.type, name = excluded.name, extension = excluded.extension, mime_type = excluded.mime_type,
+    location_id = excluded.location_id, location_name = excluded.location_name, container_id = excluded.container_id,
+    container_name = excluded.container_name, keys = excluded.keys, tsv = excluded.tsv, extra = excluded.extra,
+    dates = excluded.dates`,
 		c.id, c.vis, c.typ, c.name, c.size, c.lastModified, c.keys, c.nameText, c.body,
 		c.str[search.FieldExtension], c.str[search.FieldMimeType], c.str[search.FieldLocationID],
-		c.str[search.FieldLocationName], c.str[search.FieldContainerID], c.str[search.FieldContainerName])
-	if err != nil {
-		return wrapErr(fmt.Errorf("index documents: %w", err))
-	}
-	_, err = conn.ExecContext(ctx, `
-INSERT INTO search_flat (id, flat, dates)
-SELECT u.id, u.flat::jsonb, u.dates::jsonb FROM unnest($1::text[], $2::text[], $3::text[]) AS u(id, flat, dates)
-ON CONFLICT (id) DO UPDATE SET flat = excluded.flat, dates = excluded.dates`, c.id, c.flat, c.dates)
+		c.str[search.FieldLocationName], c.str[search.FieldContainerID], c.str[search.FieldContainerName], c.extra, c.dates)
 	if err != nil {
 		return wrapErr(fmt.Errorf("index documents: %w", err))
 	}
@@ -317,13 +372,6 @@ ON CONFLICT (id) DO UPDATE SET flat = excluded.flat, dates = excluded.dates`, c.
 WITH old AS (DELETE FROM search_numbers WHERE id = ANY($1::text[]))
 INSERT INTO search_numbers (id, path, date, x)
 SELECT * FROM unnest($2::text[], $3::integer[], $4::boolean[], $5::float8[])`, c.id, c.numID, c.numPath, c.numDate, c.numX)
-	if err != nil {
-		return wrapErr(fmt.Errorf("index documents: %w", err))
-	}
-	_, err = conn.ExecContext(ctx, `
-INSERT INTO search_sources (id, doc)
-SELECT u.id, u.doc::jsonb FROM unnest($1::text[], $2::text[]) AS u(id, doc)
-ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`, c.id, c.doc)
 	if err != nil {
 		return wrapErr(fmt.Errorf("index documents: %w", err))
 	}
@@ -352,11 +400,8 @@ func deleteDocuments(ctx context.Context, conn search.Conn, ids []string) error 
 		return nil
 	}
 	_, err := conn.ExecContext(ctx, `
-WITH a AS (DELETE FROM search_documents WHERE id = ANY($1::text[])),
-     b AS (DELETE FROM search_fulltext WHERE id = ANY($1::text[])),
-     c AS (DELETE FROM search_flat WHERE id = ANY($1::text[])),
-     n AS (DELETE FROM search_numbers WHERE id = ANY($1::text[]))
-DELETE FROM search_sources WHERE id = ANY($1::text[])`, ids)
+WITH n AS (DELETE FROM search_numbers WHERE id = ANY($1::text[]))
+DELETE FROM search_documents WHERE id = ANY($1::text[])`, ids)
 	if err != nil {
 		return wrapErr(fmt.Errorf("delete documents: %w", err))
 	}
@@ -398,7 +443,7 @@ func (e *Engine) prepareSegments(ctx context.Context, segs []search.Segment) ([]
 	for start := 0; start < len(prepared); start += writeBatch {
 		c := &docColumns{}
 		for _, p := range prepared[start:min(start+writeBatch, len(prepared))] {
-			if err := c.add(p); err != nil {
+			if err := c.addSegment(p); err != nil {
 				return nil, err
 			}
 		}
