@@ -62,6 +62,8 @@ type Item struct {
 	MimeType      string
 	HarvestedETag string `gorm:"column:harvested_etag"`
 	LastHarvested *time.Time
+	// LastRequestID is the request of the latest harvest (see Runs).
+	LastRequestID string
 	HarvestFailed bool
 	// LastSeenAt is when a walk last saw the file in storage.
 	LastSeenAt time.Time
@@ -81,11 +83,24 @@ type ExtractorRun struct {
 	RequestID string    `json:"request_id"`
 }
 
-// Runs decodes Results; a malformed value reads as no runs.
+// Runs decodes Results; a malformed value reads as no runs. The entries of
+// the latest harvest (migration 00012) are its version, or its version
+// and error, and run at LastHarvested for LastRequestID.
 func (it Item) Runs() map[string]ExtractorRun {
 	out := map[string]ExtractorRun{}
-	if len(it.Results) > 0 {
-		_ = json.Unmarshal(it.Results, &out)
+	var raw map[string]json.RawMessage
+	if len(it.Results) == 0 || json.Unmarshal(it.Results, &raw) != nil {
+		return out
+	}
+	for name, v := range raw {
+		run := ExtractorRun{RequestID: it.LastRequestID}
+		if it.LastHarvested != nil {
+			run.RanAt = *it.LastHarvested
+		}
+		if json.Unmarshal(v, &run.Version) != nil && json.Unmarshal(v, &run) != nil {
+			continue
+		}
+		out[name] = run
 	}
 	return out
 }
@@ -142,7 +157,11 @@ type Job struct {
 	Updated       time.Time `gorm:"autoUpdateTime"`
 }
 
-// Activity is one record of a harvest report.
+// Activity is one record of a harvest report. Activities are read from the
+// view activity_rows (migration 00011): an item's extractor runs without
+// error are stored folded into its harvestend row, and the view unfolds
+// them, so readers see one row per run as the reference describes. Writers
+// name the table, ActivitiesTable.
 type Activity struct {
 	ID          int64 `gorm:"primaryKey"`
 	DedupeKey   string
@@ -163,6 +182,12 @@ type Activity struct {
 	ErrorHash   string
 	Duration    int64
 }
+
+// TableName is the view activities are read from.
+func (Activity) TableName() string { return "activity_rows" }
+
+// ActivitiesTable is the table activity rows are written to.
+const ActivitiesTable = "activities"
 
 // Activity kinds.
 const (

@@ -158,7 +158,7 @@ func insertActivity(tx *gorm.DB, a models.Activity) (bool, error) {
 	if a.Extractors == nil {
 		a.Extractors = models.Strings{}
 	}
-	res := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "dedupe_key"}},
+	res := tx.Table(models.ActivitiesTable).Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "dedupe_key"}},
 		TargetWhere: clause.Where{Exprs: []clause.Expression{clause.Expr{SQL: "dedupe_key <> ''"}}},
 		DoNothing:   true}).Create(&a)
 	return res.RowsAffected == 1, res.Error

@@ -390,7 +390,8 @@ func TestExtractorErrorsRecordedNotRetried(t *testing.T) {
 	if meta["hashes"] == nil || meta["store"] == nil || meta["boom"] != nil {
 		t.Fatalf("metadata after a second harvest: %v", meta)
 	}
-	if r := again.Runs(); r["boom"].RequestID != req2 || r["hashes"].RequestID != req || r["boom"].Error == "" {
+	if r := again.Runs(); r["boom"].RequestID != req2 || r["hashes"].RequestID != req || r["boom"].Error == "" ||
+		!r["hashes"].RanAt.Before(r["boom"].RanAt) || r["boom"].RanAt != *again.LastHarvested {
 		t.Fatalf("results after a second harvest: %+v", r)
 	}
 }

@@ -48,7 +48,7 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 	}
 	var items []models.Item
 	// Not metadata: it can be large (text, EXIF) and is merged by Postgres.
-	if err := h.DB.WithContext(ctx).Select("id, container_id, path, name, mime_type, harvested_etag, last_harvested, results, deleted_at").
+	if err := h.DB.WithContext(ctx).Select("id, container_id, path, name, mime_type, harvested_etag, last_harvested, last_request_id, results, deleted_at").
 		Where("id IN ?", ids).Order("path").Find(&items).Error; err != nil {
 		return fmt.Errorf("load items: %w", err)
 	}
@@ -116,20 +116,18 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 func (h *Handler) pending(ctx context.Context, t *target, items []models.Item, repair bool) ([]models.Item, error) {
 	skip := map[string]bool{}
 	if retried, _ := asynq.GetRetryCount(ctx); retried > 0 || repair {
-		keys := make([]string, 0, len(items))
-		byKey := make(map[string]string, len(items))
-		for _, it := range items {
-			k := dedupeKey(models.ActivityHarvestEnd, t.job.RequestID, it.ID)
-			keys = append(keys, k)
-			byKey[k] = it.ID
+		ids := make([]string, len(items))
+		for i, it := range items {
+			ids[i] = it.ID
 		}
 		var finished []string
-		if err := h.DB.WithContext(ctx).Model(&models.Activity{}).Where("dedupe_key IN ? AND dedupe_key <> ''", keys).
-			Pluck("dedupe_key", &finished).Error; err != nil {
+		if err := h.DB.WithContext(ctx).Model(&models.Activity{}).
+			Where("request_id = ? AND kind = ? AND item_id IN ?", t.job.RequestID, models.ActivityHarvestEnd, ids).
+			Pluck("item_id", &finished).Error; err != nil {
 			return nil, err
 		}
-		for _, k := range finished {
-			skip[byKey[k]] = true
+		for _, id := range finished {
+			skip[id] = true
 		}
 	}
 	var out []models.Item

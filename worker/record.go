@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -34,21 +35,20 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 		return nil
 	}
 	now := time.Now().UTC()
-	runs := newRunsEncoder(h.Extractors, t.job.RequestID, now)
 	var (
-		artifacts     []models.Artifact
-		media         mediaRows      // segment parts and captions
-		replaced      itemExtractors // (item, extractor) whose earlier artifacts, segments and captions go
-		ends, details activityColumns
-		states        itemStates
-		dirty, gone   []string
-		rerun         []string // harvested before: stale artifacts to drop
-		failedItem    = map[string]bool{}
+		artifacts   []models.Artifact
+		media       mediaRows      // segment parts and captions
+		replaced    itemExtractors // (item, extractor) whose earlier artifacts, segments and captions go
+		ends        endColumns
+		details     activityColumns // failed extractor runs, downloads
+		states      itemStates
+		dirty, gone []string
+		rerun       []string // harvested before: stale artifacts to drop
+		failedItem  = map[string]bool{}
 	)
 	for _, hv := range batch {
 		it := hv.item
-		end := activity(t, models.ActivityHarvestEnd, it.ID)
-		end.TS = now
+		end := &endRow{Activity: models.Activity{TS: now, Kind: models.ActivityHarvestEnd, RequestID: t.job.RequestID}}
 		end.ItemID, end.Name, end.Source = it.ID, it.Name, it.Path
 		end.Bytes, end.Duration = hv.entry.Size, hv.took.Milliseconds()
 		switch {
@@ -80,14 +80,17 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 					dropped = append(dropped, o.Name)
 					continue
 				}
-				a := activity(t, models.ActivityExtractor, "")
-				a.TS = o.Started.Add(o.Duration).UTC()
-				a.ItemID, a.Name, a.Source, a.Count = it.ID, o.Name, it.Name, 1
-				a.Duration, a.Bytes = o.Duration.Milliseconds(), hv.entry.Size
 				if o.Err != nil {
+					a := activity(t, models.ActivityExtractor, "")
+					a.TS = o.Started.Add(o.Duration).UTC()
+					a.ItemID, a.Name, a.Source, a.Count = it.ID, o.Name, it.Name, 1
+					a.Duration, a.Bytes = o.Duration.Milliseconds(), hv.entry.Size
 					a.Error = o.Err.Error()
 					failed = append(failed, o.Name)
+					details.add(a)
 				} else {
+					// A run without error rides on the harvestend row.
+					end.ran(o, now)
 					if data.Len() > 1 {
 						data.WriteByte(',')
 					}
@@ -105,7 +108,6 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 					}
 					media.add(it.ID, o, prefix)
 				}
-				details.add(a)
 			}
 			data.WriteByte('}')
 			end.Count = int64(len(hv.outcomes) - len(dropped))
@@ -117,7 +119,7 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 				rerun = append(rerun, it.ID)
 			}
 			dirty = append(dirty, it.ID)
-			states.add(it.ID, data.String(), failed, append(dropped, failed...), runs.encode(hv.outcomes), mime, hv)
+			states.add(it.ID, data.String(), failed, append(dropped, failed...), encodeRuns(h.Extractors, hv.outcomes), mime, hv)
 		}
 		ends.add(end)
 	}
@@ -191,7 +193,7 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 			return err
 		}
 		if cols := states.columns(fresh); len(cols.id) > 0 {
-			if _, err := conn.ExecContext(ctx, updateItemsSQL, append([]any{now}, cols.args()...)...); err != nil {
+			if _, err := conn.ExecContext(ctx, updateItemsSQL, append([]any{now, t.job.RequestID}, cols.args()...)...); err != nil {
 				return fmt.Errorf("update items: %w", err)
 			}
 		}
@@ -226,40 +228,28 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 	return err
 }
 
-// runsEncoder writes the Item.Results entries of a harvest's outcomes,
-// {name: ExtractorRun}, by hand: the run time and request, the same for the
-// whole batch, are encoded once, not once per extractor and file.
-type runsEncoder struct {
-	reg  *extractors.Registry
-	tail []byte // `,"ran_at":...,"request_id":...}`
-}
-
-func newRunsEncoder(reg *extractors.Registry, requestID string, ranAt time.Time) runsEncoder {
-	at, _ := json.Marshal(ranAt)
-	req, _ := json.Marshal(requestID)
-	tail := append(append(append(append([]byte(`,"ran_at":`), at...), `,"request_id":`...), req...), '}')
-	return runsEncoder{reg: reg, tail: tail}
-}
-
-func (r runsEncoder) encode(outcomes []extractors.Outcome) []byte {
+// encodeRuns writes the Item.Results entries of a harvest's outcomes by
+// hand: the version of each extractor, or its version and error when it
+// failed; their time and request are the item's last_harvested and
+// last_request_id (models.Item.Runs).
+func encodeRuns(reg *extractors.Registry, outcomes []extractors.Outcome) []byte {
 	b := []byte{'{'}
 	for i, o := range outcomes {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		version, errText := "", ""
-		if info, ok := r.reg.Get(o.Name); ok {
-			version = info.Version
-		}
-		if o.Err != nil && !errors.Is(o.Err, extractors.ErrUnsupported) {
-			errText = o.Err.Error()
-		}
 		b = appendJSONString(b, o.Name)
-		b = append(b, `:{"version":`...)
+		b = append(b, ':')
+		version := reg.Version(o.Name)
+		if o.Err == nil || errors.Is(o.Err, extractors.ErrUnsupported) {
+			b = appendJSONString(b, version)
+			continue
+		}
+		b = append(b, `{"version":`...)
 		b = appendJSONString(b, version)
 		b = append(b, `,"error":`...)
-		b = appendJSONString(b, errText)
-		b = append(b, r.tail...)
+		b = appendJSONString(b, o.Err.Error())
+		b = append(b, '}')
 	}
 	return append(b, '}')
 }
@@ -269,16 +259,22 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, q...)
 }
 
-// updateItemsSQL stores harvested items: $1 is the time, then the columns
-// of itemColumns. The earlier data of an extractor that failed, or found
-// the file unsupported, leaves the item; the runs of this harvest replace
-// the earlier ones by name.
+// updateItemsSQL stores harvested items: $1 is the time, $2 the request,
+// then the columns of itemColumns. The earlier data of an extractor that
+// failed, or found the file unsupported, leaves the item; the runs of this
+// harvest replace the earlier ones by name, and the earlier ones that stay
+// take their time and request with them (models.Item.Runs).
 const updateItemsSQL = `
 UPDATE items i SET metadata = (i.metadata - string_to_array(x.dropped_names, ',')) || x.data::jsonb,
-	results = i.results || x.runs::jsonb, mime_type = x.mime_type, size = x.size, etag = x.etag,
-	last_modified = x.last_modified, harvested_etag = x.etag, last_harvested = $1,
+	results = CASE WHEN i.results = '{}' THEN x.runs::jsonb ELSE (
+		SELECT coalesce(jsonb_object_agg(e.k, CASE jsonb_typeof(e.v)
+			WHEN 'string' THEN jsonb_build_object('version', e.v, 'error', '', 'ran_at', i.last_harvested, 'request_id', i.last_request_id)
+			ELSE jsonb_build_object('error', '', 'ran_at', i.last_harvested, 'request_id', i.last_request_id) || e.v END), '{}')
+		FROM jsonb_each(i.results) AS e(k, v)) || x.runs::jsonb END,
+	mime_type = x.mime_type, size = x.size, etag = x.etag,
+	last_modified = x.last_modified, harvested_etag = x.etag, last_harvested = $1, last_request_id = $2,
 	harvest_failed = x.failed, updated_at = $1
-FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int8[], $8::text[], $9::timestamptz[], $10::bool[])
+FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int8[], $9::text[], $10::timestamptz[], $11::bool[])
 	AS x(id, data, dropped_names, runs, mime_type, size, etag, last_modified, failed)
 WHERE i.id = x.id`
 
@@ -336,30 +332,78 @@ func (c *itemColumns) args() []any {
 
 // insertActivitiesSQL writes a batch's activity rows. $1..$5 are the
 // columns shared by the job's rows (request, location, container, profile,
-// extractors); $6..$16 the harvestend rows and $17..$27 the extractor and
-// download rows, as activityColumns. A harvestend row whose key exists is
+// extractors); $6..$17 the harvestend rows (endColumns: keyed by request
+// and item, the job's columns left to the jobs row, the extractor runs
+// without error folded in) and $18..$28 the failed extractor runs and
+// downloads, as activityColumns. A harvestend row whose key exists is
 // skipped and so are the other rows of its item; the statement returns the
 // harvestend rows it inserted.
 const insertActivitiesSQL = `
 WITH ends AS (
 	INSERT INTO activities (dedupe_key, ts, kind, name, source, item_id, count, bytes, error, error_hash, duration,
-		request_id, harvest_id, location_id, container_id, profile_id, extractors)
-	SELECT x.*, $1, $1, $2, $3, $4, $5
-	FROM unnest($6::text[], $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int8[],
-		$13::int8[], $14::text[], $15::text[], $16::int8[])
-		AS x(dedupe_key, ts, kind, name, source, item_id, count, bytes, error, error_hash, duration)
-	ON CONFLICT (dedupe_key) WHERE dedupe_key <> '' DO NOTHING
+		request_id, runs, run_ms, run_end_us)
+	SELECT '', x.ts, 'harvestend', x.name, x.source, x.item_id, x.count, x.bytes, x.error, x.error_hash, x.duration, $1,
+		string_to_array(NULLIF(x.runs, ''), ','), string_to_array(NULLIF(x.ms, ''), ',')::integer[],
+		string_to_array(NULLIF(x.end_us, ''), ',')::bigint[]
+	FROM unnest($6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::int8[], $11::int8[], $12::text[],
+		$13::text[], $14::int8[], $15::text[], $16::text[], $17::text[])
+		AS x(ts, name, source, item_id, count, bytes, error, error_hash, duration, runs, ms, end_us)
+	ON CONFLICT (request_id, item_id) WHERE kind = 'harvestend' DO NOTHING
 	RETURNING item_id, count
 ), details AS (
 	INSERT INTO activities (dedupe_key, ts, kind, name, source, item_id, count, bytes, error, error_hash, duration,
 		request_id, harvest_id, location_id, container_id, profile_id, extractors)
 	SELECT y.*, $1, $1, $2, $3, $4, $5
-	FROM unnest($17::text[], $18::timestamptz[], $19::text[], $20::text[], $21::text[], $22::text[], $23::int8[],
-		$24::int8[], $25::text[], $26::text[], $27::int8[])
+	FROM unnest($18::text[], $19::timestamptz[], $20::text[], $21::text[], $22::text[], $23::text[], $24::int8[],
+		$25::int8[], $26::text[], $27::text[], $28::int8[])
 		AS y(dedupe_key, ts, kind, name, source, item_id, count, bytes, error, error_hash, duration)
 	WHERE y.item_id IN (SELECT item_id FROM ends)
 )
 SELECT item_id, count FROM ends`
+
+// endRow is a harvestend row and the extractor runs without error it
+// carries.
+type endRow struct {
+	models.Activity
+	runs, ms, endUS []string
+}
+
+// ran adds a run without error, ended before the row's time now.
+func (e *endRow) ran(o extractors.Outcome, now time.Time) {
+	e.runs = append(e.runs, o.Name)
+	e.ms = append(e.ms, strconv.FormatInt(o.Duration.Milliseconds(), 10))
+	e.endUS = append(e.endUS, strconv.FormatInt(max(0, now.Sub(o.Started.Add(o.Duration)).Microseconds()), 10))
+}
+
+// endColumns are harvestend rows, column by column.
+type endColumns struct {
+	name, source, item, err, errHash, runs, ms, endUS []string
+	ts                                                []time.Time
+	count, bytes, duration                            []int64
+}
+
+func (c *endColumns) add(e *endRow) {
+	if e.Error != "" && e.ErrorHash == "" {
+		e.ErrorHash = errorHash(e.Error)
+	}
+	c.ts = append(c.ts, e.TS)
+	c.name = append(c.name, e.Name)
+	c.source = append(c.source, e.Source)
+	c.item = append(c.item, e.ItemID)
+	c.count = append(c.count, e.Count)
+	c.bytes = append(c.bytes, e.Bytes)
+	c.err = append(c.err, e.Error)
+	c.errHash = append(c.errHash, e.ErrorHash)
+	c.duration = append(c.duration, e.Duration)
+	c.runs = append(c.runs, strings.Join(e.runs, ","))
+	c.ms = append(c.ms, strings.Join(e.ms, ","))
+	c.endUS = append(c.endUS, strings.Join(e.endUS, ","))
+}
+
+// args are the columns in the order of insertActivitiesSQL's first unnest.
+func (c *endColumns) args() []any {
+	return []any{c.ts, c.name, c.source, c.item, c.count, c.bytes, c.err, c.errHash, c.duration, c.runs, c.ms, c.endUS}
+}
 
 // activityColumns are activity rows of one job, column by column.
 type activityColumns struct {

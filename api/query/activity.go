@@ -8,7 +8,9 @@ import (
 	"github.com/metaharvest/metaharvest/models"
 )
 
-// Harvest job reports, read from the activities rows the workers write.
+// Harvest job reports, read from the activity rows the workers write, as
+// the view activity_rows shows them (an item's extractor runs without error
+// are folded into its harvestend row; the view unfolds them).
 
 // errorHashSQL is the error hash of an activity row: the stored MD5, or the
 // MD5 of the message when a writer left it empty.
@@ -28,7 +30,7 @@ func ActivityItem(db *gorm.DB, itemID string) (models.Item, error) {
 // ExtractorRan reports whether extractor rows of that name match cond.
 func ExtractorRan(db *gorm.DB, name, cond string, args ...any) (bool, error) {
 	var n int64
-	err := db.Raw("SELECT count(*) FROM (SELECT 1 FROM activities WHERE kind = 'extractor' AND name = ? AND "+
+	err := db.Raw("SELECT count(*) FROM (SELECT 1 FROM activity_rows WHERE kind = 'extractor' AND name = ? AND "+
 		cond+" LIMIT 1) x", append([]any{name}, args...)...).Scan(&n).Error
 	if err != nil {
 		return false, fmt.Errorf("find runs of extractor %s: %w", name, err)
@@ -47,7 +49,7 @@ type ExtractorCount struct {
 func ExtractorCounts(db *gorm.DB, cond string, args ...any) ([]ExtractorCount, error) {
 	var rows []ExtractorCount
 	err := db.Raw(`SELECT name, count(*) FILTER (WHERE error <> '') AS num_errors
-		FROM activities WHERE kind = 'extractor' AND `+cond+` GROUP BY name ORDER BY name`, args...).Scan(&rows).Error
+		FROM activity_rows WHERE kind = 'extractor' AND `+cond+` GROUP BY name ORDER BY name`, args...).Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("count extractor runs: %w", err)
 	}
@@ -60,7 +62,7 @@ func JobsExtractorCounts(db *gorm.DB, v Viewer, requestIDs []string) ([]Extracto
 	vis, vargs := v.VisibleSQL("j.location_id", "j.container_id")
 	var rows []ExtractorCount
 	err := db.Raw(`SELECT a.request_id, a.name, count(*) FILTER (WHERE a.error <> '') AS num_errors
-		FROM activities a JOIN jobs j ON j.request_id = a.request_id
+		FROM activity_rows a JOIN jobs j ON j.request_id = a.request_id
 		WHERE a.kind = 'extractor' AND a.request_id = ANY(?) AND `+vis+`
 		GROUP BY a.request_id, a.name ORDER BY a.request_id, a.name`,
 		append([]any{models.Strings(requestIDs)}, vargs...)...).Scan(&rows).Error
@@ -156,7 +158,7 @@ func ItemJobs(db *gorm.DB, v Viewer, itemID string, p Page) ([]models.Job, int64
 // ItemActivities lists one page of an item's activity rows in a job, in
 // time order.
 func ItemActivities(db *gorm.DB, itemID, requestID string, p Page) ([]models.Activity, int64, error) {
-	return List[models.Activity](db.Where("item_id = ? AND request_id = ?", itemID, requestID), p, "ts, id")
+	return List[models.Activity](db.Table("activity_rows").Where("item_id = ? AND request_id = ?", itemID, requestID), p, "ts, id")
 }
 
 // ItemError is a distinct error of an extractor on an item.
@@ -170,7 +172,7 @@ type ItemError struct {
 func ItemExtractorErrors(db *gorm.DB, itemID, requestID, name string) ([]ItemError, error) {
 	rows := []ItemError{}
 	err := db.Raw(`SELECT `+errorHashSQL+` AS error_hash, min(error) AS error
-		FROM activities WHERE item_id = ? AND request_id = ? AND kind = 'extractor' AND name = ? AND error <> ''
+		FROM activity_rows WHERE item_id = ? AND request_id = ? AND kind = 'extractor' AND name = ? AND error <> ''
 		GROUP BY 1 ORDER BY min(ts), min(id)`, itemID, requestID, name).Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("list errors of %s on %s: %w", name, itemID, err)

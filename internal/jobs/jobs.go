@@ -180,7 +180,7 @@ func (s *Starter) recordSkipped(ctx context.Context, job models.Job, ctr models.
 		if res.Error != nil || res.RowsAffected == 0 {
 			return res.Error // a job started twice (same request id) is recorded once
 		}
-		return tx.Create(&models.Activity{TS: time.Now().UTC(), Kind: models.ActivityWalk, RequestID: job.RequestID,
+		return tx.Table(models.ActivitiesTable).Create(&models.Activity{TS: time.Now().UTC(), Kind: models.ActivityWalk, RequestID: job.RequestID,
 			LocationID: job.LocationID, ContainerID: ctr.ID, HarvestID: job.RequestID, ProfileID: job.ProfileID,
 			Extractors: job.Extractors, Name: ctr.Name, Source: "skipped: " + SkipRecentlyWalked}).Error
 	})
