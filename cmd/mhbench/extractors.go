@@ -159,7 +159,7 @@ func benchVideoMinute(ctx context.Context, e *env) error {
 	cpu := readCPU().sub(cpu0)
 	tools := childCPU() - ch0
 	var ran []string
-	e.db.Raw(`SELECT name FROM activities WHERE kind = 'extractor' AND item_id IN (SELECT id FROM items WHERE name = 'minute.mp4') ORDER BY name`).Scan(&ran)
+	e.db.Raw(`SELECT name FROM activity_rows WHERE kind = 'extractor' AND item_id IN (SELECT id FROM items WHERE name = 'minute.mp4') ORDER BY name`).Scan(&ran)
 	fmt.Printf("full video harvest, default profile, 1 minute of 720p25 H.264 + AAC (%d extractors: %s)\n", len(ran), strings.Join(ran, ", "))
 	fmt.Printf("  wall %.1f s per minute of footage; CPU %.1f s (tools %.1f s, metaharvest %.1f s, postgres %.1f s)\n\n",
 		took.Seconds(), tools+cpu.self+cpu.postgres, tools, cpu.self, cpu.postgres)
@@ -233,7 +233,7 @@ func ocrPages(dir, repo string) (string, error) {
 
 func extractorFailures(e *env, name string) (int64, error) {
 	var n int64
-	err := e.db.Raw(`SELECT count(*) FROM activities WHERE kind = 'extractor' AND name = ? AND error <> ''`, name).Scan(&n).Error
+	err := e.db.Raw(`SELECT count(*) FROM activity_rows WHERE kind = 'extractor' AND name = ? AND error <> ''`, name).Scan(&n).Error
 	return n, err
 }
 

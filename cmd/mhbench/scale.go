@@ -1,0 +1,5 @@
+package main
+
+import "context"
+
+func benchScale(ctx context.Context, n int) error { return nil }
