@@ -14,7 +14,7 @@ func TestItemBatches(t *testing.T) {
 		}
 		return out
 	}
-	lens := func(b [][]string) []int {
+	lens := func(b [][]harvestable) []int {
 		var out []int
 		for _, x := range b {
 			out = append(out, len(x))
@@ -42,13 +42,13 @@ func TestItemBatches(t *testing.T) {
 			t.Errorf("%s: batch sizes %v, want %v", tc.name, lens(got), tc.want)
 		}
 		// Order and membership are kept.
-		var flat []string
+		var flat []harvestable
 		for _, b := range got {
 			flat = append(flat, b...)
 		}
 		for i, f := range tc.files {
-			if flat[i] != f.id {
-				t.Fatalf("%s: file %d is %s, want %s", tc.name, i, flat[i], f.id)
+			if flat[i].id != f.id {
+				t.Fatalf("%s: file %d is %s, want %s", tc.name, i, flat[i].id, f.id)
 			}
 		}
 	}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,6 +32,7 @@ type harvested struct {
 	note     string // why nothing ran
 	gone     bool   // the file no longer exists
 	fail     string // the item could not be harvested at all
+	newFile  bool   // a new file: no items row yet
 }
 
 // Item harvests one item or a batch of items of one container: runs the
@@ -43,18 +46,35 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 		return err
 	}
 	ids := p.IDs()
+	fileIDs := make(map[string]queue.FileEntry, len(p.Files))
+	for _, f := range p.Files {
+		id := models.ItemID(p.ContainerID, f.Path)
+		fileIDs[id] = f
+		ids = append(ids, id)
+	}
 	if len(ids) == 0 {
 		return permanent("item task without items")
 	}
 	var items []models.Item
 	// Not metadata: it can be large (text, EXIF) and is merged by Postgres.
+	// New files are looked for too: another job, or an earlier delivery of
+	// this task, may have made them items meanwhile.
 	if err := h.DB.WithContext(ctx).Select("id, container_id, path, name, mime_type, harvested_etag, last_harvested, last_request_id, results, deleted_at").
-		Where("id IN ?", ids).Order("path").Find(&items).Error; err != nil {
+		Where("id IN ?", ids).Find(&items).Error; err != nil {
 		return fmt.Errorf("load items: %w", err)
+	}
+	newFile := map[string]bool{}
+	for _, it := range items {
+		delete(fileIDs, it.ID)
+	}
+	for id, f := range fileIDs {
+		items = append(items, models.Item{ID: id, ContainerID: p.ContainerID, Path: f.Path, Name: path.Base(f.Path)})
+		newFile[id] = true
 	}
 	if len(items) == 0 {
 		return permanent("items %v not found", ids)
 	}
+	slices.SortFunc(items, func(a, b models.Item) int { return strings.Compare(a.Path, b.Path) })
 	t, err := h.loadTarget(ctx, p.RequestID, items[0].ContainerID)
 	if err != nil {
 		return err
@@ -73,7 +93,7 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 		}
 		out := make([]*harvested, len(todo))
 		for i, it := range todo {
-			out[i] = &harvested{item: it, fail: err.Error()}
+			out[i] = &harvested{item: it, fail: err.Error(), newFile: newFile[it.ID]}
 		}
 		return h.recordBatch(ctx, t, out)
 	}
@@ -88,6 +108,9 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			out[i], errs[i] = h.harvestOne(ctx, src, t, todo[i])
+			if out[i] != nil {
+				out[i].newFile = newFile[todo[i].ID]
+			}
 		}()
 	}
 	wg.Wait()

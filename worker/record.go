@@ -119,7 +119,7 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 				rerun = append(rerun, it.ID)
 			}
 			dirty = append(dirty, it.ID)
-			states.add(it.ID, data.String(), failed, append(dropped, failed...), encodeRuns(h.Extractors, hv.outcomes), mime, hv)
+			states.add(data.String(), failed, append(dropped, failed...), encodeRuns(h.Extractors, hv.outcomes), mime, hv)
 		}
 		ends.add(end)
 	}
@@ -179,6 +179,18 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 				return err
 			}
 		}
+		// The items first: what follows refers to their rows.
+		if cols := states.columns(fresh, false); len(cols.id) > 0 {
+			if _, err := conn.ExecContext(ctx, updateItemsSQL, append([]any{now, t.job.RequestID}, cols.args()...)...); err != nil {
+				return fmt.Errorf("update items: %w", err)
+			}
+		}
+		if cols := states.columns(fresh, true); len(cols.id) > 0 {
+			args := append([]any{now, t.job.RequestID, t.loc.ID, t.ctr.ID}, cols.args()...)
+			if _, err := conn.ExecContext(ctx, insertItemsSQL, append(args, cols.path, cols.name)...); err != nil {
+				return fmt.Errorf("insert items: %w", err)
+			}
+		}
 		if len(rerun) > 0 {
 			if err := replaced.delete(ctx, conn, fresh); err != nil {
 				return err
@@ -191,11 +203,6 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 		}
 		if err := media.insert(ctx, conn, fresh); err != nil {
 			return err
-		}
-		if cols := states.columns(fresh); len(cols.id) > 0 {
-			if _, err := conn.ExecContext(ctx, updateItemsSQL, append([]any{now, t.job.RequestID}, cols.args()...)...); err != nil {
-				return fmt.Errorf("update items: %w", err)
-			}
 		}
 		searched, err := search.IndexInTx(ctx, tx, h.Search, dirty...)
 		if err != nil {
@@ -278,6 +285,24 @@ FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int8
 	AS x(id, data, dropped_names, runs, mime_type, size, etag, last_modified, failed)
 WHERE i.id = x.id`
 
+// insertItemsSQL writes the rows of new files, whole: $1 the time, $2 the
+// request, $3 and $4 location and container, then the columns of
+// itemColumns, path and name. A file another harvest made an item
+// meanwhile gets this harvest's data merged in.
+const insertItemsSQL = `
+INSERT INTO items AS i (id, location_id, container_id, path, name, size, etag, last_modified, mime_type, harvested_etag,
+	last_harvested, last_request_id, harvest_failed, last_seen_at, metadata, results, created_at, updated_at)
+SELECT x.id, $3, $4, x.path, x.name, x.size, x.etag, x.last_modified, x.mime_type, x.etag,
+	$1, $2, x.failed, $1, x.data::jsonb, x.runs::jsonb, $1, $1
+FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int8[], $11::text[], $12::timestamptz[], $13::bool[],
+	$14::text[], $15::text[])
+	AS x(id, data, dropped_names, runs, mime_type, size, etag, last_modified, failed, path, name)
+ON CONFLICT (id) DO UPDATE SET metadata = i.metadata || excluded.metadata, results = i.results || excluded.results,
+	mime_type = excluded.mime_type, size = excluded.size, etag = excluded.etag, last_modified = excluded.last_modified,
+	harvested_etag = excluded.harvested_etag, last_harvested = excluded.last_harvested,
+	last_request_id = excluded.last_request_id, harvest_failed = excluded.harvest_failed,
+	last_seen_at = excluded.last_seen_at, deleted_at = NULL, updated_at = excluded.updated_at`
+
 // itemStates are the harvested items of a batch.
 type itemStates []itemState
 
@@ -285,23 +310,26 @@ type itemState struct {
 	id, data, droppedNames, runs, mime string
 	failed                             bool
 	entry                              storage.Entry
+	// newFile: no items row yet (insertItemsSQL); path and name for it.
+	newFile    bool
+	path, name string
 }
 
-func (s *itemStates) add(id, data string, failed, dropped []string, runs []byte, mime string, hv *harvested) {
-	*s = append(*s, itemState{id: id, data: data, droppedNames: strings.Join(dropped, ","), failed: len(failed) > 0,
-		runs: string(runs), mime: mime, entry: hv.entry})
+func (s *itemStates) add(data string, failed, dropped []string, runs []byte, mime string, hv *harvested) {
+	*s = append(*s, itemState{id: hv.item.ID, data: data, droppedNames: strings.Join(dropped, ","), failed: len(failed) > 0,
+		runs: string(runs), mime: mime, entry: hv.entry, newFile: hv.newFile, path: hv.item.Path, name: hv.item.Name})
 }
 
-// columns are the states of the items in keep, column by column, in id
-// order: the order every writer locks item rows in (search.Drain too), so
-// that two transactions over the same items wait for each other rather
-// than deadlock.
-func (s itemStates) columns(keep map[string]bool) itemColumns {
+// columns are the states of the items in keep, new files or items as
+// newFiles says, column by column, in id order: the order every writer
+// locks item rows in (search.Drain too), so that two transactions over the
+// same items wait for each other rather than deadlock.
+func (s itemStates) columns(keep map[string]bool, newFiles bool) itemColumns {
 	var c itemColumns
 	s = slices.Clone(s)
 	slices.SortFunc(s, func(a, b itemState) int { return strings.Compare(a.id, b.id) })
 	for _, st := range s {
-		if !keep[st.id] {
+		if !keep[st.id] || st.newFile != newFiles {
 			continue
 		}
 		c.id = append(c.id, st.id)
@@ -313,17 +341,19 @@ func (s itemStates) columns(keep map[string]bool) itemColumns {
 		c.size = append(c.size, st.entry.Size)
 		c.etag = append(c.etag, st.entry.ETag)
 		c.lastModified = append(c.lastModified, st.entry.LastModified.UTC())
+		c.path = append(c.path, st.path)
+		c.name = append(c.name, st.name)
 	}
 	return c
 }
 
 // itemColumns are item states column by column, as updateItemsSQL takes
-// them.
+// them (path and name apart: only insertItemsSQL takes them).
 type itemColumns struct {
-	id, data, droppedNames, runs, mime, etag []string
-	size                                     []int64
-	lastModified                             []time.Time
-	failed                                   []bool
+	id, data, droppedNames, runs, mime, etag, path, name []string
+	size                                                 []int64
+	lastModified                                         []time.Time
+	failed                                               []bool
 }
 
 func (c *itemColumns) args() []any {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -86,13 +85,24 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 		return fmt.Errorf("record walk page: %w", err)
 	}
 	for _, batch := range itemBatches(toHarvest, h.Config.HarvestBatchFiles) {
-		it, err := queue.NewTask(queue.TypeItem, queue.ItemPayload{RequestID: t.job.RequestID, ItemIDs: batch, Repair: p.Repair != ""})
+		payload := queue.ItemPayload{RequestID: t.job.RequestID, Repair: p.Repair != ""}
+		batchIDs := make([]string, len(batch))
+		for i, f := range batch {
+			batchIDs[i] = f.id
+			if f.file != nil {
+				payload.ContainerID = t.ctr.ID
+				payload.Files = append(payload.Files, *f.file)
+			} else {
+				payload.ItemIDs = append(payload.ItemIDs, f.id)
+			}
+		}
+		it, err := queue.NewTask(queue.TypeItem, payload)
 		if err != nil {
 			return err
 		}
 		// The batch key is derived from its ids: a re-delivered page makes
 		// the same batches, which the queue refuses as duplicates.
-		key := p.Repair + ids.Derived(batch...)
+		key := p.Repair + ids.Derived(batchIDs...)
 		if err := jobs.Enqueue(ctx, h.Queue, it, jobs.ItemTaskOptions(h.names, t.job.RequestID, key, t.job.Priority)...); err != nil {
 			return err
 		}
@@ -108,31 +118,30 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 	return h.finishWalk(ctx, t, "")
 }
 
-// upsertItems records the listed files (restoring any that were deleted)
-// in one statement and returns, in path order, the ids of those to
-// harvest: all of them with all, else the new and changed ones.
+// upsertItems records what a page lists: the files that are items already
+// (restored when they were deleted) are updated in one statement, which
+// says which changed since their last harvest; the others are new. It
+// returns, in path order, the files to harvest: all of them with all, else
+// the new and changed ones. A new file becomes an item when it is
+// harvested (its row is written once, whole).
 func upsertItems(tx *gorm.DB, t *target, entries []storage.Entry, all bool) ([]harvestable, error) {
 	if len(entries) == 0 {
 		return nil, nil
 	}
 	n := len(entries)
-	ids, paths, names, etags := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	ids, etags := make([]string, n), make([]string, n)
 	sizes, modified := make([]int64, n), make([]time.Time, n)
 	for i, e := range entries {
-		ids[i], paths[i], names[i], etags[i] = models.ItemID(t.ctr.ID, e.Path), e.Path, path.Base(e.Path), e.ETag
+		ids[i], etags[i] = models.ItemID(t.ctr.ID, e.Path), e.ETag
 		sizes[i], modified[i] = e.Size, e.LastModified.UTC()
 	}
 	rows, err := tx.Statement.ConnPool.QueryContext(tx.Statement.Context, `
-		INSERT INTO items (id, location_id, container_id, path, name, size, etag, last_modified,
-			last_seen_at, created_at, updated_at)
-		SELECT x.id, $1, $2, x.path, x.name, x.size, x.etag, x.last_modified, now(), now(), now()
-		FROM unnest($3::text[], $4::text[], $5::text[], $6::int8[], $7::text[], $8::timestamptz[])
-			AS x(id, path, name, size, etag, last_modified)
-		ON CONFLICT (id) DO UPDATE SET size = excluded.size, etag = excluded.etag,
-			last_modified = excluded.last_modified, last_seen_at = excluded.last_seen_at,
-			deleted_at = NULL, updated_at = excluded.updated_at
-		RETURNING id, last_harvested IS NULL OR etag <> harvested_etag`,
-		t.loc.ID, t.ctr.ID, ids, paths, names, sizes, etags, modified)
+		UPDATE items i SET size = x.size, etag = x.etag, last_modified = x.last_modified,
+			last_seen_at = now(), deleted_at = NULL, updated_at = now()
+		FROM unnest($1::text[], $2::int8[], $3::text[], $4::timestamptz[]) AS x(id, size, etag, last_modified)
+		WHERE i.id = x.id
+		RETURNING i.id, i.last_harvested IS NULL OR i.etag <> i.harvested_etag`,
+		ids, sizes, etags, modified)
 	if err != nil {
 		return nil, err
 	}
@@ -151,32 +160,39 @@ func upsertItems(tx *gorm.DB, t *target, entries []storage.Entry, all bool) ([]h
 	}
 	var out []harvestable
 	for i, id := range ids { // entries come in path order
-		if c, ok := changed[id]; ok && (all || c) {
+		c, known := changed[id]
+		switch {
+		case !known:
+			e := entries[i]
+			out = append(out, harvestable{id: id, size: sizes[i],
+				file: &queue.FileEntry{Path: e.Path, Size: e.Size, ETag: e.ETag, Modified: modified[i]}})
+		case all || c:
 			out = append(out, harvestable{id: id, size: sizes[i]})
 		}
 	}
 	return out, nil
 }
 
-// harvestable is a listed file to harvest.
+// harvestable is a listed file to harvest: an item, or a new file (file).
 type harvestable struct {
 	id   string
 	size int64
+	file *queue.FileEntry
 }
 
 // itemBatches cuts files, in order, into batches of at most maxFiles files
 // and ItemBatchBytes bytes (a file larger than that goes alone).
-func itemBatches(files []harvestable, maxFiles int) [][]string {
+func itemBatches(files []harvestable, maxFiles int) [][]harvestable {
 	maxFiles = max(maxFiles, 1)
-	var out [][]string
-	var cur []string
+	var out [][]harvestable
+	var cur []harvestable
 	var bytes int64
 	for _, f := range files {
 		if len(cur) > 0 && (len(cur) >= maxFiles || bytes+f.size > ItemBatchBytes) {
 			out = append(out, cur)
 			cur, bytes = nil, 0
 		}
-		cur = append(cur, f.id)
+		cur = append(cur, f)
 		bytes += f.size
 	}
 	if len(cur) > 0 {

@@ -3,6 +3,7 @@ package queue
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/hibiken/asynq"
 )
@@ -34,9 +35,21 @@ type ItemPayload struct {
 	RequestID string   `json:"request_id"`
 	ItemID    string   `json:"item_id,omitempty"`
 	ItemIDs   []string `json:"item_ids,omitempty"`
+	// Files are files of ContainerID a walk found that are no items yet:
+	// the harvest writes their rows, whole, once.
+	ContainerID string      `json:"container_id,omitempty"`
+	Files       []FileEntry `json:"files,omitempty"`
 	// Repair marks batches of a repair walk: their items may have finished
 	// under the lost tasks, so the handler looks before harvesting.
 	Repair bool `json:"repair,omitempty"`
+}
+
+// FileEntry is a listed file as a walk saw it.
+type FileEntry struct {
+	Path     string    `json:"path"`
+	Size     int64     `json:"size"`
+	ETag     string    `json:"etag,omitempty"`
+	Modified time.Time `json:"modified"`
 }
 
 // IDs lists the payload's items.
