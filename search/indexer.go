@@ -29,6 +29,9 @@ type Indexer struct {
 	PollInterval time.Duration
 	// Batch is how many items one round indexes (500 when zero).
 	Batch int
+	// MaintainInterval is how often the engine's housekeeping runs, when
+	// it has some (Maintainer; DefaultMaintainInterval when zero).
+	MaintainInterval time.Duration
 
 	wake chan struct{}
 }
@@ -36,6 +39,10 @@ type Indexer struct {
 // DefaultIndexerPoll is how often an Indexer looks at the outbox without
 // being notified.
 const DefaultIndexerPoll = time.Second
+
+// DefaultMaintainInterval is how often an Indexer runs the engine's
+// housekeeping.
+const DefaultMaintainInterval = time.Second
 
 // NewIndexer returns an indexer; Run starts it.
 func NewIndexer(db *gorm.DB, engine Engine, logger *slog.Logger) *Indexer {
@@ -60,6 +67,9 @@ func (ix *Indexer) Run(ctx context.Context) {
 		poll = DefaultIndexerPoll
 	}
 	go ix.listen(ctx)
+	if m, ok := ix.Engine.(Maintainer); ok {
+		go ix.maintain(ctx, m)
+	}
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	var lastRefusal time.Time
@@ -83,6 +93,26 @@ func (ix *Indexer) Run(ctx context.Context) {
 			return
 		case <-ix.wake:
 		case <-t.C:
+		}
+	}
+}
+
+// maintain runs the engine's housekeeping every MaintainInterval.
+func (ix *Indexer) maintain(ctx context.Context, m Maintainer) {
+	every := ix.MaintainInterval
+	if every <= 0 {
+		every = DefaultMaintainInterval
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := m.Maintain(ctx); err != nil && ctx.Err() == nil {
+			ix.Logger.Warn("search index housekeeping", slog.String("error", err.Error()))
 		}
 	}
 }

@@ -22,6 +22,14 @@ func Observed(engine Engine, observe Observe) Engine {
 	return o
 }
 
+// Maintain runs the engine's housekeeping, when it has some.
+func (o *observed) Maintain(ctx context.Context) error {
+	if m, ok := o.e.(Maintainer); ok {
+		return o.run("maintain", func() error { return m.Maintain(ctx) })
+	}
+	return nil
+}
+
 // observedTx is an observed engine that indexes in transactions: its
 // IndexTx calls are reported as upserts.
 type observedTx struct{ *observed }

@@ -33,6 +33,13 @@ type TxIndexer interface {
 	IndexTx(ctx context.Context, conn Conn, docs []Document, segs []Segment, gone []string) error
 }
 
+// Maintainer is an engine with housekeeping to do now and then, off the
+// write path: workers' indexers call Maintain every few seconds (any
+// number of them at once; an engine does the work once).
+type Maintainer interface {
+	Maintain(ctx context.Context) error
+}
+
 // Indexed says what IndexInTx did.
 type Indexed struct {
 	// Marked: the items went to the outbox (the engine does not index in

@@ -55,6 +55,12 @@ type Engine struct {
 	dictMu    sync.Mutex
 	visCache  map[string]int32
 	pathCache map[string]int32
+
+	// maintainMu guards what Maintain remembers: the count of document
+	// writes it last saw, and when it last merged.
+	maintainMu     sync.Mutex
+	maintainWrites int64
+	maintained     time.Time
 }
 
 type cachedCatalogue struct {
@@ -63,8 +69,9 @@ type cachedCatalogue struct {
 }
 
 var (
-	_ search.Engine    = (*Engine)(nil)
-	_ search.TxIndexer = (*Engine)(nil)
+	_ search.Engine     = (*Engine)(nil)
+	_ search.TxIndexer  = (*Engine)(nil)
+	_ search.Maintainer = (*Engine)(nil)
 )
 
 // New returns the engine over a migrated database (migration 00003_search).
@@ -211,3 +218,56 @@ func wrapErr(err error) error {
 	}
 	return search.Unavailable(err)
 }
+
+// maintainLock is the advisory lock key of Maintain: one process at a time
+// does it, the others skip their turn.
+const maintainLock = 0x6d68_7365_6172_6368 // "mhsearch"
+
+// Maintain merges the pending lists of the GIN indexes of search_documents
+// into the indexes. Writers append new entries to those lists (cheap, and
+// outside the index's pages, which many writers would otherwise wait
+// for), and every search reads them whole. Merged when writes pause (no
+// document written since the last call) and at least every
+// maintainEvery, they stay short for searches while harvests write at
+// the speed of appends.
+func (e *Engine) Maintain(ctx context.Context) error {
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return wrapErr(err)
+	}
+	defer conn.Close()
+	var writes int64
+	if err := conn.QueryRowContext(ctx, `SELECT coalesce(n_tup_ins + n_tup_upd, 0) FROM pg_stat_user_tables
+		WHERE relid = 'search_documents'::regclass`).Scan(&writes); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return wrapErr(err)
+	}
+	e.maintainMu.Lock()
+	quiet := writes == e.maintainWrites
+	due := time.Since(e.maintained) >= maintainEvery
+	e.maintainWrites = writes
+	e.maintainMu.Unlock()
+	if !quiet && !due {
+		return nil
+	}
+	var got bool
+	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, int64(maintainLock)).Scan(&got); err != nil || !got {
+		return wrapErr(err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, int64(maintainLock))
+	var merged int64
+	err = conn.QueryRowContext(ctx, `
+SELECT coalesce(sum(gin_clean_pending_list(i.indexrelid::regclass)), 0)
+FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+WHERE i.indrelid = 'search_documents'::regclass AND a.amname = 'gin'`).Scan(&merged)
+	if err != nil {
+		return wrapErr(fmt.Errorf("merge pending index entries: %w", err))
+	}
+	e.maintainMu.Lock()
+	e.maintained = time.Now()
+	e.maintainMu.Unlock()
+	return nil
+}
+
+// maintainEvery is the longest Maintain lets pending index entries wait
+// while documents are being written.
+const maintainEvery = 5 * time.Second
