@@ -20,7 +20,14 @@ type baseAggPlan struct {
 // splitBaseAggs separates the aggregations one grouping-sets scan can
 // compute from the rest (nested fields, cardinality, histograms), which
 // keep their own statements. base is nil when there are none.
+//
+// Over every visible document (no query, no filter) they run apart too:
+// each terms aggregation then reads its (vis, column) index alone, which
+// beats one scan of the table for both.
 func splitBaseAggs(t table, p *search.Plan) (*baseAggPlan, *search.Plan) {
+	if p.Query == "" && len(p.Types)+len(p.Terms)+len(p.Ranges)+len(p.Exists)+len(p.NotExists) == 0 {
+		return nil, p
+	}
 	rest := *p
 	rest.TermsAggs, rest.Metrics = nil, nil
 	base := &baseAggPlan{}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -310,13 +311,24 @@ func tsQuery(q *query, p *search.Plan) string {
 		fmt.Sprintf("websearch_to_tsquery('simple', %s)", qa),
 		fmt.Sprintf("websearch_to_tsquery('simple', regexp_replace(%s, %s, ' ', 'g'))", qa, q.arg(wordPunctuation)),
 	}
-	for i, f := range forms {
-		if p.Prefix {
-			forms[i] = fmt.Sprintf(`regexp_replace(%s::text, '''$', ''':*')::tsquery`, f)
+	if p.Prefix {
+		// The last word is also a prefix as written (the start of a name:
+		// "IMG_20" finds "IMG_2041.JPG"). Split, it is a prefix only when
+		// splitting left it whole: the tail of a compound ("bin" of
+		// "f0001513.bin") would be the prefix of nearly every word, and a
+		// prefix is read in full from the word index.
+		forms[0] = fmt.Sprintf(`regexp_replace(%s::text, '''$', ''':*')::tsquery`, forms[0])
+		fields := strings.Fields(p.Query)
+		if !wordPunctuationRE.MatchString(fields[len(fields)-1]) {
+			forms[1] = fmt.Sprintf(`regexp_replace(%s::text, '''$', ''':*')::tsquery`, forms[1])
 		}
 	}
 	return "(" + forms[0] + " || " + forms[1] + ")"
 }
+
+// wordPunctuationRE is wordPunctuation in Go's syntax (which has no
+// lookaround): punctuation between two letters or digits.
+var wordPunctuationRE = regexp.MustCompile(`[\p{L}\p{N}][^\p{L}\p{N}\s]+[\p{L}\p{N}]`)
 
 // wordPunctuation matches punctuation between two letters or digits.
 const wordPunctuation = `(?<=[[:alnum:]])[^[:alnum:][:space:]]+(?=[[:alnum:]])`
