@@ -1,5 +1,332 @@
 package main
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
 
-func benchScale(ctx context.Context, n int) error { return nil }
+	"gorm.io/gorm"
+
+	"github.com/metaharvest/metaharvest/api"
+	"github.com/metaharvest/metaharvest/internal/queue"
+	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/search"
+)
+
+// benchScale: what a platform holding n items costs. Two platforms: an
+// empty one, and one seeded with n items (copies of harvested rows, made
+// in SQL: items, their activity rows and search documents, under new ids
+// and names, in locations of their own, half of them behind a group the
+// searching user is not in). Each of three rounds harvests 10k new small
+// files into each platform; the median ratio of their costs per file is
+// the figure. Then the searches of a user who sees about half of the
+// seeded platform are timed through the api: file names, and a terms
+// aggregation over everything.
+func benchScale(ctx context.Context, n int) error {
+	const files = 10_000
+	empty, err := newEnv(ctx)
+	if err != nil {
+		return err
+	}
+	defer empty.close()
+	full, err := newEnv(ctx)
+	if err != nil {
+		return err
+	}
+	defer full.close()
+	fmt.Printf("scale: %d items seeded; harvests of %d small files on an empty and on the seeded platform, three interleaved rounds\n", n, files)
+
+	harvest := func(e *env, label string) (time.Duration, cpuTimes, error) {
+		root := filepath.Join(e.dir, label)
+		if err := writeSmallFiles(root, files); err != nil {
+			return 0, cpuTimes{}, err
+		}
+		e.resetStatements()
+		cpu0 := readCPU()
+		run, err := e.harvestE2E(ctx, root, nil, files, false)
+		c := readCPU().sub(cpu0)
+		e.printStatements(label)
+		return run.searchable, c, err
+	}
+	// The rows to copy: one harvest into the platform to seed.
+	if _, _, err := harvest(full, "template"); err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := full.seed(ctx, n); err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	fmt.Printf("  seeded %d items in %s (SQL copies of harvested rows; then VACUUM ANALYZE, as autovacuum would)\n", n, time.Since(start).Round(time.Second))
+	perFile := func(d time.Duration, c cpuTimes) string {
+		return fmt.Sprintf("%6.0f files/s, CPU per file %3.0f µs (metaharvest %3.0f, postgres %3.0f)", float64(files)/d.Seconds(),
+			(c.self+c.postgres+c.redis)/files*1e6, c.self/files*1e6, c.postgres/files*1e6)
+	}
+	var ratios []float64
+	for round := 1; round <= 3; round++ {
+		te, ce, err := harvest(empty, fmt.Sprintf("round%d", round))
+		if err != nil {
+			return err
+		}
+		tf, cf, err := harvest(full, fmt.Sprintf("round%d", round))
+		if err != nil {
+			return err
+		}
+		ratios = append(ratios, tf.Seconds()/te.Seconds())
+		fmt.Printf("  round %d: empty platform %s\n           seeded     %s; ratio %.2fx\n", round, perFile(te, ce), perFile(tf, cf), ratios[len(ratios)-1])
+	}
+	sort.Float64s(ratios)
+	fmt.Printf("  median cost per file, seeded / empty  %5.2fx  (target <= 1.2x)\n", ratios[1])
+	return full.benchScaleSearch(ctx)
+}
+
+// seed copies the harvested items (and their activity rows and search
+// documents) until the platform holds about n more, in ten locations of
+// their own: five behind group "seeded", five behind group "hidden". Names, ids and the
+// words of the names change with each copy; the rest of each document is
+// its original's.
+func (e *env) seed(ctx context.Context, n int) error {
+	var templates int64
+	if err := e.db.Raw(`SELECT count(*) FROM items WHERE deleted_at IS NULL AND location_id NOT LIKE 'seed%'`).Scan(&templates).Error; err != nil {
+		return err
+	}
+	if templates == 0 {
+		return fmt.Errorf("no items to copy")
+	}
+	copies := (int64(n) + templates - 1) / templates
+	db := e.db.WithContext(ctx)
+	if err := db.Exec(`INSERT INTO groups (id, name) VALUES ('seeded', 'seeded'), ('hidden', 'hidden') ON CONFLICT DO NOTHING`).Error; err != nil {
+		return err
+	}
+	for l := 0; l < 10; l++ {
+		loc := fmt.Sprintf("seed%02d", l)
+		if err := db.Exec(`INSERT INTO locations (id, kind, name, config) VALUES (?, 'filesystem', ?, '{"path": "/srv/seed"}')`, loc, loc).Error; err != nil {
+			return err
+		}
+		if err := db.Exec(`INSERT INTO containers (id, location_id, name) VALUES (?, ?, 'media')`, models.ContainerID(loc, "media"), loc).Error; err != nil {
+			return err
+		}
+		group := "seeded"
+		if l >= 5 {
+			group = "hidden"
+		}
+		if err := db.Exec(`INSERT INTO location_groups (location_id, group_id) VALUES (?, ?)`, loc, group).Error; err != nil {
+			return err
+		}
+	}
+	// The visibility classes of the seeded documents.
+	if err := db.Exec(`INSERT INTO search_visibility (location_groups, container_groups) VALUES ('{seeded}', '{}'), ('{hidden}', '{}')
+		ON CONFLICT DO NOTHING`).Error; err != nil {
+		return err
+	}
+	// One statement per copy and table, so that the work goes in steps a
+	// crash would not lose much of, as a harvest's batches.
+	for c := int64(0); c < copies; c++ {
+		loc := fmt.Sprintf("seed%02d", c%10)
+		ctr := models.ContainerID(loc, "media")
+		prefix := fmt.Sprintf("s%04d_", c)
+		err := db.Transaction(func(tx *gorm.DB) error {
+			if err := tx.Exec(`
+INSERT INTO items (id, location_id, container_id, path, name, size, etag, last_modified, mime_type, harvested_etag,
+    last_harvested, last_request_id, harvest_failed, last_seen_at, metadata, results, created_at, updated_at)
+SELECT md5(? || i.id), ?, ?, ? || i.path, ? || i.name, i.size, i.etag, i.last_modified, i.mime_type, i.harvested_etag,
+    i.last_harvested, i.last_request_id, i.harvest_failed, i.last_seen_at,
+    jsonb_set(i.metadata, '{store,name}', to_jsonb(? || i.name)), i.results, i.created_at, i.updated_at
+FROM items i WHERE i.location_id NOT LIKE 'seed%'`, prefix, loc, ctr, prefix, prefix, prefix).Error; err != nil {
+				return err
+			}
+			if err := tx.Exec(`
+INSERT INTO activities (dedupe_key, ts, kind, request_id, name, source, item_id, count, bytes, error, error_hash, duration,
+    runs, run_ms, run_end_us)
+SELECT '', a.ts, a.kind, md5(? || a.request_id), ? || a.name, ? || a.source, md5(? || a.item_id), a.count, a.bytes,
+    a.error, a.error_hash, a.duration, a.runs, a.run_ms, a.run_end_us
+FROM activities a JOIN items i ON i.id = a.item_id
+WHERE a.kind = 'harvestend' AND i.location_id NOT LIKE 'seed%'`, prefix, prefix, prefix, prefix).Error; err != nil {
+				return err
+			}
+			return tx.Exec(`
+INSERT INTO search_documents (vis, size, last_modified, id, type, name, extension, mime_type, location_id, location_name,
+    container_id, container_name, keys, tsv, extra, dates)
+SELECT (SELECT v.id FROM search_visibility v WHERE v.location_groups = (CASE WHEN ? THEN '{seeded}' ELSE '{hidden}' END)::text[]
+            AND v.container_groups = '{}'),
+       d.size, d.last_modified, md5(? || d.id), d.type, ? || d.name, d.extension, d.mime_type, ?, ?, ?, d.container_name, d.keys,
+       setweight(to_tsvector('simple', search_tsv_text(? || d.name)), 'A') || ts_filter(d.tsv, '{d}'),
+       jsonb_set(d.extra, '{store,name}', to_jsonb(? || d.name)), d.dates
+FROM search_documents d WHERE d.location_id NOT LIKE 'seed%'`, c%10 < 5, prefix, prefix, loc, loc, ctr, prefix, prefix).Error
+		})
+		if err != nil {
+			return fmt.Errorf("copy %d: %w", c, err)
+		}
+	}
+	for _, t := range []string{"items", "activities", "search_documents", "search_numbers", "jobs"} {
+		if err := db.Exec(`VACUUM ANALYZE ` + t).Error; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// benchScaleSearch times searches through the api for a user of group
+// "seeded", who sees the harvested (public) documents and half the seeded
+// ones.
+func (e *env) benchScaleSearch(ctx context.Context) error {
+	cfg := e.cfg
+	rdb, err := queue.RedisClient(cfg.RedisURL)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	if _, err := api.BootstrapAdmin(ctx, e.db, "admin@example.com", "bench-password-1"); err != nil {
+		return err
+	}
+	srv, err := api.New(ctx, api.Deps{Config: cfg, DB: e.db, Redis: rdb, Search: e.engine, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: srv.Handler()}
+	go hs.Serve(ln)
+	defer hs.Close()
+	base := "http://" + ln.Addr().String()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	adminTok, err := login(client, base, "admin@example.com", "bench-password-1")
+	if err != nil {
+		return err
+	}
+	userTok, err := benchUser(client, base, adminTok, "seeded")
+	if err != nil {
+		return err
+	}
+	// Names as users type them: a whole file name, a file name without
+	// its extension (the same file in every copy), the start of a name.
+	var names []string
+	if err := e.db.Raw(`SELECT name FROM items WHERE location_id LIKE 'seed%' ORDER BY md5(id) LIMIT 20`).Scan(&names).Error; err != nil {
+		return err
+	}
+	kinds := []string{"a whole file name", "a name without its extension (one file's every copy)", "the start of a name"}
+	nameQueries := make([][]search.Request, len(kinds))
+	for i, n := range names {
+		var q string
+		switch i % 3 {
+		case 0:
+			q = n
+		case 1:
+			q = trimExt(n[len("s0000_"):])
+		default:
+			q = n[:len(n)-6]
+		}
+		nameQueries[i%3] = append(nameQueries[i%3], search.Request{Query: q, Limit: 20})
+	}
+	everything := search.Request{Limit: 1, Aggregations: &search.Aggregations{Terms: []search.TermsAgg{
+		{Name: "types", Field: search.FieldType}, {Name: "mime", Field: search.FieldMimeType}}}}
+	var seen struct {
+		Aggregations struct {
+			Terms map[string]search.TermsResult `json:"terms"`
+		} `json:"aggregations"`
+	}
+	if err := apiCall(client, base, userTok, "POST", "/api/data/search", everything, &seen); err != nil {
+		return err
+	}
+	var total int64
+	for _, b := range seen.Aggregations.Terms["types"].Buckets {
+		total += b.Count
+	}
+	timeAll := func(reqs []search.Request, rounds int) ([]time.Duration, error) {
+		var out []time.Duration
+		for r := -1; r < rounds; r++ { // a warm-up round
+			for _, q := range reqs {
+				t0 := time.Now()
+				if err := apiCall(client, base, userTok, "POST", "/api/data/search", q, nil); err != nil {
+					return nil, err
+				}
+				if r >= 0 {
+					out = append(out, time.Since(t0))
+				}
+			}
+		}
+		return out, nil
+	}
+	var all []time.Duration
+	byKind := make([][]time.Duration, len(kinds))
+	for k, qs := range nameQueries {
+		if byKind[k], err = timeAll(qs, 10); err != nil {
+			return err
+		}
+		all = append(all, byKind[k]...)
+	}
+	aggTimes, err := timeAll([]search.Request{everything}, 30)
+	if err != nil {
+		return err
+	}
+	n50, n99 := percentiles(all)
+	a50, a99 := percentiles(aggTimes)
+	fmt.Printf("  searches through the api, a user who sees about %d documents:\n", total)
+	fmt.Printf("    by file name (%d names x 10 rounds)   p50 %6.2f ms  p99 %6.2f ms  (target p50 <= 10 ms, p99 <= 50 ms)\n", len(names), ms(n50), ms(n99))
+	for k, ts := range byKind {
+		p50, p99 := percentiles(ts)
+		fmt.Printf("      %-52s p50 %6.2f ms  p99 %6.2f ms\n", kinds[k], ms(p50), ms(p99))
+	}
+	fmt.Printf("    terms aggregations over everything (type, mime_type)  p50 %6.2f ms  p99 %6.2f ms  (target p50 <= 100 ms)\n\n", ms(a50), ms(a99))
+	return nil
+}
+
+func trimExt(name string) string {
+	if ext := filepath.Ext(name); ext != "" {
+		return name[:len(name)-len(ext)]
+	}
+	return name
+}
+
+// benchUser makes a user with search:read in group and returns its token.
+func benchUser(client *http.Client, base, adminTok, group string) (string, error) {
+	var role struct{ ID string }
+	if err := apiCall(client, base, adminTok, "POST", "/api/data/roles", map[string]any{"name": "searchers", "scopes": []string{"search:read"}}, &role); err != nil {
+		return "", err
+	}
+	var user struct{ ID string }
+	if err := apiCall(client, base, adminTok, "POST", "/api/data/users", map[string]any{"email": "user@example.com",
+		"password": "bench-password-2", "role_id": role.ID}, &user); err != nil {
+		return "", err
+	}
+	if err := apiCall(client, base, adminTok, "PUT", "/api/data/v3/users/"+user.ID+"/groups/"+group, nil, nil); err != nil {
+		return "", err
+	}
+	return login(client, base, "user@example.com", "bench-password-2")
+}
+
+// With MHBENCH_STATEMENTS set (and pg_stat_statements loaded in the
+// server), each harvest of the scale suite is followed by its most costly
+// statements: where the time of a larger platform goes.
+func (e *env) resetStatements() {
+	if os.Getenv("MHBENCH_STATEMENTS") == "" {
+		return
+	}
+	e.db.Exec(`CREATE EXTENSION IF NOT EXISTS pg_stat_statements`)
+	e.db.Exec(`SELECT pg_stat_statements_reset()`)
+}
+
+func (e *env) printStatements(label string) {
+	if os.Getenv("MHBENCH_STATEMENTS") == "" {
+		return
+	}
+	var top []struct {
+		Calls int64
+		Ms    float64
+		Q     string
+	}
+	e.db.Raw(`SELECT calls, total_exec_time AS ms, left(regexp_replace(query, '\s+', ' ', 'g'), 90) AS q
+		FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+		ORDER BY total_exec_time DESC LIMIT 8`).Scan(&top)
+	fmt.Printf("    statements of %s:\n", label)
+	for _, x := range top {
+		fmt.Printf("      %6d calls %8.0f ms  %s\n", x.Calls, x.Ms, x.Q)
+	}
+}
