@@ -17,6 +17,7 @@ import (
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/storage"
 )
 
@@ -263,6 +264,12 @@ func (s *Server) putContainer(c *gin.Context) error {
 			changed, err := query.SetContainerGroups(tx, ct.ID, wantGroups)
 			if err != nil {
 				return err
+			}
+			if changed {
+				// Who may find the container's items changes with its groups.
+				if err := search.GroupsChanged(ctx, tx, s.Search, nil, []string{ct.ID}); err != nil {
+					return err
+				}
 			}
 			updated = updated || changed
 		}

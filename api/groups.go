@@ -10,6 +10,7 @@ import (
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/search"
 )
 
 type groupJSON struct {
@@ -111,7 +112,15 @@ func (s *Server) deleteGroup(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	err = auditedDelete[models.Group](s, c, "group", g.ID, "group")
+	// The locations and containers the group restricted lose it: who may
+	// find their items changes.
+	err = s.audited(c, "group", "delete", g.ID, "", func(tx *gorm.DB) error {
+		locs, ctrs, err := query.DeleteGroup(tx, g.ID)
+		if err != nil {
+			return err
+		}
+		return search.GroupsChanged(c.Request.Context(), tx, s.Search, locs, ctrs)
+	})
 	if err != nil {
 		return err
 	}

@@ -400,7 +400,11 @@ func (s *Server) putLocation(c *gin.Context) error {
 			return err
 		}
 		if cfg.groupsSet {
-			return setLocationGroups(tx, p, l.ID, cfg.groups)
+			if err := setLocationGroups(tx, p, l.ID, cfg.groups); err != nil {
+				return err
+			}
+			// Who may find the location's items changes with its groups.
+			return search.GroupsChanged(c.Request.Context(), tx, s.Search, []string{l.ID}, nil)
 		}
 		return nil
 	})

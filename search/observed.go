@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -33,6 +34,14 @@ func (o *observed) Maintain(ctx context.Context) error {
 // observedTx is an observed engine that indexes in transactions: its
 // IndexTx calls are reported as upserts.
 type observedTx struct{ *observed }
+
+func (o observedTx) RefreshVisibilityTx(ctx context.Context, conn Conn, containerIDs []string) error {
+	r, ok := o.e.(VisibilityRefresher)
+	if !ok {
+		return fmt.Errorf("refresh visibility: %s cannot", o.e.Name())
+	}
+	return o.run("upsert", func() error { return r.RefreshVisibilityTx(ctx, conn, containerIDs) })
+}
 
 func (o observedTx) IndexTx(ctx context.Context, conn Conn, docs []Document, segs []Segment, gone []string) error {
 	return o.run("upsert", func() error { return o.e.(TxIndexer).IndexTx(ctx, conn, docs, segs, gone) })

@@ -67,6 +67,24 @@ SELECT pg_notify(?, '') FROM (SELECT 1 FROM marked LIMIT 1) m`, models.Strings(i
 	return nil
 }
 
+// MarkDirtyWhere marks every live item matching cond (a WHERE clause over
+// items with its arguments) dirty, in one statement; for changes that
+// concern many items at once.
+func MarkDirtyWhere(tx *gorm.DB, cond string, args ...any) error {
+	err := tx.Exec(`
+WITH marked AS (
+    INSERT INTO search_outbox (item_id)
+    SELECT id FROM items WHERE deleted_at IS NULL AND (`+cond+`)
+    ON CONFLICT (item_id) DO UPDATE
+    SET seq = nextval('search_outbox_seq'), enqueued_at = clock_timestamp()
+    RETURNING 1)
+SELECT pg_notify(?, '') FROM (SELECT 1 FROM marked LIMIT 1) m`, append(args, OutboxChannel)...).Error
+	if err != nil {
+		return fmt.Errorf("mark items dirty for search: %w", err)
+	}
+	return nil
+}
+
 type claimed struct {
 	ItemID string
 	Seq    int64

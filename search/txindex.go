@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"gorm.io/gorm"
+
+	"github.com/metaharvest/metaharvest/models"
 )
 
 // Conn is what an engine that indexes inside the caller's transaction
@@ -31,6 +33,44 @@ type TxIndexer interface {
 	// fields, paths and visibility classes, which only grow) is written
 	// before, on the engine's own connections.
 	IndexTx(ctx context.Context, conn Conn, docs []Document, segs []Segment, gone []string) error
+}
+
+// VisibilityRefresher is an engine that can bring the visibility of the
+// documents of some containers in line with their location's and their
+// own groups inside the transaction that changed those groups, so that
+// nobody sees what they should no longer see, not even for a moment.
+type VisibilityRefresher interface {
+	RefreshVisibilityTx(ctx context.Context, conn Conn, containerIDs []string) error
+}
+
+// GroupsChanged brings search visibility in line after tx changed the
+// groups of locations or containers: in tx with an engine that can
+// (VisibilityRefresher), otherwise by marking the items of the containers
+// concerned for the drain (the engine then follows within moments).
+func GroupsChanged(ctx context.Context, tx *gorm.DB, engine Engine, locationIDs, containerIDs []string) error {
+	var ctrs []string
+	if err := tx.Raw(`SELECT id FROM containers WHERE location_id = ANY(?::text[]) OR id = ANY(?::text[]) ORDER BY id`,
+		models.Strings(nonNilIDs(locationIDs)), models.Strings(nonNilIDs(containerIDs))).Scan(&ctrs).Error; err != nil {
+		return fmt.Errorf("containers whose groups changed: %w", err)
+	}
+	if len(ctrs) == 0 {
+		return nil
+	}
+	if r, ok := engine.(VisibilityRefresher); ok {
+		conn, ok := tx.Statement.ConnPool.(Conn)
+		if !ok {
+			return fmt.Errorf("refresh visibility: %T is not a database connection", tx.Statement.ConnPool)
+		}
+		return r.RefreshVisibilityTx(ctx, conn, ctrs)
+	}
+	return MarkDirtyWhere(tx, "container_id = ANY(?::text[])", models.Strings(ctrs))
+}
+
+func nonNilIDs(ids []string) []string {
+	if ids == nil {
+		return []string{}
+	}
+	return ids
 }
 
 // Maintainer is an engine with housekeeping to do now and then, off the

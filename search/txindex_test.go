@@ -271,3 +271,50 @@ func TestIndexerDrainsOnNotification(t *testing.T) {
 		t.Logf("mark %d indexed after %s", i, time.Since(start).Round(time.Millisecond))
 	}
 }
+
+// TestGroupsChanged: a change of groups reaches the index in the same
+// transaction with the Postgres engine, and through the outbox (the items
+// of the containers concerned marked dirty) with an engine outside the
+// database.
+func TestGroupsChanged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := fixture(t)
+	pg := newRefusing(t, db)
+	if err := search.MarkDirty(db, "i1", "i2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := search.Drain(ctx, db, pg, 10); err != nil {
+		t.Fatal(err)
+	}
+	g1 := search.Visibility{GroupIDs: []string{"g1"}}
+	if resp, _ := pg.Search(ctx, search.Request{}, g1); resp.TotalHits != 1 {
+		t.Fatalf("g1 sees %d", resp.TotalHits)
+	}
+	err := db.Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec(`DELETE FROM container_groups WHERE container_id = 'c2'`).Error; err != nil {
+			return err
+		}
+		return search.GroupsChanged(ctx, tx, pg, nil, []string{"c2"})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, _ := pg.Search(ctx, search.Request{}, g1); resp.TotalHits != 2 {
+		t.Fatalf("after the container lost its group, g1 sees %d", resp.TotalHits)
+	}
+	if got := outbox(t, db); len(got) != 0 {
+		t.Fatalf("outbox %v", got)
+	}
+	// An engine outside the database: the location's live items are marked.
+	outside := newFlaky(t, db)
+	err = db.Transaction(func(tx *gorm.DB) error {
+		return search.GroupsChanged(ctx, tx, outside, []string{"loc1"}, nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := outbox(t, db); !slices.Equal(got, []string{"i1", "i2"}) {
+		t.Fatalf("outbox %v", got)
+	}
+}

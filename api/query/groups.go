@@ -101,3 +101,22 @@ func UnknownGroups(db *gorm.DB, want []string) ([]string, error) {
 	}
 	return missing, nil
 }
+
+// DeleteGroup deletes a group in tx: 404 when there is none. It returns the
+// locations and containers the group restricted (they lose it).
+func DeleteGroup(tx *gorm.DB, id string) (locationIDs, containerIDs []string, err error) {
+	if err := tx.Model(&models.LocationGroup{}).Where("group_id = ?", id).Pluck("location_id", &locationIDs).Error; err != nil {
+		return nil, nil, fmt.Errorf("locations of group %s: %w", id, err)
+	}
+	if err := tx.Raw(`SELECT container_id FROM container_groups WHERE group_id = ?`, id).Scan(&containerIDs).Error; err != nil {
+		return nil, nil, fmt.Errorf("containers of group %s: %w", id, err)
+	}
+	res := tx.Where("id = ?", id).Delete(&models.Group{})
+	if res.Error != nil {
+		return nil, nil, fmt.Errorf("delete group %s: %w", id, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return nil, nil, apperr.NotFound("group", id)
+	}
+	return locationIDs, containerIDs, nil
+}

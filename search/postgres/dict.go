@@ -25,11 +25,21 @@ func visKey(lg, cg []string) string {
 // visClasses returns the visibility class of each pair of group lists (by
 // visKey), adding the classes not yet known.
 func (e *Engine) visClasses(ctx context.Context, ps []*search.Prepared) (map[string]int32, error) {
+	pairs := make([][2][]string, len(ps))
+	for i, p := range ps {
+		pairs[i] = [2][]string{p.LocationGroups, p.ContainerGroups}
+	}
+	return e.visClassesOf(ctx, pairs)
+}
+
+// visClassesOf returns the visibility class of each pair of group lists
+// (location's, container's), by visKey, adding the classes not yet known.
+func (e *Engine) visClassesOf(ctx context.Context, pairs [][2][]string) (map[string]int32, error) {
 	out := make(map[string]int32, 4)
 	var missing []string
 	e.dictMu.Lock()
-	for _, p := range ps {
-		k := visKey(p.LocationGroups, p.ContainerGroups)
+	for _, p := range pairs {
+		k := visKey(p[0], p[1])
 		if id, ok := e.visCache[k]; ok {
 			out[k] = id
 		} else if _, seen := out[k]; !seen {

@@ -72,6 +72,8 @@ var (
 	_ search.Engine     = (*Engine)(nil)
 	_ search.TxIndexer  = (*Engine)(nil)
 	_ search.Maintainer = (*Engine)(nil)
+
+	_ search.VisibilityRefresher = (*Engine)(nil)
 )
 
 // New returns the engine over a migrated database (migration 00003_search).

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 )
 
@@ -486,6 +487,66 @@ func deleteSegments(ctx context.Context, conn search.Conn, itemIDs []string) err
 	}
 	if _, err := conn.ExecContext(ctx, `DELETE FROM search_segments WHERE item_id = ANY($1::text[])`, itemIDs); err != nil {
 		return wrapErr(fmt.Errorf("delete segments: %w", err))
+	}
+	return nil
+}
+
+// RefreshVisibilityTx gives the documents and segments of the items of
+// these containers the visibility of their location's and their own
+// groups as conn's transaction sees them (search.GroupsChanged).
+func (e *Engine) RefreshVisibilityTx(ctx context.Context, conn search.Conn, containerIDs []string) error {
+	rows, err := conn.QueryContext(ctx, `
+SELECT ct.id,
+       ARRAY(SELECT g.group_id FROM location_groups g WHERE g.location_id = ct.location_id ORDER BY 1),
+       ARRAY(SELECT g.group_id FROM container_groups g WHERE g.container_id = ct.id ORDER BY 1)
+FROM containers ct WHERE ct.id = ANY($1::text[])`, containerIDs)
+	if err != nil {
+		return wrapErr(fmt.Errorf("groups of containers: %w", err))
+	}
+	var ids []string
+	var pairs [][2][]string
+	for rows.Next() {
+		var id string
+		var lg, cg models.Strings
+		if err := rows.Scan(&id, &lg, &cg); err != nil {
+			rows.Close()
+			return wrapErr(fmt.Errorf("groups of containers: %w", err))
+		}
+		ids = append(ids, id)
+		pairs = append(pairs, [2][]string{lg, cg})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return wrapErr(fmt.Errorf("groups of containers: %w", err))
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	classes, err := e.visClassesOf(ctx, pairs)
+	if err != nil {
+		return err
+	}
+	vis := make([]int32, len(ids))
+	lgs, cgs := make([]string, len(ids)), make([]string, len(ids))
+	for i, p := range pairs {
+		vis[i] = classes[visKey(p[0], p[1])]
+		l, _ := json.Marshal(nonNil(p[0]))
+		c, _ := json.Marshal(nonNil(p[1]))
+		lgs[i], cgs[i] = string(l), string(c)
+	}
+	if _, err := conn.ExecContext(ctx, `
+UPDATE search_documents d SET vis = x.vis
+FROM unnest($1::text[], $2::integer[]) AS x(container_id, vis)
+WHERE d.container_id = x.container_id AND d.vis <> x.vis`, ids, vis); err != nil {
+		return wrapErr(fmt.Errorf("refresh visibility: %w", err))
+	}
+	if _, err := conn.ExecContext(ctx, `
+UPDATE search_segments s
+SET location_groups = ARRAY(SELECT jsonb_array_elements_text(x.lg::jsonb)),
+    container_groups = ARRAY(SELECT jsonb_array_elements_text(x.cg::jsonb))
+FROM items i JOIN unnest($1::text[], $2::text[], $3::text[]) AS x(container_id, lg, cg) ON x.container_id = i.container_id
+WHERE s.item_id = i.id`, ids, lgs, cgs); err != nil {
+		return wrapErr(fmt.Errorf("refresh segment visibility: %w", err))
 	}
 	return nil
 }
