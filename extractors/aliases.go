@@ -37,7 +37,7 @@ type providerExtractor struct {
 }
 
 var providerExtractors = map[string]providerExtractor{
-	"gmlogos": {What: "logo detection"},
+	"gmlogos": {What: "logo detection", Target: "logos"},
 	"gms2t":   {What: "speech to text", Target: "speech_to_text"},
 }
 

@@ -88,3 +88,23 @@ func TestProviderExtractorWithoutCounterpart(t *testing.T) {
 	}
 
 }
+
+// Once the extractor doing a provider extractor's work is registered (the
+// vendor and speech families linked), the client's name resolves to it;
+// without it (this package's Default) the name stays, not available.
+func TestProviderExtractorWithCounterpart(t *testing.T) {
+	t.Parallel()
+	r := NewRegistry()
+	newHashes := func(Env) (Extractor, error) { return hashes{}, nil }
+	for _, name := range []string{"logos", "speech_to_text"} {
+		r.MustRegister(Info{Name: name, DisplayName: name, Implemented: true, New: newHashes})
+	}
+	for client, want := range map[string]string{"gmlogos": "logos", "gms2t": "speech_to_text"} {
+		if got, ok := r.Resolve(client); !ok || got != want {
+			t.Errorf("Resolve(%q) = %q, %v; want %q", client, got, ok, want)
+		}
+		if got, ok := NewRegistry().Resolve(client); !ok || got != client {
+			t.Errorf("without %s: Resolve(%q) = %q, %v", want, client, got, ok)
+		}
+	}
+}
