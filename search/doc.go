@@ -74,10 +74,18 @@
 //
 // # Indexing
 //
-// Writers call MarkDirty(tx, itemIDs...) in the transaction that changes
-// items; Drain (the worker's index task) builds their documents with
-// BuildDocuments, upserts or deletes them, and only then removes the outbox
-// rows, so an item saved while the engine is down reaches it later. Reindex
-// rebuilds everything after Reset. Engine errors that mean "down" match
-// *apperr.Error with status 503 (Unavailable).
+// Writers bring the index up to date in the transaction that changes
+// items: IndexInTx writes the documents there when the engine keeps its
+// index in the database (TxIndexer: the Postgres backend; they are
+// searchable when the transaction commits), and otherwise marks the items
+// dirty in the outbox (MarkDirty; the api's writes always do). The mark
+// notifies OutboxChannel at commit, and every worker runs an Indexer
+// that drains the outbox (Drain) until it is empty: woken by the
+// notification, and every second in case one was missed. Drain builds the
+// documents with BuildDocuments, writes or deletes them, and only then
+// removes the outbox rows, so an item saved while the engine is down
+// reaches it later; a drainer that dies leaves its rows to the others
+// (see outbox.go). GroupsChanged keeps visibility in line with groups.
+// Reindex rebuilds everything after Reset. Engine errors that mean "down"
+// match *apperr.Error with status 503 (Unavailable).
 package search
