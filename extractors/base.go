@@ -10,6 +10,7 @@ func init() {
 		DisplayName:    "Item Store Data",
 		Version:        "1.0.0",
 		Implemented:    true,
+		Inline:         true,
 		DefaultEnabled: true,
 		Always:         true,
 		Fields: []Field{
@@ -24,6 +25,7 @@ func init() {
 		DisplayName:    "MIME Type",
 		Version:        "1.0.0",
 		Implemented:    true,
+		Inline:         true,
 		DefaultEnabled: true,
 		Always:         true,
 		Fields: []Field{

@@ -48,6 +48,12 @@ type Info struct {
 	// them, first, whatever was requested, and every other extractor runs
 	// after them and finds their data in Input.Prior.
 	Always bool
+	// Inline: on a file handed in memory (Input.Content), the extractor's
+	// work is small and bounded (a hash, a look at the first bytes), so it
+	// runs in the caller's goroutine, without a timer of its own (a panic
+	// is still recovered and recorded): for folders of small files these
+	// are most of what a harvest does.
+	Inline bool
 	// After names extractors whose data this one reads from Input.Prior (or
 	// whose artifacts it reads, such as the frames of video_main_frames).
 	// When both run in a harvest, they run first. A name that is not

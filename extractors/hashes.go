@@ -23,6 +23,7 @@ func init() {
 		DisplayName:    "Hashes",
 		Version:        "1.0.0",
 		Implemented:    true,
+		Inline:         true,
 		DefaultEnabled: true,
 		Fields: []Field{
 			{Path: "md5", Type: TypeString, Doc: "MD5 of the content, lower-case hex"},

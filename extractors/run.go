@@ -172,6 +172,9 @@ func runExtractor(ctx context.Context, reg *Registry, name string, in *Input, pr
 	if err != nil {
 		return fail(&unavailableError{reason: "set-up failed: " + err.Error()})
 	}
+	if info.Inline && in.Content != nil {
+		return runInline(ctx, x, name, in, prior, o)
+	}
 	if info.Timeout > 0 {
 		timeout = info.Timeout
 	}
@@ -226,6 +229,40 @@ func runExtractor(ctx context.Context, reg *Registry, name string, in *Input, pr
 		}
 	}
 	o.Duration = time.Since(start)
+	return o
+}
+
+// runInline runs an Inline extractor on content in memory, in this
+// goroutine (see Info.Inline).
+func runInline(ctx context.Context, x Extractor, name string, in *Input, prior map[string]json.RawMessage, o Outcome) (out Outcome) {
+	input := *in
+	input.Prior = prior
+	input.artifactRoot = in.ArtifactDir
+	input.ArtifactDir = filepath.Join(in.ArtifactDir, name)
+	var res *Result
+	err := func() (err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				err = &PanicError{Name: name, Value: v, Stack: debug.Stack()}
+			}
+		}()
+		res, err = x.Extract(ctx, &input)
+		return err
+	}()
+	o.Err = classify(ctx, ctx, name, 0, err)
+	if o.Err == nil && res != nil {
+		o.JSON, o.Err = checkResult(name, res)
+		if o.Err == nil {
+			o.Data, o.Artifacts, o.Segments, o.Captions = res.Data, res.Artifacts, res.Segments, res.Captions
+		}
+	}
+	if o.Err == nil && o.Data == nil {
+		o.Data = map[string]any{}
+		if o.JSON == nil || string(o.JSON) == "null" {
+			o.JSON = json.RawMessage(`{}`)
+		}
+	}
+	o.Duration = time.Since(o.Started)
 	return o
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -243,4 +244,51 @@ func TestRunDefaultGolden(t *testing.T) {
 	if string(gotJSON) != want {
 		t.Errorf("got  %s\nwant %s", gotJSON, want)
 	}
+}
+
+// An Inline extractor runs in the caller's goroutine on content in memory
+// (and in its own, with its time limit, on a file on disk); a panic is
+// recovered either way.
+func TestRunInline(t *testing.T) {
+	t.Parallel()
+	r := NewRegistry()
+	var inlineGoroutine, diskGoroutine bool
+	caller := goroutineID()
+	r.MustRegister(Info{Name: "quick", DisplayName: "quick", Version: "1", Implemented: true, Inline: true,
+		New: func(Env) (Extractor, error) {
+			return funcExtractor(func(ctx context.Context, in *Input) (*Result, error) {
+				if in.Content != nil {
+					inlineGoroutine = goroutineID() == caller
+				} else {
+					diskGoroutine = goroutineID() == caller
+				}
+				if in.Name == "boom" {
+					panic("quick exploded")
+				}
+				return &Result{Data: map[string]any{"n": len(in.Content)}}, nil
+			}), nil
+		}})
+	in := &Input{ItemID: "i", Name: "a.txt", Content: []byte("abc"), Size: 3, ArtifactDir: t.TempDir()}
+	if o := Run(context.Background(), r, []string{"quick"}, in, time.Minute)[0]; o.Err != nil || o.Data["n"] != 3 || string(o.JSON) != `{"n":3}` {
+		t.Fatalf("inline: %+v", o)
+	}
+	onDisk := &Input{ItemID: "i", Name: "exif.jpg", Path: "testdata/exif.jpg", Size: 80603, ArtifactDir: t.TempDir()}
+	if o := Run(context.Background(), r, []string{"quick"}, onDisk, time.Minute)[0]; o.Err != nil {
+		t.Fatalf("on disk: %+v", o)
+	}
+	if !inlineGoroutine || diskGoroutine {
+		t.Fatalf("in memory in the caller's goroutine: %v; on disk in the caller's: %v", inlineGoroutine, diskGoroutine)
+	}
+	in.Name = "boom"
+	var pe *PanicError
+	if o := Run(context.Background(), r, []string{"quick"}, in, time.Minute)[0]; !errors.As(o.Err, &pe) || IsTransient(o.Err) {
+		t.Fatalf("inline panic: %v", o.Err)
+	}
+}
+
+// goroutineID is the current goroutine's number, from its stack header.
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	return strings.Fields(string(buf))[1]
 }
