@@ -57,15 +57,16 @@ func BuildDocuments(ctx context.Context, db *gorm.DB, itemIDs []string) (map[str
 	err := db.WithContext(ctx).Raw(`
 SELECT i.id, i.name, i.path, i.size, i.last_modified, i.mime_type, i.metadata,
        i.location_id, l.kind AS location_kind, l.name AS location_name,
-       i.container_id, c.name AS container_name,
-       ARRAY(SELECT g.group_id FROM location_groups g WHERE g.location_id = i.location_id ORDER BY 1) AS location_groups,
-       ARRAY(SELECT g.group_id FROM container_groups g WHERE g.container_id = i.container_id ORDER BY 1) AS container_groups
+       i.container_id, c.name AS container_name
 FROM items i
 JOIN locations l ON l.id = i.location_id
 JOIN containers c ON c.id = i.container_id
 WHERE i.id = ANY(?::text[]) AND i.deleted_at IS NULL`, models.Strings(itemIDs)).Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("load items for search: %w", err)
+	}
+	if err := addGroups(ctx, db, rows); err != nil {
+		return nil, err
 	}
 	for _, r := range rows {
 		doc, err := documentOf(r)
@@ -81,6 +82,52 @@ WHERE i.id = ANY(?::text[]) AND i.deleted_at IS NULL`, models.Strings(itemIDs)).
 		return nil, err
 	}
 	return out, nil
+}
+
+// addGroups sets the visibility lists of items from the groups of their
+// locations and containers, read once for the few of them a batch has.
+func addGroups(ctx context.Context, db *gorm.DB, rows []itemRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	var locs, ctrs []string
+	seenLoc, seenCtr := map[string]bool{}, map[string]bool{}
+	for _, r := range rows {
+		if !seenLoc[r.LocationID] {
+			seenLoc[r.LocationID] = true
+			locs = append(locs, r.LocationID)
+		}
+		if !seenCtr[r.ContainerID] {
+			seenCtr[r.ContainerID] = true
+			ctrs = append(ctrs, r.ContainerID)
+		}
+	}
+	var groups []struct {
+		Container bool
+		ID        string
+		Groups    models.Strings
+	}
+	if err := db.WithContext(ctx).Raw(`
+SELECT false AS container, location_id AS id, array_agg(group_id ORDER BY group_id) AS groups
+FROM location_groups WHERE location_id = ANY(?::text[]) GROUP BY location_id
+UNION ALL
+SELECT true, container_id, array_agg(group_id ORDER BY group_id)
+FROM container_groups WHERE container_id = ANY(?::text[]) GROUP BY container_id`,
+		models.Strings(locs), models.Strings(ctrs)).Scan(&groups).Error; err != nil {
+		return fmt.Errorf("load groups for search: %w", err)
+	}
+	byLoc, byCtr := map[string]models.Strings{}, map[string]models.Strings{}
+	for _, g := range groups {
+		if g.Container {
+			byCtr[g.ID] = g.Groups
+		} else {
+			byLoc[g.ID] = g.Groups
+		}
+	}
+	for i := range rows {
+		rows[i].LocationGroups, rows[i].ContainerGroups = byLoc[rows[i].LocationID], byCtr[rows[i].ContainerID]
+	}
+	return nil
 }
 
 // maxTranscriptBytes caps the caption text of one document: enough for a

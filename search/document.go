@@ -606,3 +606,86 @@ func projectInto(dst, src map[string]any, segs []string) {
 		}
 	}
 }
+
+// AppendJSON appends the JSON of a value in the shapes normalize makes
+// (maps, []any, strings, json.Number, bools, nil), faster than
+// encoding/json and with keys in no particular order (jsonb sorts them);
+// other values go through encoding/json.
+func AppendJSON(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case bool:
+		if x {
+			return append(b, "true"...), nil
+		}
+		return append(b, "false"...), nil
+	case string:
+		return appendJSONString(b, x), nil
+	case json.Number:
+		if x == "" {
+			return append(b, '0'), nil
+		}
+		return append(b, x...), nil
+	case map[string]any:
+		b = append(b, '{')
+		first := true
+		for k, e := range x {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			var err error
+			if b, err = AppendJSON(b, e); err != nil {
+				return b, err
+			}
+		}
+		return append(b, '}'), nil
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = AppendJSON(b, e); err != nil {
+				return b, err
+			}
+		}
+		return append(b, ']'), nil
+	}
+	raw, err := json.Marshal(v)
+	return append(b, raw...), err
+}
+
+// appendJSONString appends s as a JSON string (s is valid UTF-8: normalize
+// made it so).
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

@@ -170,3 +170,24 @@ func TestVisibility(t *testing.T) {
 		}
 	}
 }
+
+// AppendJSON writes what encoding/json would read back as the same value.
+func TestAppendJSON(t *testing.T) {
+	v := map[string]any{"s": "quote \" back \\ nl \n tab \t ctl \x01 é ✓ <&>", "n": json.Number("1.5e3"), "b": true, "z": nil,
+		"l": []any{json.Number("1"), "two", false, map[string]any{"deep": []any{}}}, "empty": map[string]any{}, "odd": []string{"x"}}
+	raw, err := AppendJSON(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	var back map[string]any
+	if err := dec.Decode(&back); err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	want, _ := json.Marshal(v)
+	got, _ := json.Marshal(back)
+	if string(want) != string(got) {
+		t.Fatalf("round trip:\n got %s\nwant %s", got, want)
+	}
+}

@@ -55,8 +55,8 @@ CREATE INDEX search_documents_size ON search_documents (size);
 CREATE INDEX search_documents_size_desc ON search_documents (size DESC NULLS LAST);
 CREATE INDEX search_documents_last_modified ON search_documents (last_modified);
 CREATE INDEX search_documents_last_modified_desc ON search_documents (last_modified DESC NULLS LAST);
+-- Read backwards for descending sorts too (the column is NOT NULL).
 CREATE INDEX search_documents_name ON search_documents (name COLLATE "C");
-CREATE INDEX search_documents_name_desc ON search_documents (name COLLATE "C" DESC NULLS LAST);
 CREATE INDEX search_documents_keys ON search_documents USING gin (keys) WITH (gin_pending_list_limit = 32768);
 CREATE INDEX search_documents_tsv ON search_documents USING gin (tsv) WITH (gin_pending_list_limit = 32768);
 CREATE INDEX search_documents_extra ON search_documents USING gin (extra jsonb_path_ops) WITH (gin_pending_list_limit = 32768);

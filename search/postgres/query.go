@@ -479,11 +479,15 @@ func (s *stmt) sortExpr(k search.SortKey) string {
 func (s *stmt) orderBy(p *search.Plan, defaultKey string) string {
 	var keys []string
 	for _, k := range p.Sort {
-		dir := "DESC"
+		dir := "DESC NULLS LAST"
 		if k.Asc {
-			dir = "ASC"
+			dir = "ASC NULLS LAST"
+		} else if _, ok := s.c.t.strCols[k.Field]; ok && k.Kind != search.KindNumber && k.Kind != search.KindDate {
+			// The string columns are NOT NULL: NULLS FIRST orders alike and
+			// lets the ascending index be read backwards.
+			dir = "DESC NULLS FIRST"
 		}
-		keys = append(keys, fmt.Sprintf("%s %s NULLS LAST", s.sortExpr(k), dir))
+		keys = append(keys, fmt.Sprintf("%s %s", s.sortExpr(k), dir))
 	}
 	if s.c.tsq != "" {
 		keys = append(keys, "score DESC")

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
@@ -132,13 +133,13 @@ func extraOf(public map[string]any, size, lastModified string) (string, error) {
 	if len(extra) == 0 {
 		return "", nil
 	}
-	raw, err := json.Marshal(extra)
+	raw, err := search.AppendJSON(nil, extra)
 	return string(raw), err
 }
 
 // addSegment adds a segment: its document and flat map go whole.
 func (c *docColumns) addSegment(p *search.Prepared) error {
-	doc, err := json.Marshal(p.Public)
+	doc, err := search.AppendJSON(nil, p.Public)
 	if err != nil {
 		return fmt.Errorf("encode document %s: %w", p.ID, err)
 	}
@@ -162,8 +163,10 @@ func (c *docColumns) addBase(p *search.Prepared) {
 	lg, _ := json.Marshal(nonNil(p.LocationGroups))
 	cg, _ := json.Marshal(nonNil(p.ContainerGroups))
 	c.id = append(c.id, p.ID)
-	c.nameText = append(c.nameText, p.NameText)
-	c.body = append(c.body, p.BodyText)
+	// The words' text is made here, where it is cheaper than in SQL (see
+	// tsvExpr).
+	c.nameText = append(c.nameText, p.NameText+"\n"+splitWords(p.NameText))
+	c.body = append(c.body, splitWords(p.BodyText))
 	c.lg = append(c.lg, string(lg))
 	c.cg = append(c.cg, string(cg))
 
@@ -230,11 +233,32 @@ func dedupe(ps []*search.Prepared) []*search.Prepared {
 	return out
 }
 
-// tsvExpr is a document's full text: its name weighted A, as written and
-// split (search_tsv_text), and the rest split at every non-alphanumeric run
-// (tsQuery matches either): paths, URLs and types add their words, not one
-// long unique lexeme each.
-const tsvExpr = `setweight(to_tsvector('simple', search_tsv_text(u.name_text)), 'A') || to_tsvector('simple', regexp_replace(u.body, '[^[:alnum:]]+', ' ', 'g'))`
+// tsvExpr is a document's words: its name weighted A, as written and split
+// (name_text holds both, as search_tsv_text makes them), and the rest
+// split (body): at every non-alphanumeric run (tsQuery matches either),
+// so that paths, URLs and types add their words, not one long unique
+// lexeme each.
+const tsvExpr = `setweight(to_tsvector('simple', u.name_text), 'A') || to_tsvector('simple', u.body)`
+
+// splitWords turns every run of characters that are neither letters nor
+// digits into one space, as search_tsv_text's regexp does in SQL.
+func splitWords(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	gap := false
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if gap {
+				b.WriteByte(' ')
+				gap = false
+			}
+			b.WriteRune(r)
+		} else if b.Len() > 0 {
+			gap = true
+		}
+	}
+	return b.String()
+}
 
 // Upsert adds or replaces documents and refreshes the visibility lists of
 // their items' segments.
