@@ -61,14 +61,14 @@
 //	locations             geocoding, locations
 //	logos                 logos
 //	keyword               keywords
-//	nsfw                  nsfw
+//	nsfw                  nsfw, nsfw_provider
 //	ocr                   tesseract, ocr, slates, credits
 //	people                vendor_faces, people, faces
 //	sound                 volumedetect, audiopeak, vendor_silence, sound
-//	speech_to_text        speech_to_text, transcript
+//	speech_to_text        speech_to_text, speech_to_text_provider, transcript
 //	sport                 vendorsports, sport
 //	tag                   tags
-//	text_content          pdf, officex, html, email, fdx, tokens, text_content
+//	text_content          pdf, officex, html, email, fdx, tokens, tokens_provider, text_content
 //
 // Types with no hit are left out; "hit_counts": {} asks for every type.
 //

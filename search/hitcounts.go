@@ -16,14 +16,14 @@ var hitCountPaths = map[string][]string{
 	"locations":            {"geocoding", "locations"},
 	"logos":                {"logos"},
 	"keyword":              {"keywords"},
-	"nsfw":                 {"nsfw"},
+	"nsfw":                 {"nsfw", "nsfw_provider"},
 	"ocr":                  {"tesseract", "ocr", "slates", "credits"},
 	"people":               {"vendor_faces", "people", "faces"},
 	"sound":                {"volumedetect", "audiopeak", "vendor_silence", "sound"},
-	"speech_to_text":       {"speech_to_text", "transcript"},
+	"speech_to_text":       {"speech_to_text", "speech_to_text_provider", "transcript"},
 	"sport":                {"vendorsports", "sport"},
 	"tag":                  {"tags"},
-	"text_content":         {"pdf", "officex", "html", "email", "fdx", "tokens", "text_content"},
+	"text_content":         {"pdf", "officex", "html", "email", "fdx", "tokens", "tokens_provider", "text_content"},
 }
 
 // HitCountTypes lists the data types hit_counts knows, sorted.
