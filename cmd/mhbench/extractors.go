@@ -132,9 +132,9 @@ func benchVideoMinute(ctx context.Context, e *env) error {
 	clip := filepath.Join(dir, "minute.mp4")
 	var parts []string
 	srcs := []string{"testsrc2", "smptehdbars", "mandelbrot", "rgbtestsrc", "testsrc", "cellauto"}
-	for i, s := range srcs {
-		parts = append(parts, "-f", "lavfi", "-i", fmt.Sprintf("%s=s=1280x720:r=25:d=10", s))
-		_ = i
+	for _, s := range srcs {
+		// -t, not the sources' d option: mandelbrot has none.
+		parts = append(parts, "-f", "lavfi", "-t", "10", "-i", fmt.Sprintf("%s=s=1280x720:r=25", s))
 	}
 	parts = append(parts, "-f", "lavfi", "-i", "sine=f=440:d=60")
 	filter := ""
