@@ -1,16 +1,24 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/metaharvest/metaharvest/extractors/av"
+	"github.com/metaharvest/metaharvest/extractors/images"
+	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 	_ "github.com/metaharvest/metaharvest/search/postgres" // the engine the suites search with
 )
@@ -23,40 +31,449 @@ import (
 // mixed documents.
 
 // extractorCase is one extractor and its bare-tool baseline. The baseline
-// is a shell command run once per file with the file as $1.
+// is a shell script run once per file with the file as $1: bare, or, when
+// the commands depend on the file's streams (which stream index, how many
+// channels, how long), bareFor made from the sample's ffprobe reading.
+//
+// A baseline is the commands the extractor itself runs on that file, with
+// the same arguments (read off its code), one after the other as the
+// extractor runs them: the shared ffprobe reading (av.ProbeArgs) where the
+// extractor starts from it, then its ffmpeg, tesseract, poppler or
+// pocketsphinx runs. What the extractor does in Go (parsing, pigo's face
+// cascade, the DPX header) has no bare counterpart and counts on its side.
 type extractorCase struct {
 	name    string   // extractor API name
-	samples []string // sample files (relative to the repository root)
+	samples []string // sample files (relative to the repository root; gen/ and ocr-pages/: made by the suite)
 	copies  int      // how many copies of the samples make the set
 	bare    string   // sh -c script, $1 = the file
+	bareFor func(p *av.Probe) (string, error)
 }
 
+// Placeholders in the arguments given to sh: the file ($1) and the
+// script's temporary directory ($d).
+const (
+	fileArg = "\x00f"
+	dirArg  = "\x00d"
+)
+
+// sh quotes a command line for sh, fileArg and dirArg becoming "$1" and
+// "$d".
+func sh(args ...string) string {
+	var b strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		lit := ""
+		flush := func() {
+			if lit != "" {
+				b.WriteString("'" + strings.ReplaceAll(lit, "'", `'\''`) + "'")
+				lit = ""
+			}
+		}
+		for j := 0; j < len(a); j++ {
+			if a[j] == 0 && j+1 < len(a) {
+				flush()
+				b.WriteString(map[byte]string{'f': `"$1"`, 'd': `"$d"`}[a[j+1]])
+				j++
+				continue
+			}
+			lit += string(a[j])
+		}
+		if lit == "" && a == "" {
+			b.WriteString("''")
+		}
+		flush()
+	}
+	return b.String()
+}
+
+func cmdline(name string, args ...string) string { return sh(append([]string{name}, args...)...) }
+
+// probeBare is the shared ffprobe reading of the ffprobe family
+// (mediainfo, audioinfo, m2ts, drm), exactly as av.Read runs it: every
+// extractor of the family harvested alone runs it once, or not at all
+// (drm on MP4/QuickTime, m2ts on a file without TS packets, dpx).
+var probeBare = cmdline("ffprobe", av.ProbeArgs(fileArg)...) + " >/dev/null"
+
+// inTmp wraps commands in a temporary directory $d, removed after.
+func inTmp(cmds ...string) string {
+	return `d=$(mktemp -d) && ` + strings.Join(cmds, " && ") + `; s=$?; rm -rf "$d"; exit $s`
+}
+
+// Samples of the families (real files from Debian packages, see each
+// testdata/README.md).
+var (
+	videoSamples = []string{"extractors/video/testdata/mp4.mp4", "extractors/video/testdata/webm.webm", "extractors/video/testdata/ogg.ogv"}
+	audioSamples = []string{"extractors/probe/testdata/Front_Center.wav", "extractors/probe/testdata/bell.oga",
+		"extractors/probe/testdata/audio-channel-front-left.oga", "extractors/video/testdata/complete.oga"}
+	probeSamples = []string{"extractors/probe/testdata/mp4.mp4", "extractors/probe/testdata/mov.mov", "extractors/probe/testdata/webm.webm",
+		"extractors/probe/testdata/3gp.3gp", "extractors/probe/testdata/Front_Center.wav", "extractors/probe/testdata/bell.oga"}
+)
+
 var extractorCases = []extractorCase{
-	{"mediainfo", []string{"extractors/probe/testdata/mp4.mp4", "extractors/probe/testdata/mov.mov", "extractors/probe/testdata/webm.webm",
-		"extractors/probe/testdata/3gp.3gp", "extractors/probe/testdata/Front_Center.wav"}, 40,
-		`ffprobe -v error -print_format json -show_format -show_streams -show_chapters "$1" >/dev/null`},
+	{"mediainfo", probeSamples, 30, probeBare, nil},
+	{"audioinfo", append(slices.Clone(audioSamples), "extractors/probe/testdata/mp4.mp4", "extractors/probe/testdata/webm.webm"), 25, probeBare, nil},
+	// m2ts: transport streams remuxed (-c copy) from the Debian samples,
+	// with 188- and 192-byte packets; the packet scan is Go's.
+	{"m2ts", []string{"gen/mp4.ts", "gen/mov.m2ts", "gen/webm.ts"}, 50, probeBare, nil},
+	// dpx reads the header in Go and runs no tool: its baseline is the
+	// family's ffprobe reading of the same DPX files (what a tool-based
+	// reading of them costs), frames of Debian's sample pictures written
+	// by ffmpeg at 8, 10 and 16 bits.
+	{"dpx", []string{"gen/sample1-8bit.dpx", "gen/sample1-10bit.dpx", "gen/tux-16bit.dpx"}, 50, probeBare, nil},
+	// drm walks MP4 boxes in Go (no tool) and asks the shared ffprobe
+	// reading only of other containers; the baseline reads every file with
+	// ffprobe, the tool a protection check would otherwise need.
+	{"drm", probeSamples, 30, probeBare, nil},
 	{"exiv2", []string{"extractors/images/testdata/goexif-sample1.jpg", "extractors/images/testdata/goexif-has-lens-info.jpg",
 		"extractors/images/testdata/goexif-geodegrees_as_string.jpg", "extractors/images/testdata/orientation_6.jpg"}, 50,
-		`exiftool -json -n "$1" >/dev/null`},
+		`exiftool -json -n "$1" >/dev/null`, nil},
 	{"thumbnailer", []string{"extractors/images/testdata/goexif-sample1.jpg", "extractors/images/testdata/orientation_6.jpg",
 		"extractors/images/testdata/tux.png"}, 30,
-		`d=$(mktemp -d); for s in 320 1280; do ffmpeg -nostdin -v error -i "$1" -vf "scale=w='min($s,iw)':h='min($s,ih)':force_original_aspect_ratio=decrease" -frames:v 1 "$d/t$s.jpg"; done; rm -r "$d"`},
-	{"video_main_frames", []string{"extractors/video/testdata/mp4.mp4", "extractors/video/testdata/webm.webm",
-		"extractors/video/testdata/ogg.ogv"}, 10,
-		`d=$(mktemp -d); ffmpeg -nostdin -v error -threads 2 -i "$1" -an -vf "select='gt(scene,0.3)+not(mod(n,250))',scale=640:-2" -fps_mode passthrough -q:v 4 -f image2 "$d/%09d.jpg"; rm -r "$d"`},
+		`d=$(mktemp -d); for s in 320 1280; do ffmpeg -nostdin -v error -i "$1" -vf "scale=w='min($s,iw)':h='min($s,ih)':force_original_aspect_ratio=decrease" -frames:v 1 "$d/t$s.jpg"; done; rm -r "$d"`, nil},
+	{"video_main_frames", videoSamples, 10, "", mainFramesBare},
+	{"video_previews", videoSamples, 4, "", videoPreviewBare},
+	{"audio_previews", audioSamples, 10, "", audioPreviewBare},
+	// vendor_faces on videos harvested without video_main_frames samples
+	// frames itself (the pictures of images are decoded in Go: no tool);
+	// pigo's cascade runs in Go on the frames.
+	{"vendor_faces", videoSamples, 6, "", facesBare},
+	// The broadcast family: one ffmpeg decode pass per file holding what
+	// the harvest's analyses need (here each alone), on the Debian
+	// samples and a generated clip with black, colour bars and silence.
+	{"black_scenes", append(slices.Clone(videoSamples), "gen/qc.mp4"), 6, "", passBare(needs{black: true})},
+	{"vendor_color_bars", append(slices.Clone(videoSamples), "gen/qc.mp4"), 6, "", passBare(needs{samples: true})},
+	{"vendor_start_end", append(slices.Clone(videoSamples), "gen/qc.mp4", "extractors/broadcast/testdata/Front_Center.wav"), 5, "",
+		passBare(needs{black: true, samples: true, silence: true})},
+	{"vendor_silence", []string{"extractors/broadcast/testdata/Front_Center.wav", "extractors/broadcast/testdata/bell.oga",
+		"extractors/broadcast/testdata/audio-test-signal.oga", "gen/qc.mp4"}, 15, "", passBare(needs{silence: true})},
+	{"volumedetect", []string{"extractors/broadcast/testdata/Front_Center.wav", "extractors/broadcast/testdata/bell.oga",
+		"extractors/broadcast/testdata/audio-test-signal.oga", "gen/qc.mp4"}, 15, "", passBare(needs{volume: true})},
 	{"audiopeak", []string{"extractors/broadcast/testdata/Front_Center.wav", "extractors/broadcast/testdata/bell.oga",
-		"extractors/broadcast/testdata/audio-test-signal.oga"}, 20,
-		`ffmpeg -nostdin -nostats -i "$1" -map 0:a:0 -af ebur128=peak=true+sample:framelog=verbose,silencedetect=n=-60dB:d=0.5,volumedetect -f null - 2>/dev/null`},
+		"extractors/broadcast/testdata/audio-test-signal.oga"}, 20, "", passBare(needs{loudness: true})},
 	{"caption_files", []string{"extractors/captions/testdata/srt.srt", "extractors/captions/testdata/vtt.vtt"}, 100,
-		`ffmpeg -nostdin -v error -i "$1" -f srt - >/dev/null`},
+		`ffmpeg -nostdin -v error -i "$1" -f srt - >/dev/null`, nil},
+	// Embedded subtitles: the Debian samples with the caption samples muxed
+	// in as SubRip (Matroska), mov_text (MP4) and WebVTT (WebM).
+	{"captions", []string{"gen/subtitled.mkv", "gen/subtitled.mp4", "gen/subtitled.webm"}, 15, "", captionsBare(false)},
+	{"captionsv2", []string{"gen/subtitled.mkv", "gen/subtitled.mp4", "gen/subtitled.webm"}, 15, "", captionsBare(true)},
 	{"pdf", []string{"extractors/pdf/testdata/basic.pdf", "extractors/pdf/testdata/multicell.pdf", "extractors/pdf/testdata/addpage.pdf",
 		"extractors/pdf/testdata/image.pdf"}, 40,
-		`pdfinfo -isodates "$1" >/dev/null; pdftotext -enc UTF-8 "$1" - >/dev/null; pdfimages -list -f 1 -l 50 "$1" >/dev/null`},
+		`pdfinfo -isodates "$1" >/dev/null; pdftotext -enc UTF-8 "$1" - >/dev/null; pdfimages -list -f 1 -l 50 "$1" >/dev/null`, nil},
+	{"document_pages", []string{"extractors/pdf/testdata/basic.pdf", "extractors/pdf/testdata/multicell.pdf", "extractors/pdf/testdata/addpage.pdf",
+		"extractors/pdf/testdata/image.pdf"}, 8, inTmp(
+		cmdline("pdfinfo", "-isodates", "-enc", "UTF-8", "-f", "1", "-l", "50", fileArg)+" >/dev/null",
+		cmdline("pdftoppm", "-jpeg", "-jpegopt", "quality=85", "-scale-to", "1024", "-f", "1", "-l", "50", fileArg, dirArg+"/page"),
+		cmdline("pdftoppm", "-jpeg", "-jpegopt", "quality=80", "-scale-to", "256", "-f", "1", "-l", "1", "-singlefile", fileArg, dirArg+"/thumbnail")), nil},
+	// officex reads the XML parts of the zip with encoding/xml. No
+	// Office text tool (docx2txt, odt2txt, xmlstarlet) is installed here;
+	// the baseline does the same reading with the Debian python3's zipfile
+	// and ElementTree (the parts officex reads, parsed, their text walked),
+	// closer than unzip | sed, which parsed no XML and read one slide.
 	{"officex", []string{"extractors/office/testdata/sample-docx.docx", "extractors/office/testdata/sample-pptx.pptx",
-		"extractors/office/testdata/sample-odt.odt"}, 60,
-		`unzip -p "$1" word/document.xml ppt/slides/slide1.xml content.xml 2>/dev/null | sed 's/<[^>]*>//g' >/dev/null`},
+		"extractors/office/testdata/sample-odt.odt"}, 60, officeBare, nil},
+	// As ocr's engine.read runs it: one OpenMP thread (the Runner's heavy
+	// slot is one CPU; two tesseracts with a thread per CPU each spend
+	// three times the CPU here), TSV out.
 	{"tesseract", []string{"ocr-pages/page1.png", "ocr-pages/page2.png"}, 4,
-		`tesseract "$1" - -l eng >/dev/null 2>&1`},
+		`OMP_THREAD_LIMIT=1 tesseract "$1" - -l eng --psm 3 -c tessedit_page_number=0 tsv >/dev/null 2>&1`, nil},
+	// The OCR analyses of videos (slates, credits, vendor_digital_slates,
+	// vendor_texted, vendor_textless) read one shared reading (ocr's
+	// videoKey): frames sampled by ffmpeg, each read by tesseract. Each
+	// harvested alone runs the same tools, so one of them stands for all.
+	{"vendor_texted", []string{"extractors/video/testdata/mp4.mp4", "gen/printed.mp4"}, 4, "", ocrVideoBare},
+	{"speech_to_text", []string{"extractors/speech/testdata/amiable.wav", "extractors/speech/testdata/ill-disposed.wav",
+		"extractors/speech/testdata/front-center.wav"}, 4, "", speechBare},
+}
+
+// officeBare: python3 -I (no site, no user paths) reads the parts officex
+// reads (document, workbook and sheets, shared strings, presentation and
+// slides, properties; content.xml and meta.xml of OpenDocument) and walks
+// their text.
+const officeBare = `python3 -I -S -c '
+import re, sys, zipfile, xml.etree.ElementTree as ET
+parts = re.compile(r"^(word/document|xl/workbook|xl/sharedStrings|xl/worksheets/sheet[0-9]+|ppt/presentation|ppt/slides/slide[0-9]+|docProps/core|docProps/app|content|meta)\.xml$")
+z = zipfile.ZipFile(sys.argv[1])
+n = 0
+for name in z.namelist():
+    if parts.match(name):
+        for el in ET.fromstring(z.read(name)).iter():
+            n += len(el.text or "")
+' "$1"`
+
+// The rules below copy the extractors' argument building for the samples
+// of the suite; a sample outside what they cover is refused, not measured
+// against a different command.
+
+func needVideo(p *av.Probe) (*av.Stream, error) {
+	v := p.Video()
+	if v == nil || p.IsStill() {
+		return nil, fmt.Errorf("no moving picture")
+	}
+	return v, nil
+}
+
+// fitScale is video.fitScale.
+func fitScale(boxW, boxH int) string {
+	f := fmt.Sprintf("min(1,min(%d/(iw*sar),%d/ih))", boxW, boxH)
+	return fmt.Sprintf("scale=w='max(2,trunc(%s*iw*sar/2)*2)':h='max(2,trunc(%s*ih/2)*2)',setsar=1", f, f)
+}
+
+// previewDecode is video.decodeArgs for a 4-hour max_duration.
+func previewDecode() []string {
+	return append([]string{"-nostdin", "-v", "error", "-nostats", "-threads", "2", "-max_pixels", "40000000", "-t", "14405"},
+		av.InputArgs(fileArg)...)
+}
+
+// previewAudio is video.audioArgs.
+func previewAudio(a *av.Stream, rate int) []string {
+	args := []string{"-map", fmt.Sprintf("0:%d", a.Index), "-c:a", "aac", "-b:a", fmt.Sprint(rate)}
+	if a.Channels == 0 || a.Channels > 2 {
+		args = append(args, "-ac", "2")
+	}
+	if sr := av.Int(a.SampleRate); sr < 8000 || sr > 48000 {
+		args = append(args, "-ar", "48000")
+	}
+	return args
+}
+
+var previewContainer = []string{"-map_metadata", "-1", "-map_chapters", "-1", "-sn", "-dn",
+	"-max_muxing_queue_size", "1024", "-movflags", "+faststart", "-f", "mp4"}
+
+// previewEncode: ffmpeg writes the preview in $d, ffprobe reads it back.
+func previewEncode(args []string, tmp string) string {
+	return inTmp(`cd "$d"`, cmdline("ffmpeg", args...),
+		cmdline("ffprobe", append([]string{"-v", "error", "-print_format", "json", "-show_format", "-show_streams"},
+			av.InputArgs(dirArg+"/"+tmp)...)...)+" >/dev/null")
+}
+
+func videoPreviewBare(p *av.Probe) (string, error) {
+	v, err := needVideo(p)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case p.Duration() <= 0 || p.Duration() > 1800:
+		return "", fmt.Errorf("duration %v: not a short preview", p.Duration())
+	case v.FrameRate() > 30.5:
+		return "", fmt.Errorf("%v frames/s: would be halved", v.FrameRate())
+	case strings.Contains("tt bb tb bt", v.FieldOrder) && v.FieldOrder != "":
+		return "", fmt.Errorf("interlaced: would be deinterlaced")
+	}
+	args := append(previewDecode(), "-map", fmt.Sprintf("0:%d", v.Index),
+		"-vf", fitScale(854, 480)+",format=yuv420p",
+		"-c:v", "libx264", "-preset", "veryfast", "-profile:v", "main", "-level:v", "3.1",
+		"-threads", "2", "-crf", "26", "-maxrate", "1000000", "-bufsize", "2000000",
+		"-force_key_frames", "expr:gte(t,n_forced*2)")
+	if a := p.Audio(); a != nil {
+		args = append(args, previewAudio(a, 96_000)...)
+	}
+	args = append(append(args, previewContainer...), "file:preview.tmp.mp4")
+	return ffprobeThen(previewEncode(args, "preview.tmp.mp4")), nil
+}
+
+func audioPreviewBare(p *av.Probe) (string, error) {
+	a := p.Audio()
+	if a == nil || p.Video() != nil && !p.IsStill() {
+		return "", fmt.Errorf("not an audio file")
+	}
+	if p.Duration() <= 0 || p.Duration() > 3600 {
+		return "", fmt.Errorf("duration %v: not a short recording", p.Duration())
+	}
+	rate := 128_000
+	if a.Channels == 1 {
+		rate = 64_000
+	}
+	args := append(append(previewDecode(), "-vn"), previewAudio(a, rate)...)
+	args = append(append(args, previewContainer...), "file:preview.tmp.m4a")
+	return ffprobeThen(previewEncode(args, "preview.tmp.m4a")), nil
+}
+
+// mainFramesBare is video_main_frames' decoding pass with the default
+// settings (300 frames, 10 s, scene 0.3, 4 hours): video.planFrames,
+// filterGraph and outputArgs, run in a directory with an output folder
+// per reason.
+func mainFramesBare(p *av.Probe) (string, error) {
+	v, err := needVideo(p)
+	if err != nil {
+		return "", err
+	}
+	declared := av.Seconds(v.Duration)
+	if declared <= 0 {
+		declared = p.Duration()
+	}
+	num := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+	span := min(declared, 14400)
+	interval := max(10, math.Ceil(span/150))
+	sceneGap := max(0.5, span/150)
+	keyGap := max(sceneGap, interval/2)
+	expr := strings.NewReplacer("LIMIT", "14400", "INTERVAL", num(interval), "THRESHOLD", "0.3",
+		"SCENEGAP", num(sceneGap), "KEYGAP", num(keyGap), "DUP", "0.5").Replace(
+		"if(eq(n,0),st(2,-1e9)+st(3,-1e9));if(isnan(t)+lt(t,0)+gte(t,LIMIT),0,st(4,gte(t,ld(0)));" +
+			"if(ld(4),st(0,(floor(t/INTERVAL)+1)*INTERVAL));st(5,gt(scene,THRESHOLD)*gte(t-ld(2),SCENEGAP));" +
+			"st(6,key*gte(t-ld(2),KEYGAP)*gte(t-ld(3),DUP));st(7,ld(4)*gte(t-ld(3),DUP));" +
+			"st(8,if(ld(5),1,if(ld(6),2,if(ld(7),3,0))));if(between(ld(8),1,2),st(2,t));if(ld(8),st(3,t));ld(8))")
+	reasons := []string{"scene", "keyframe", "interval"}
+	graph := fmt.Sprintf("[0:%d]split=2[main][tap];[main]select=outputs=3:expr='%s'[scene][keyframe][interval]", v.Index, expr)
+	args := append(previewDecode(), "-filter_threads", "1")
+	var outputs []string
+	for _, o := range reasons {
+		graph += fmt.Sprintf(";[%s]%s,metadata=mode=print:file=%s.txt[%s_out]", o, fitScale(640, 640), o, o)
+		outputs = append(outputs, "-map", "["+o+"_out]", "-fps_mode", "passthrough", "-enc_time_base", "1/1000",
+			"-frames:v", "152", "-c:v", "mjpeg", "-q:v", "4", "-f", "image2", "-frame_pts", "1", "file:"+o+"/%09d.jpg")
+	}
+	graph += ";[tap]select=expr='if(gte(t,ld(0)),st(0,floor(t)+1),0)',metadata=mode=add:key=tap:value=1,metadata=mode=print:file=progress.txt[progress_out]"
+	args = append(append(args, "-filter_complex", graph), outputs...)
+	args = append(args, "-map", "[progress_out]", "-fps_mode", "passthrough", "-f", "null", "-")
+	return ffprobeThen(inTmp(`cd "$d"`, "mkdir scene keyframe interval", cmdline("ffmpeg", args...))), nil
+}
+
+// ffprobeThen is the shared ffprobe reading, then script.
+func ffprobeThen(script string) string { return probeBare + " && " + script }
+
+// facesBare is vendor_faces' sampling of a video (faces.sample).
+func facesBare(p *av.Probe) (string, error) {
+	if p.Video() == nil {
+		return "", fmt.Errorf("no video")
+	}
+	interval := math.Max(2, math.Ceil(p.Duration()/30))
+	args := []string{"-nostdin", "-v", "error"}
+	if interval >= 4 {
+		args = append(args, "-skip_frame", "nokey")
+	}
+	args = append(args, av.InputArgs(fileArg)...)
+	filter := fmt.Sprintf("scale=w='trunc(iw*sar/2)*2':h=ih,setsar=1,fps=1/%s,%s",
+		strconv.FormatFloat(interval, 'f', -1, 64), images.FitFilter(960))
+	args = append(args, "-map", "0:v:0", "-an", "-sn", "-dn", "-vf", filter, "-frames:v", "30",
+		"-f", "image2pipe", "-c:v", "png", "-compression_level", "0", "-pix_fmt", "rgb24", "pipe:1")
+	return ffprobeThen(cmdline("ffmpeg", args...) + " >/dev/null"), nil
+}
+
+// needs are what a broadcast decode pass measures (broadcast.needs).
+type needs struct{ black, samples, silence, loudness, volume bool }
+
+// passBare is the broadcast family's decode pass (broadcast.decode) for
+// one analysis harvested alone.
+func passBare(want needs) func(p *av.Probe) (string, error) {
+	return func(p *av.Probe) (string, error) {
+		var graph, outputs, nullMaps []string
+		if v := p.Video(); v != nil && !p.IsStill() && (want.black || want.samples) {
+			var chain []string
+			if want.black {
+				chain = append(chain, "blackdetect=d=0.5:pix_th=0.10:pic_th=0.98")
+			}
+			if want.samples {
+				chain = append(chain, "fps=4:start_time=0,scale=96:48:flags=area,format=rgb24")
+				graph = append(graph, fmt.Sprintf("[0:%d]%s[samples]", v.Index, strings.Join(chain, ",")))
+				outputs = append(outputs, "-map", "[samples]", "-fps_mode", "passthrough", "-f", "rawvideo", "pipe:1")
+			} else {
+				graph = append(graph, fmt.Sprintf("[0:%d]%s[video]", v.Index, strings.Join(chain, ",")))
+				nullMaps = append(nullMaps, "-map", "[video]")
+			}
+		}
+		if a := p.Audio(); a != nil && (want.silence || want.loudness || want.volume) {
+			var chain []string
+			if want.loudness {
+				chain = append(chain, "ebur128=peak=true+sample:framelog=verbose")
+			}
+			if want.silence {
+				chain = append(chain, "silencedetect=n=-60dB:d=0.5")
+			}
+			if want.volume {
+				chain = append(chain, "volumedetect")
+			}
+			graph = append(graph, fmt.Sprintf("[0:%d]%s[audio]", a.Index, strings.Join(chain, ",")))
+			nullMaps = append(nullMaps, "-map", "[audio]")
+		}
+		if len(graph) == 0 {
+			return "", fmt.Errorf("no stream to analyse")
+		}
+		if len(nullMaps) > 0 {
+			outputs = append(outputs, append(nullMaps, "-f", "null", "-")...)
+		}
+		args := append([]string{"-nostdin", "-nostats", "-v", "info", "-t", "14400"}, av.InputArgs(fileArg)...)
+		args = append(append(args, "-filter_complex", strings.Join(graph, ";")), outputs...)
+		return ffprobeThen(cmdline("ffmpeg", args...) + " >/dev/null 2>&1"), nil
+	}
+}
+
+// captionsBare is the embedded reading (captions.readEmbedded): ffmpeg
+// converts every text subtitle stream to SubRip in one run; captionsv2
+// then looks for closed captions in the first 60 frames of the video
+// (captions.hasA53). The samples carry none, so readA53 does not run.
+func captionsBare(v2 bool) func(p *av.Probe) (string, error) {
+	text := []string{"subrip", "srt", "ass", "ssa", "mov_text", "webvtt", "text"}
+	return func(p *av.Probe) (string, error) {
+		args := append([]string{"-nostdin", "-y", "-v", "error"}, av.InputArgs(fileArg)...)
+		n := 0
+		for _, s := range p.Subtitles() {
+			if !slices.Contains(text, s.CodecName) {
+				return "", fmt.Errorf("subtitle codec %s not covered", s.CodecName)
+			}
+			args = append(args, "-map", fmt.Sprintf("0:%d", s.Index), "-fs", "33554432",
+				"-f", "srt", fmt.Sprintf("file:%s/%d.srt", dirArg, s.Index))
+			n++
+		}
+		if n == 0 {
+			return "", fmt.Errorf("no subtitle stream")
+		}
+		cmds := []string{cmdline("ffmpeg", args...)}
+		if v := p.Video(); v2 && v != nil && !p.IsStill() {
+			cmds = append(cmds, cmdline("ffprobe", append([]string{"-v", "error", "-select_streams", strconv.Itoa(v.Index),
+				"-read_intervals", "%+#60", "-show_entries", "frame_side_data=side_data_type", "-of", "csv=p=0"},
+				av.InputArgs(fileArg)...)...)+" >/dev/null")
+		}
+		return ffprobeThen(inTmp(cmds...)), nil
+	}
+}
+
+// ocrVideoBare is ocr.sampleFrames for a video of at most a minute (every
+// 2 s from the start: the dense zones cover it), then tesseract on each
+// frame as engine.read runs it.
+func ocrVideoBare(p *av.Probe) (string, error) {
+	v, err := needVideo(p)
+	if err != nil {
+		return "", err
+	}
+	d := av.Seconds(v.Duration)
+	if d <= 0 {
+		d = p.Duration()
+	}
+	if d <= 0 || d > 60 {
+		return "", fmt.Errorf("duration %v: the suite's copy of the plan covers up to a minute", d)
+	}
+	lim := strconv.FormatFloat(d, 'f', -1, 64)
+	expr := strings.NewReplacer("LIMIT", lim, "HEAD", lim, "TAIL", lim, "DENSE", "2", "SPARSE", "2").Replace(
+		"if(isnan(t)+lt(t,0)+gte(t,LIMIT),0,if(lt(t,ld(0)),0," +
+			"st(0,if(lt(t,HEAD),min((floor(t/DENSE)+1)*DENSE,HEAD)," +
+			"if(lt(t,TAIL),min(HEAD+(floor((t-HEAD)/SPARSE)+1)*SPARSE,TAIL)," +
+			"TAIL+(floor((t-TAIL)/DENSE)+1)*DENSE)));1))")
+	args := append([]string{"-nostdin", "-v", "error", "-nostats", "-threads", "2", "-t", lim}, av.InputArgs(fileArg)...)
+	args = append(args, "-map", fmt.Sprintf("0:%d", v.Index), "-an", "-sn", "-dn",
+		"-vf", fmt.Sprintf("select='%s',scale=w='min(960,iw)':h='min(960,ih)':force_original_aspect_ratio=decrease,format=gray", expr),
+		"-fps_mode", "passthrough", "-enc_time_base", "1/1000", "-frames:v", "200",
+		"-c:v", "png", "-f", "image2", "-frame_pts", "1", "file:"+dirArg+"/%09d.png")
+	read := `for f in "$d"/*.png; do OMP_THREAD_LIMIT=1 tesseract "$f" - -l eng --psm 3 -c tessedit_page_number=0 tsv >/dev/null 2>&1 || exit 1; done`
+	return ffprobeThen(inTmp(cmdline("ffmpeg", args...), read)), nil
+}
+
+// speechBare is speech_to_text with pocketsphinx: the stream decoded to
+// 16 kHz PCM in a file, then fed to pocketsphinx_continuous.
+func speechBare(p *av.Probe) (string, error) {
+	a := p.Audio()
+	if a == nil {
+		return "", fmt.Errorf("no audio")
+	}
+	model := "/usr/share/pocketsphinx/model/en-us"
+	decode := append(append([]string{"-nostdin", "-nostats", "-v", "error"}, av.InputArgs(fileArg)...),
+		"-map", fmt.Sprintf("0:%d", a.Index), "-vn", "-sn", "-dn", "-af", "aresample=async=1:first_pts=0",
+		"-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", "-t", "3600.000", "-fs", "115200000",
+		"-f", "s16le", "-y", "file:"+dirArg+"/audio.pcm")
+	recognise := cmdline("pocketsphinx_continuous", "-infile", "/dev/stdin", "-time", "yes", "-fwdflat", "no", "-samprate", "16000",
+		"-hmm", model+"/en-us", "-lm", model+"/en-us.lm.bin", "-dict", model+"/cmudict-en-us.dict") +
+		` <"$d/audio.pcm" >/dev/null 2>&1`
+	return ffprobeThen(inTmp(cmdline("ffmpeg", decode...), recognise)), nil
 }
 
 func benchExtractors(ctx context.Context, e *env) error {
@@ -65,61 +482,230 @@ func benchExtractors(ctx context.Context, e *env) error {
 		return err
 	}
 	fmt.Println("extractors: each harvested alone (with store and mime_type) over copies of the sample files,")
-	fmt.Println("            against its bare tool run by xargs -P2 on the same files (target >= 0.8x)")
+	fmt.Println("            against the bare commands it runs, by xargs -P2 on the same files (target >= 0.8x)")
 	pages, err := ocrPages(e.dir, repo)
 	if err != nil {
 		return err
 	}
+	gen, err := generateSamples(filepath.Join(e.dir, "gen"), repo, pages)
+	if err != nil {
+		return err
+	}
+	// MHBENCH_EXTRACTORS=name,name runs those cases only (and not the
+	// minute of footage or the documents), to look at one extractor.
+	only := strings.FieldsFunc(os.Getenv("MHBENCH_EXTRACTORS"), func(r rune) bool { return r == ',' })
 	for _, c := range extractorCases {
-		root := filepath.Join(e.dir, "ext-"+c.name)
-		dir := filepath.Join(root, "media")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if len(only) > 0 && !slices.Contains(only, c.name) {
+			continue
+		}
+		if err := benchExtractor(ctx, e, c, repo, pages, gen); err != nil {
 			return err
 		}
-		n := 0
-		for i := 0; i < c.copies; i++ {
-			for _, s := range c.samples {
-				src := filepath.Join(repo, s)
-				if strings.HasPrefix(s, "ocr-pages/") {
-					src = filepath.Join(pages, filepath.Base(s))
-				}
-				dst := filepath.Join(dir, fmt.Sprintf("%04d-%s", i, filepath.Base(s)))
-				if err := copyFile(src, dst); err != nil {
-					return err
-				}
-				n++
-			}
-		}
-		script := `find "$0" -type f -print0 | xargs -0 -P2 -n1 sh -c '` + strings.ReplaceAll(c.bare, `'`, `'\''`) + `' sh`
-		c0 := childCPU()
-		base, err := timeCmd("sh", "-c", script, dir)
-		if err != nil {
-			return fmt.Errorf("%s baseline: %w", c.name, err)
-		}
-		baseCPU := childCPU() - c0
-		cpu0, ch0 := readCPU(), childCPU()
-		ours, err := e.harvest(ctx, root, []string{c.name}, int64(n))
-		if err != nil {
-			return fmt.Errorf("%s: %w", c.name, err)
-		}
-		ourCPU := readCPU().sub(cpu0).self + childCPU() - ch0
-		failed, err := extractorFailures(e, c.name)
-		if err != nil {
+	}
+	if len(only) == 0 || slices.Contains(only, "nsfw") {
+		if err := benchNSFW(ctx, e, repo); err != nil {
 			return err
 		}
-		bfs, ofs := float64(n)/base.Seconds(), float64(n)/ours.Seconds()
-		note := ""
-		if failed > 0 {
-			note = fmt.Sprintf("  (%d extractor errors)", failed)
-		}
-		fmt.Printf("  %-18s %4d files: bare %7.1f files/s (%.2f CPU-s); metaharvest %7.1f files/s (%.2f CPU-s); ratio %.2fx%s\n",
-			c.name, n, bfs, baseCPU, ofs, ourCPU, ofs/bfs, note)
+	}
+	if len(only) > 0 {
+		return nil
 	}
 	fmt.Println()
 	if err := benchVideoMinute(ctx, e); err != nil {
 		return err
 	}
 	return benchDocuments(ctx, e, repo)
+}
+
+// benchExtractor times one case: the bare commands over the copies, then a
+// harvest of the same files with the extractor alone.
+func benchExtractor(ctx context.Context, e *env, c extractorCase, repo, pages, gen string) error {
+	root := filepath.Join(e.dir, "ext-"+c.name)
+	dir := filepath.Join(root, "media")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	// The baseline's list: script, $0 and $1 of each run, NUL-separated,
+	// read by xargs -0 -n3 (sh -c SCRIPT sh FILE).
+	var list bytes.Buffer
+	n := 0
+	for _, s := range c.samples {
+		src := filepath.Join(repo, s)
+		switch {
+		case strings.HasPrefix(s, "ocr-pages/"):
+			src = filepath.Join(pages, filepath.Base(s))
+		case strings.HasPrefix(s, "gen/"):
+			src = filepath.Join(gen, filepath.Base(s))
+		}
+		script := c.bare
+		if c.bareFor != nil {
+			p, err := probeFile(src)
+			if err != nil {
+				return fmt.Errorf("%s: %s: %w", c.name, s, err)
+			}
+			if script, err = c.bareFor(p); err != nil {
+				return fmt.Errorf("%s: %s: %w", c.name, s, err)
+			}
+		}
+		for i := 0; i < c.copies; i++ {
+			dst := filepath.Join(dir, fmt.Sprintf("%04d-%s", i, filepath.Base(s)))
+			if err := copyFile(src, dst); err != nil {
+				return err
+			}
+			list.WriteString(script + "\x00sh\x00" + dst + "\x00")
+			n++
+		}
+	}
+	listFile := filepath.Join(root, "bare.list")
+	if err := os.WriteFile(listFile, list.Bytes(), 0o644); err != nil {
+		return err
+	}
+	if err := enable(e, c.name); err != nil {
+		return err
+	}
+	c0 := childCPU()
+	base, err := timeCmd("sh", "-c", `xargs -0 -n3 -P2 sh -c <"$0"`, listFile)
+	if err != nil {
+		return fmt.Errorf("%s baseline: %w", c.name, err)
+	}
+	baseCPU := childCPU() - c0
+	cpu0, ch0 := readCPU(), childCPU()
+	ours, err := e.harvest(ctx, root, []string{c.name}, int64(n))
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.name, err)
+	}
+	ourCPU := readCPU().sub(cpu0).self + childCPU() - ch0
+	note, err := runNote(e, c.name, n)
+	if err != nil {
+		return err
+	}
+	bfs, ofs := float64(n)/base.Seconds(), float64(n)/ours.Seconds()
+	fmt.Printf("  %-18s %4d files: bare %7.1f files/s (%.2f CPU-s); metaharvest %7.1f files/s (%.2f CPU-s); ratio %.2fx%s\n",
+		c.name, n, bfs, baseCPU, ofs, ourCPU, ofs/bfs, note)
+	return nil
+}
+
+// probeFile is the ffprobe reading of a sample, as av.Read makes it.
+func probeFile(path string) (*av.Probe, error) {
+	out, err := exec.Command("ffprobe", av.ProbeArgs(path)...).Output()
+	if err != nil {
+		return nil, fmt.Errorf("ffprobe: %w", err)
+	}
+	return av.Parse(out)
+}
+
+// benchNSFW: the nsfw extractor against the bare sidecar. The baseline is
+// the nsfw package's own BenchmarkPicture/bare_sidecar (node server.js
+// fed a PPM of the picture, one request after the other: one process, as
+// the worker's NSFW_PROCESSES=1), run by go test and read here, rather
+// than a second driver of the sidecar protocol. The harvest side decodes
+// the pictures in Go first; the sidecar's start and model load are left
+// out of both (the harvest is timed after a first one).
+func benchNSFW(ctx context.Context, e *env, repo string) error {
+	samples := []string{"extractors/nsfw/testdata/goexif-sample1.jpg", "extractors/nsfw/testdata/video-001.png",
+		"extractors/nsfw/testdata/text-x-script.png"}
+	const copies = 10
+	root := filepath.Join(e.dir, "ext-nsfw")
+	warm := filepath.Join(e.dir, "ext-nsfw-warm")
+	for _, d := range []string{filepath.Join(root, "media"), filepath.Join(warm, "media")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	if err := copyFile(filepath.Join(repo, samples[0]), filepath.Join(warm, "media", "warm.jpg")); err != nil {
+		return err
+	}
+	n := 0
+	for i := 0; i < copies; i++ {
+		for _, s := range samples {
+			if err := copyFile(filepath.Join(repo, s), filepath.Join(root, "media", fmt.Sprintf("%04d-%s", i, filepath.Base(s)))); err != nil {
+				return err
+			}
+			n++
+		}
+	}
+	bench := exec.Command("go", "test", "-run", "^$", "-bench", "Picture/bare_sidecar", "-benchtime", fmt.Sprintf("%dx", n), "./extractors/nsfw")
+	bench.Dir = repo
+	out, err := bench.CombinedOutput()
+	m := regexp.MustCompile(`([0-9.]+) ms/picture`).FindSubmatch(out)
+	if err != nil || m == nil {
+		fmt.Printf("  %-18s bare sidecar benchmark did not run (%v): %s\n", "nsfw", err, lastLine(out))
+		return nil
+	}
+	ms, _ := strconv.ParseFloat(string(m[1]), 64)
+	if err := enable(e, "nsfw"); err != nil {
+		return err
+	}
+	if _, err := e.harvest(ctx, warm, []string{"nsfw"}, 1); err != nil {
+		return fmt.Errorf("nsfw: %w", err)
+	}
+	cpu0, ch0 := readCPU(), childCPU()
+	ours, err := e.harvest(ctx, root, []string{"nsfw"}, int64(n))
+	if err != nil {
+		return fmt.Errorf("nsfw: %w", err)
+	}
+	ourCPU := readCPU().sub(cpu0).self + childCPU() - ch0
+	note, err := runNote(e, "nsfw", n+1)
+	if err != nil {
+		return err
+	}
+	bfs, ofs := 1000/ms, float64(n)/ours.Seconds()
+	// The sidecar is a long-lived child: its CPU is not in the harvest's
+	// figure until it exits.
+	fmt.Printf("  %-18s %4d files: bare sidecar %7.1f files/s (BenchmarkPicture); metaharvest %7.1f files/s (%.2f CPU-s without node); ratio %.2fx%s\n",
+		"nsfw", n, bfs, ofs, ourCPU, ofs/bfs, note)
+	return nil
+}
+
+func lastLine(b []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return lines[len(lines)-1]
+}
+
+// generateSamples makes, from the Debian samples, the files the sample
+// set lacks: transport streams (remuxed, not re-encoded), DPX frames,
+// files with subtitle tracks, a clip with black, colour bars and silence
+// for the broadcast analyses, and a clip of printed text for the OCR
+// analyses (a rendered page of a real PDF).
+func generateSamples(dir, repo, pages string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	r := func(p string) string { return filepath.Join(repo, p) }
+	o := func(name string) string { return filepath.Join(dir, name) }
+	jobs := [][]string{
+		{"-i", r("extractors/probe/testdata/mp4.mp4"), "-map", "0", "-c", "copy", "-metadata", "service_name=metaharvest bench",
+			"-metadata", "service_provider=Debian samples", "-f", "mpegts", o("mp4.ts")},
+		{"-i", r("extractors/probe/testdata/mov.mov"), "-map", "0", "-c", "copy", "-mpegts_m2ts_mode", "1", "-f", "mpegts", o("mov.m2ts")},
+		{"-i", r("extractors/probe/testdata/webm.webm"), "-map", "0", "-c", "copy", "-f", "mpegts", o("webm.ts")},
+		{"-i", r("extractors/images/testdata/goexif-sample1.jpg"), "-pix_fmt", "rgb24", o("sample1-8bit.dpx")},
+		{"-i", r("extractors/images/testdata/goexif-sample1.jpg"), "-pix_fmt", "gbrp10le", o("sample1-10bit.dpx")},
+		{"-i", r("extractors/images/testdata/tux.png"), "-pix_fmt", "rgb48le", o("tux-16bit.dpx")},
+		{"-i", r("extractors/video/testdata/mp4.mp4"), "-i", r("extractors/captions/testdata/srt.srt"), "-map", "0", "-map", "1",
+			"-c", "copy", "-c:s", "srt", "-metadata:s:s:0", "language=eng", o("subtitled.mkv")},
+		{"-i", r("extractors/probe/testdata/mov.mov"), "-i", r("extractors/captions/testdata/srt.srt"), "-map", "0", "-map", "1",
+			"-c", "copy", "-c:s", "mov_text", "-metadata:s:s:0", "language=eng", o("subtitled.mp4")},
+		{"-i", r("extractors/video/testdata/webm.webm"), "-i", r("extractors/captions/testdata/vtt.vtt"), "-map", "0", "-map", "1",
+			"-c", "copy", "-c:s", "webvtt", o("subtitled.webm")},
+		// 12 s at 320x240: 3 s black, 3 s SMPTE bars, 6 s test pattern;
+		// 3 s of silence, then a tone.
+		{"-f", "lavfi", "-i", "color=c=black:s=320x240:r=25:d=3", "-f", "lavfi", "-i", "smptebars=s=320x240:r=25:d=3",
+			"-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=6", "-f", "lavfi", "-i", "anullsrc=r=48000:cl=mono:d=3",
+			"-f", "lavfi", "-i", "sine=f=440:r=48000:d=9",
+			"-filter_complex", "[0:v][1:v][2:v]concat=n=3:v=1:a=0,format=yuv420p[v];[3:a][4:a]concat=n=2:v=0:a=1[a]",
+			"-map", "[v]", "-map", "[a]", "-c:v", "libx264", "-preset", "veryfast", "-c:a", "aac", o("qc.mp4")},
+		// 6 s of the top of a rendered page of gofpdf's sample PDF, 640
+		// pixels wide.
+		{"-loop", "1", "-framerate", "25", "-t", "6", "-i", filepath.Join(pages, "page1.png"),
+			"-vf", "crop=iw:ih/3:0:0,scale=640:-2,format=yuv420p", "-c:v", "libx264", "-preset", "veryfast", o("printed.mp4")},
+	}
+	for _, args := range jobs {
+		args = append([]string{"-nostdin", "-v", "error", "-y"}, args...)
+		if out, err := exec.Command("ffmpeg", args...).CombinedOutput(); err != nil {
+			return "", fmt.Errorf("make %s: %v: %s", filepath.Base(args[len(args)-1]), err, out)
+		}
+	}
+	return dir, nil
 }
 
 // benchVideoMinute harvests one generated minute of 720p footage (a cut
@@ -231,10 +817,29 @@ func ocrPages(dir, repo string) (string, error) {
 	return out, nil
 }
 
-func extractorFailures(e *env, name string) (int64, error) {
-	var n int64
-	err := e.db.Raw(`SELECT count(*) FROM activity_rows WHERE kind = 'extractor' AND name = ? AND error <> ''`, name).Scan(&n).Error
-	return n, err
+// enable enables an extractor on the bench's platform: a harvest request
+// naming an extractor disabled by default (captions, vendor_faces,
+// speech_to_text, nsfw) runs it only once it is enabled.
+func enable(e *env, name string) error {
+	now := time.Now()
+	return e.db.Save(&models.ExtractorSetting{Name: name, Enabled: true, EnabledAt: &now, UpdatedAt: now}).Error
+}
+
+// runNote says how many of the files want the extractor did not run on
+// without error (a harvest in which it did not run, or failed, measures
+// nothing of it).
+func runNote(e *env, name string, want int) (string, error) {
+	var r struct{ Ran, Failed int }
+	err := e.db.Raw(`SELECT count(*) AS ran, count(*) FILTER (WHERE error <> '') AS failed FROM activity_rows WHERE kind = 'extractor' AND name = ?`, name).Scan(&r).Error
+	switch {
+	case err != nil:
+		return "", err
+	case r.Failed > 0:
+		return fmt.Sprintf("  (%d extractor errors)", r.Failed), nil
+	case r.Ran < want:
+		return fmt.Sprintf("  (ran on %d of %d files)", r.Ran, want), nil
+	}
+	return "", nil
 }
 
 // childCPU is the CPU seconds used by the waited-for children of this
