@@ -560,9 +560,11 @@ func benchExtractor(ctx context.Context, e *env, c extractorCase, repo, pages, g
 	if err := os.WriteFile(listFile, list.Bytes(), 0o644); err != nil {
 		return err
 	}
-	if err := enable(e, c.name); err != nil {
+	restore, err := enable(e, c.name)
+	if err != nil {
 		return err
 	}
+	defer restore()
 	c0 := childCPU()
 	base, err := timeCmd("sh", "-c", `xargs -0 -n3 -P2 sh -c <"$0"`, listFile)
 	if err != nil {
@@ -633,9 +635,11 @@ func benchNSFW(ctx context.Context, e *env, repo string) error {
 		return nil
 	}
 	ms, _ := strconv.ParseFloat(string(m[1]), 64)
-	if err := enable(e, "nsfw"); err != nil {
+	restore, err := enable(e, "nsfw")
+	if err != nil {
 		return err
 	}
+	defer restore()
 	if _, err := e.harvest(ctx, warm, []string{"nsfw"}, 1); err != nil {
 		return fmt.Errorf("nsfw: %w", err)
 	}
@@ -819,10 +823,25 @@ func ocrPages(dir, repo string) (string, error) {
 
 // enable enables an extractor on the bench's platform: a harvest request
 // naming an extractor disabled by default (captions, vendor_faces,
-// speech_to_text, nsfw) runs it only once it is enabled.
-func enable(e *env, name string) error {
+// speech_to_text, nsfw) runs it only once it is enabled. restore puts the
+// platform back as it was, so that the default profile of the suites
+// after stays the registry's.
+func enable(e *env, name string) (restore func(), err error) {
+	var before []models.ExtractorSetting
+	if err := e.db.Where("name = ?", name).Find(&before).Error; err != nil {
+		return nil, err
+	}
 	now := time.Now()
-	return e.db.Save(&models.ExtractorSetting{Name: name, Enabled: true, EnabledAt: &now, UpdatedAt: now}).Error
+	if err := e.db.Save(&models.ExtractorSetting{Name: name, Enabled: true, EnabledAt: &now, UpdatedAt: now}).Error; err != nil {
+		return nil, err
+	}
+	return func() {
+		if len(before) > 0 {
+			e.db.Save(&before[0])
+		} else {
+			e.db.Where("name = ?", name).Delete(&models.ExtractorSetting{})
+		}
+	}, nil
 }
 
 // runNote says how many of the files want the extractor did not run on
