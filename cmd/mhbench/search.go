@@ -132,6 +132,11 @@ func benchSearch(ctx context.Context) error {
 		{search.Request{Query: "river", Aggregations: &search.Aggregations{Terms: []search.TermsAgg{{Name: "loc", Field: "location_name"}},
 			Metrics: []search.MetricAgg{{Name: "size", Field: "size", Type: "sum"}}}}, false},
 	}
+	for i := range mix {
+		if mix[i].req.Limit == 0 {
+			mix[i].req.Limit = 20 // a body must name its limit (1..1000); Go's zero asks the engine for its default
+		}
+	}
 	var viaAPI, direct []time.Duration
 	const rounds = 25
 	for r := -2; r < rounds; r++ { // two warm-up rounds
