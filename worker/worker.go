@@ -90,8 +90,8 @@ func Run(ctx context.Context, d Deps) error {
 	h.Logger.Info("worker stopping: no new tasks; waiting for the running ones",
 		slog.Int("running", running), slog.String("timeout", d.Config.ShutdownTimeout.String()))
 	start := time.Now()
+	track.stop()
 	srv.Shutdown()
-	left := track.count()
 	cancelBase()
 	// What did not finish was given back to its queue; its handlers are
 	// cancelled now and get a moment to stop their programs.
@@ -99,22 +99,52 @@ func Run(ctx context.Context, d Deps) error {
 	for track.count() > 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
+	left := track.givenBack()
 	h.Metrics.Requeued(left)
 	h.Logger.Info("worker stopped", slog.Int("finished", running-left), slog.Int("requeued", left),
 		slog.String("took", time.Since(start).Round(time.Millisecond).String()))
 	return nil
 }
 
-// inflight counts the task handlers running in this process.
+// inflight counts the task handlers running in this process and, once
+// the worker stops, those given back to their queue: the ones still
+// running, and the ones that ended cancelled (asynq gives a task back when
+// the grace period is over and then cancels its handler, which may return
+// before Shutdown does).
 type inflight struct {
-	mu sync.Mutex
-	n  int
+	mu        sync.Mutex
+	n         int
+	stopping  bool
+	cancelled int
 }
 
 func (f *inflight) add(d int) {
 	f.mu.Lock()
 	f.n += d
 	f.mu.Unlock()
+}
+
+// done ends a handler; ctx is its task's context.
+func (f *inflight) done(ctx context.Context) {
+	f.mu.Lock()
+	f.n--
+	if f.stopping && ctx.Err() != nil {
+		f.cancelled++
+	}
+	f.mu.Unlock()
+}
+
+func (f *inflight) stop() {
+	f.mu.Lock()
+	f.stopping = true
+	f.mu.Unlock()
+}
+
+// givenBack is how many handlers did not finish their task since stop.
+func (f *inflight) givenBack() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.n + f.cancelled
 }
 
 func (f *inflight) count() int {
@@ -130,7 +160,7 @@ func (h *Handler) measure(track *inflight) asynq.MiddlewareFunc {
 	return func(next asynq.Handler) asynq.Handler {
 		return asynq.HandlerFunc(func(ctx context.Context, t *asynq.Task) error {
 			track.add(1)
-			defer track.add(-1)
+			defer track.done(ctx)
 			start := time.Now()
 			err := next.ProcessTask(ctx, t)
 			h.Metrics.Task(t.Type(), time.Since(start), err != nil)
