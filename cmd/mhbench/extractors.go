@@ -39,8 +39,10 @@ import (
 // the same arguments (read off its code), one after the other as the
 // extractor runs them: the shared ffprobe reading (av.ProbeArgs) where the
 // extractor starts from it, then its ffmpeg, tesseract, poppler or
-// pocketsphinx runs. What the extractor does in Go (parsing, pigo's face
-// cascade, the DPX header) has no bare counterpart and counts on its side.
+// pocketsphinx runs. What the extractor does in Go (parsing, the DPX
+// header) has no bare counterpart and counts on its side; pigo's face
+// cascade, run in Go by vendor_faces, is matched in its baseline by
+// pigo's command-line tool (facesBare).
 type extractorCase struct {
 	name    string   // extractor API name
 	samples []string // sample files (relative to the repository root; gen/ and ocr-pages/: made by the suite)
@@ -136,8 +138,12 @@ var extractorCases = []extractorCase{
 	{"video_previews", videoSamples, 4, "", videoPreviewBare},
 	{"audio_previews", audioSamples, 10, "", audioPreviewBare},
 	// vendor_faces on videos harvested without video_main_frames samples
-	// frames itself (the pictures of images are decoded in Go: no tool);
-	// pigo's cascade runs in Go on the frames.
+	// frames itself with ffmpeg (the pictures of images are decoded in Go:
+	// no tool), then runs pigo's cascade in Go on the frames. Its baseline
+	// is the same ffmpeg sampling, the frames written to files, then
+	// pigo's command-line tool on each frame with the extractor's cascade
+	// and settings (facesBare); the sampling alone, labelled so, when the
+	// tool could not be installed.
 	{"vendor_faces", videoSamples, 6, "", facesBare},
 	// The broadcast family: one ffmpeg decode pass per file holding what
 	// the harvest's analyses need (here each alone), on the Debian
@@ -332,7 +338,31 @@ func mainFramesBare(p *av.Probe) (string, error) {
 // ffprobeThen is the shared ffprobe reading, then script.
 func ffprobeThen(script string) string { return probeBare + " && " + script }
 
-// facesBare is vendor_faces' sampling of a video (faces.sample).
+// The vendor_faces baseline's face detector: pigo's command-line tool at
+// the version of go.mod, installed in the bench's temporary directory by
+// installPigo ("" when it could not be), and the cascade the extractor
+// embeds (extractors/faces/cascade/facefinder).
+var pigoCLI, facesCascade string
+
+// bareLabels name a baseline that is not the extractor's whole work (a
+// tool that could not be installed), printed with its figure.
+var bareLabels = map[string]string{}
+
+// facesBare is vendor_faces on a video harvested without
+// video_main_frames (faces.sample, then faces.detect on each frame): the
+// shared ffprobe reading; ffmpeg's sampling with the same filter,
+// interval and frame cap (30 frames, every max(2 s, duration/30), at most
+// 960 pixels), the uncompressed RGB PNGs written to files in $d instead of
+// a pipe; then pigo's command-line tool on each frame, one run per frame,
+// with the extractor's cascade and RunCascade and ClusterDetections
+// settings: minimum face 20 pixels, shift 0.1, scale 1.1, IoU 0.2, angle
+// 0, and no output picture (-out empty). The extractor's maximum face is
+// the frame's short side; no window larger than it fits in the frame, so
+// -max 960 (the long side's bound) tries the same windows. What the tool
+// does besides (decoding to NRGBA, a drawing canvas, rectangles drawn on
+// it and not written, a process and a cascade read per frame) is its
+// cost; what the extractor does besides (the score threshold, tracking,
+// face crops) is ours. Without the tool (pigoCLI ""), the sampling alone.
 func facesBare(p *av.Probe) (string, error) {
 	if p.Video() == nil {
 		return "", fmt.Errorf("no video")
@@ -346,8 +376,73 @@ func facesBare(p *av.Probe) (string, error) {
 	filter := fmt.Sprintf("scale=w='trunc(iw*sar/2)*2':h=ih,setsar=1,fps=1/%s,%s",
 		strconv.FormatFloat(interval, 'f', -1, 64), images.FitFilter(960))
 	args = append(args, "-map", "0:v:0", "-an", "-sn", "-dn", "-vf", filter, "-frames:v", "30",
-		"-f", "image2pipe", "-c:v", "png", "-compression_level", "0", "-pix_fmt", "rgb24", "pipe:1")
-	return ffprobeThen(cmdline("ffmpeg", args...) + " >/dev/null"), nil
+		"-c:v", "png", "-compression_level", "0", "-pix_fmt", "rgb24")
+	if pigoCLI == "" {
+		return ffprobeThen(cmdline("ffmpeg", append(args, "-f", "image2pipe", "pipe:1")...) + " >/dev/null"), nil
+	}
+	sample := cmdline("ffmpeg", append(args, "-f", "image2", "file:"+dirArg+"/%06d.png")...)
+	detect := `(for f in "$d"/*.png; do ` + cmdline(pigoCLI, "-cf", facesCascade, "-min", "20", "-max", "960",
+		"-shift", "0.1", "-scale", "1.1", "-iou", "0.2", "-angle", "0", "-out", "empty") +
+		` -in "$f" >/dev/null 2>&1 || exit 1; done)`
+	return ffprobeThen(inTmp(sample, detect)), nil
+}
+
+// installPigo installs pigo's command-line tool, at the version go.mod
+// requires, below dir with go install, for the vendor_faces baseline, and
+// says so; when it cannot, it says that the baseline is the sampling
+// alone. go install of a module@version asks the proxy for the module's
+// latest version (a deprecation check); a proxy that refuses the list is
+// asked again after the local module cache (file://, which holds pigo at
+// go.mod's version, the repository being built with it).
+func installPigo(dir, repo string) {
+	pigoCLI, facesCascade = "", filepath.Join(repo, "extractors", "faces", "cascade", "facefinder")
+	delete(bareLabels, "vendor_faces")
+	fail := func(why string) {
+		bareLabels["vendor_faces"] = "ffmpeg sampling only, no face detection"
+		fmt.Printf("  vendor_faces: pigo's command-line tool could not be installed (%s): its baseline below is the ffmpeg sampling only, without face detection\n", why)
+	}
+	list := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/esimov/pigo")
+	list.Dir = repo
+	out, err := list.Output()
+	version := strings.TrimSpace(string(out))
+	if err != nil || version == "" {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		fail(fmt.Sprintf("go list -m github.com/esimov/pigo: %v: %s", err, firstLine(stderr)))
+		return
+	}
+	bin := filepath.Join(dir, "pigo-bin")
+	pkg := "github.com/esimov/pigo/cmd/pigo@" + version
+	install := func(env ...string) ([]byte, error) {
+		cmd := exec.Command("go", "install", pkg)
+		cmd.Dir = dir
+		cmd.Env = append(append(os.Environ(), "GOBIN="+bin), env...)
+		return cmd.CombinedOutput()
+	}
+	how := "go install " + pkg
+	out, err = install()
+	if err != nil {
+		goenv, e2 := exec.Command("go", "env", "GOMODCACHE", "GOPROXY").Output()
+		vals := strings.Split(strings.TrimSpace(string(goenv)), "\n")
+		if e2 != nil || len(vals) != 2 {
+			fail(fmt.Sprintf("%s: %v: %s", how, err, firstLine(out)))
+			return
+		}
+		proxy := "file://" + filepath.ToSlash(filepath.Join(vals[0], "cache", "download"))
+		if p := strings.TrimSpace(vals[1]); p != "" && p != "off" {
+			proxy += "," + p
+		}
+		first := firstLine(out)
+		if out, err = install("GOPROXY=" + proxy); err != nil {
+			fail(fmt.Sprintf("%s: %s; again with GOPROXY=%s: %v: %s", how, first, proxy, err, firstLine(out)))
+			return
+		}
+		how += " with GOPROXY=" + proxy + " (without the module cache it failed: " + first + ")"
+	}
+	pigoCLI = filepath.Join(bin, "pigo")
+	fmt.Printf("  vendor_faces: baseline's face detector: pigo %s command-line tool, by %s\n", version, how)
 }
 
 // needs are what a broadcast decode pass measures (broadcast.needs).
@@ -494,6 +589,9 @@ func benchExtractors(ctx context.Context, e *env) error {
 	// MHBENCH_EXTRACTORS=name,name runs those cases only (and not the
 	// minute of footage or the documents), to look at one extractor.
 	only := strings.FieldsFunc(os.Getenv("MHBENCH_EXTRACTORS"), func(r rune) bool { return r == ',' })
+	if len(only) == 0 || slices.Contains(only, "vendor_faces") {
+		installPigo(e.dir, repo)
+	}
 	for _, c := range extractorCases {
 		if len(only) > 0 && !slices.Contains(only, c.name) {
 			continue
@@ -582,8 +680,12 @@ func benchExtractor(ctx context.Context, e *env, c extractorCase, repo, pages, g
 		return err
 	}
 	bfs, ofs := float64(n)/base.Seconds(), float64(n)/ours.Seconds()
-	fmt.Printf("  %-18s %4d files: bare %7.1f files/s (%.2f CPU-s); metaharvest %7.1f files/s (%.2f CPU-s); ratio %.2fx%s\n",
-		c.name, n, bfs, baseCPU, ofs, ourCPU, ofs/bfs, note)
+	bare := "bare"
+	if l := bareLabels[c.name]; l != "" {
+		bare += " [" + l + "]"
+	}
+	fmt.Printf("  %-18s %4d files: %s %7.1f files/s (%.2f CPU-s); metaharvest %7.1f files/s (%.2f CPU-s); ratio %.2fx%s\n",
+		c.name, n, bare, bfs, baseCPU, ofs, ourCPU, ofs/bfs, note)
 	return nil
 }
 
@@ -659,6 +761,16 @@ func benchNSFW(ctx context.Context, e *env, repo string) error {
 	fmt.Printf("  %-18s %4d files: bare sidecar %7.1f files/s (BenchmarkPicture); metaharvest %7.1f files/s (%.2f CPU-s without node); ratio %.2fx%s\n",
 		"nsfw", n, bfs, ofs, ourCPU, ofs/bfs, note)
 	return nil
+}
+
+// firstLine is the first line of a command's output that says something.
+func firstLine(b []byte) string {
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
 }
 
 func lastLine(b []byte) string {
