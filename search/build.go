@@ -44,26 +44,82 @@ type itemRow struct {
 	ContainerName   string
 	LocationGroups  models.Strings
 	ContainerGroups models.Strings
+	// data is the metadata of a Fresh item, decoded already (Metadata is
+	// then empty).
+	data map[string]any
+}
+
+// Fresh is an item its caller has just written whole, in the transaction
+// that indexes it (a new file's first harvest): its document is made from
+// what the caller holds rather than read back and decoded. The document is
+// the one BuildDocuments would read from the row.
+type Fresh struct {
+	ID, Name, Path, MimeType string
+	Size                     int64
+	LastModified             time.Time
+	LocationID               string
+	LocationKind             string
+	LocationName             string
+	ContainerID              string
+	ContainerName            string
+	// Data is the item's metadata: the data of each extractor, by
+	// extractor name, as it was encoded into the row (nil is {}).
+	Data map[string]map[string]any
+}
+
+func (f *Fresh) row() itemRow {
+	data := make(map[string]any, len(f.Data))
+	for name, d := range f.Data {
+		if d == nil {
+			d = map[string]any{}
+		}
+		data[name] = d
+	}
+	// The row keeps microseconds, in UTC.
+	lm := f.LastModified.UTC().Truncate(time.Microsecond)
+	return itemRow{ID: f.ID, Name: f.Name, Path: f.Path, Size: f.Size, LastModified: &lm, MimeType: f.MimeType,
+		LocationID: f.LocationID, LocationKind: f.LocationKind, LocationName: f.LocationName,
+		ContainerID: f.ContainerID, ContainerName: f.ContainerName, data: data}
 }
 
 // BuildDocuments derives the documents of several items in one query; items
 // that do not exist or are deleted are absent from the map.
 func BuildDocuments(ctx context.Context, db *gorm.DB, itemIDs []string) (map[string]Document, error) {
+	return buildDocuments(ctx, db, itemIDs, nil)
+}
+
+// buildDocuments is BuildDocuments, with the rows of the fresh items (by
+// id) taken from them rather than read.
+func buildDocuments(ctx context.Context, db *gorm.DB, itemIDs []string, fresh map[string]*Fresh) (map[string]Document, error) {
 	out := make(map[string]Document, len(itemIDs))
 	if len(itemIDs) == 0 {
 		return out, nil
 	}
-	var rows []itemRow
-	err := db.WithContext(ctx).Raw(`
+	rows := make([]itemRow, 0, len(itemIDs))
+	read := itemIDs
+	if len(fresh) > 0 {
+		read = nil
+		for _, id := range itemIDs {
+			if f := fresh[id]; f != nil {
+				rows = append(rows, f.row())
+			} else {
+				read = append(read, id)
+			}
+		}
+	}
+	if len(read) > 0 {
+		var stored []itemRow
+		if err := db.WithContext(ctx).Raw(`
 SELECT i.id, i.name, i.path, i.size, i.last_modified, i.mime_type, i.metadata,
        i.location_id, l.kind AS location_kind, l.name AS location_name,
        i.container_id, c.name AS container_name
 FROM items i
 JOIN locations l ON l.id = i.location_id
 JOIN containers c ON c.id = i.container_id
-WHERE i.id = ANY(?::text[]) AND i.deleted_at IS NULL`, models.Strings(itemIDs)).Scan(&rows).Error
-	if err != nil {
-		return nil, fmt.Errorf("load items for search: %w", err)
+WHERE i.id = ANY(?::text[]) AND i.deleted_at IS NULL`, models.Strings(read)).Scan(&stored).Error; err != nil {
+			return nil, fmt.Errorf("load items for search: %w", err)
+		}
+		rows = append(rows, stored...)
 	}
 	if err := addGroups(ctx, db, rows); err != nil {
 		return nil, err
@@ -211,14 +267,16 @@ func documentOf(r itemRow) (Document, error) {
 	doc := Document{}
 	// Extractor data first, so that base fields win a name clash (the
 	// mime_type extractor's object must not hide the mime_type string).
-	if len(r.Metadata) > 0 {
+	meta := r.data
+	if meta == nil && len(r.Metadata) > 0 {
 		// Numbers stay json.Number: what Prepare would make of them.
-		var meta map[string]any
 		dec := json.NewDecoder(bytes.NewReader(r.Metadata))
 		dec.UseNumber()
 		if err := dec.Decode(&meta); err != nil {
 			return nil, fmt.Errorf("decode metadata: %w", err)
 		}
+	}
+	if meta != nil {
 		for name, data := range meta {
 			if strings.HasPrefix(name, "_") || name == FieldCustomFieldsPrefix {
 				continue

@@ -304,15 +304,28 @@ func normalize(v any) (any, bool) {
 	return normalize(out)
 }
 
-// cleanString drops NUL characters and replaces invalid UTF-8.
+// cleanString drops NUL characters and replaces each byte of invalid
+// UTF-8 with U+FFFD, as encoding/json does (a document made from Go values
+// reads as the one decoded from their JSON).
 func cleanString(s string) string {
 	if strings.IndexByte(s, 0) >= 0 {
 		s = strings.ReplaceAll(s, "\x00", "")
 	}
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
+	if utf8.ValidString(s) {
+		return s
 	}
-	return s
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // Prepare decomposes a document. It fails when _id is missing.

@@ -197,7 +197,7 @@ func indexEachTx(ctx context.Context, tx *gorm.DB, ti TxIndexer, ids []string) (
 		if err := tx.SavePoint(savepoint).Error; err != nil {
 			return nil, err
 		}
-		err := indexItemsTx(ctx, tx, ti, ids)
+		err := indexItemsTx(ctx, tx, ti, ids, nil)
 		if err == nil {
 			return nil, nil
 		}

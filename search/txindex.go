@@ -98,6 +98,13 @@ type Indexed struct {
 // fail tx: the index writes are rolled back to a savepoint and the items
 // are marked instead. Database errors fail tx, as any other statement's.
 func IndexInTx(ctx context.Context, tx *gorm.DB, engine Engine, itemIDs ...string) (Indexed, error) {
+	return IndexFreshInTx(ctx, tx, engine, nil, itemIDs...)
+}
+
+// IndexFreshInTx is IndexInTx for items of which some are fresh: written
+// whole by tx, their documents are made from what the caller holds (Fresh)
+// rather than read back. A fresh item must be among itemIDs.
+func IndexFreshInTx(ctx context.Context, tx *gorm.DB, engine Engine, fresh []Fresh, itemIDs ...string) (Indexed, error) {
 	ids := uniqueIDs(itemIDs)
 	if len(ids) == 0 {
 		return Indexed{}, nil
@@ -110,7 +117,11 @@ func IndexInTx(ctx context.Context, tx *gorm.DB, engine Engine, itemIDs ...strin
 	if err := tx.SavePoint(savepoint).Error; err != nil {
 		return Indexed{}, fmt.Errorf("index items in transaction: %w", err)
 	}
-	err := indexItemsTx(ctx, tx, ti, ids)
+	byID := make(map[string]*Fresh, len(fresh))
+	for i := range fresh {
+		byID[fresh[i].ID] = &fresh[i]
+	}
+	err := indexItemsTx(ctx, tx, ti, ids, byID)
 	if err == nil {
 		return Indexed{}, nil
 	}
@@ -125,8 +136,8 @@ func IndexInTx(ctx context.Context, tx *gorm.DB, engine Engine, itemIDs ...strin
 
 // indexItemsTx builds the documents and segments of items from what tx
 // sees and writes them with tx's connection.
-func indexItemsTx(ctx context.Context, tx *gorm.DB, ti TxIndexer, ids []string) error {
-	docs, err := BuildDocuments(ctx, tx, ids)
+func indexItemsTx(ctx context.Context, tx *gorm.DB, ti TxIndexer, ids []string, fresh map[string]*Fresh) error {
+	docs, err := buildDocuments(ctx, tx, ids, fresh)
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,9 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 		dirty, gone []string
 		rerun       []string // harvested before: stale artifacts to drop
 		failedItem  = map[string]bool{}
+		// newData: the metadata of new files' rows, for their search
+		// documents (search.Fresh).
+		newData = map[string]map[string]map[string]any{}
 	)
 	for _, hv := range batch {
 		it := hv.item
@@ -91,6 +94,12 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 				} else {
 					// A run without error rides on the harvestend row.
 					end.ran(o, now)
+					if hv.newFile {
+						if newData[it.ID] == nil {
+							newData[it.ID] = map[string]map[string]any{}
+						}
+						newData[it.ID][o.Name] = o.Data
+					}
 					if data.Len() > 1 {
 						data.WriteByte(',')
 					}
@@ -185,11 +194,14 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 				return fmt.Errorf("update items: %w", err)
 			}
 		}
+		var written []search.Fresh // new files' rows, as inserted
 		if cols := states.columns(fresh, true); len(cols.id) > 0 {
 			args := append([]any{now, t.job.RequestID, t.loc.ID, t.ctr.ID}, cols.args()...)
-			if _, err := conn.ExecContext(ctx, insertItemsSQL, append(args, cols.path, cols.name)...); err != nil {
-				return fmt.Errorf("insert items: %w", err)
+			inserted, err := insertItems(ctx, conn, append(args, cols.path, cols.name))
+			if err != nil {
+				return err
 			}
+			written = cols.fresh(inserted, t, newData)
 		}
 		if len(rerun) > 0 {
 			if err := replaced.delete(ctx, conn, fresh); err != nil {
@@ -204,7 +216,7 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 		if err := media.insert(ctx, conn, fresh); err != nil {
 			return err
 		}
-		searched, err := search.IndexInTx(ctx, tx, h.Search, dirty...)
+		searched, err := search.IndexFreshInTx(ctx, tx, h.Search, written, dirty...)
 		if err != nil {
 			return err
 		}
@@ -288,7 +300,8 @@ WHERE i.id = x.id`
 // insertItemsSQL writes the rows of new files, whole: $1 the time, $2 the
 // request, $3 and $4 location and container, then the columns of
 // itemColumns, path and name. A file another harvest made an item
-// meanwhile gets this harvest's data merged in.
+// meanwhile gets this harvest's data merged in. It returns each row's id
+// and whether it inserted the row (xmax 0) rather than merged into it.
 const insertItemsSQL = `
 INSERT INTO items AS i (id, location_id, container_id, path, name, size, etag, last_modified, mime_type, harvested_etag,
 	last_harvested, last_request_id, harvest_failed, last_seen_at, metadata, results, created_at, updated_at)
@@ -301,7 +314,48 @@ ON CONFLICT (id) DO UPDATE SET metadata = i.metadata || excluded.metadata, resul
 	mime_type = excluded.mime_type, size = excluded.size, etag = excluded.etag, last_modified = excluded.last_modified,
 	harvested_etag = excluded.harvested_etag, last_harvested = excluded.last_harvested,
 	last_request_id = excluded.last_request_id, harvest_failed = excluded.harvest_failed,
-	last_seen_at = excluded.last_seen_at, deleted_at = NULL, updated_at = excluded.updated_at`
+	last_seen_at = excluded.last_seen_at, deleted_at = NULL, updated_at = excluded.updated_at
+RETURNING i.id, i.xmax = 0`
+
+// insertItems runs insertItemsSQL with args and returns the ids of the
+// rows it inserted (not those it merged into a row another harvest made).
+func insertItems(ctx context.Context, conn gorm.ConnPool, args []any) (map[string]bool, error) {
+	rows, err := conn.QueryContext(ctx, insertItemsSQL, args...)
+	if err != nil {
+		return nil, fmt.Errorf("insert items: %w", err)
+	}
+	defer rows.Close()
+	inserted := map[string]bool{}
+	for rows.Next() {
+		var id string
+		var isNew bool
+		if err := rows.Scan(&id, &isNew); err != nil {
+			return nil, fmt.Errorf("insert items: %w", err)
+		}
+		if isNew {
+			inserted[id] = true
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("insert items: %w", err)
+	}
+	return inserted, nil
+}
+
+// fresh are the rows of inserted, as insertItemsSQL wrote them with the
+// target's location and container and the extractors' data of each item.
+func (c *itemColumns) fresh(inserted map[string]bool, t *target, data map[string]map[string]map[string]any) []search.Fresh {
+	out := make([]search.Fresh, 0, len(inserted))
+	for i, id := range c.id {
+		if !inserted[id] {
+			continue
+		}
+		out = append(out, search.Fresh{ID: id, Name: c.name[i], Path: c.path[i], MimeType: c.mime[i], Size: c.size[i],
+			LastModified: c.lastModified[i], LocationID: t.loc.ID, LocationKind: t.loc.Kind, LocationName: t.loc.Name,
+			ContainerID: t.ctr.ID, ContainerName: t.ctr.Name, Data: data[id]})
+	}
+	return out
+}
 
 // itemStates are the harvested items of a batch.
 type itemStates []itemState
