@@ -5,7 +5,9 @@ package storage
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -49,4 +51,62 @@ func openBeneath(dir *os.File, p string) (f *os.File, ok bool, err error) {
 		return nil, true, fmt.Errorf("open %s: %w", p, openErr)
 	}
 	return os.NewFile(uintptr(fd), p), true, nil
+}
+
+// lstatEach stats the files names of the directory dir of r, links not
+// followed, and calls each with the result of every one: one fstatat per
+// name relative to the directory, where r.Lstat walks each path from the
+// root again (an open, a stat and a close per file of a listed page).
+func lstatEach(r *os.Root, dir string, names []string, each func(name string, fi fs.FileInfo, err error) error) error {
+	d, err := r.Open(dir)
+	if err != nil {
+		for _, n := range names {
+			if err := each(n, nil, err); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	defer d.Close()
+	rc, err := d.SyscallConn()
+	if err != nil {
+		return lstatEachInRoot(r, dir, names, each)
+	}
+	var cbErr error
+	if err := rc.Control(func(fd uintptr) {
+		for _, n := range names {
+			var st unix.Stat_t
+			var fi fs.FileInfo
+			err := unix.Fstatat(int(fd), n, &st, unix.AT_SYMLINK_NOFOLLOW)
+			for err == unix.EINTR {
+				err = unix.Fstatat(int(fd), n, &st, unix.AT_SYMLINK_NOFOLLOW)
+			}
+			if err == nil {
+				fi = &statInfo{name: n, size: st.Size, mtime: time.Unix(st.Mtim.Unix()), ino: st.Ino, mode: fileMode(st.Mode)}
+			} else {
+				err = &fs.PathError{Op: "lstat", Path: n, Err: err}
+			}
+			if cbErr = each(n, fi, err); cbErr != nil {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	return cbErr
+}
+
+// fileMode is the fs.FileMode of a stat's st_mode.
+func fileMode(mode uint32) fs.FileMode {
+	m := fs.FileMode(mode & 0o777)
+	switch mode & unix.S_IFMT {
+	case unix.S_IFREG:
+	case unix.S_IFDIR:
+		m |= fs.ModeDir
+	case unix.S_IFLNK:
+		m |= fs.ModeSymlink
+	default:
+		m |= fs.ModeIrregular
+	}
+	return m
 }

@@ -2,7 +2,15 @@
 
 package storage
 
-import "os"
+import (
+	"io/fs"
+	"os"
+)
 
 // openBeneath is Linux's openat2 path; elsewhere files go through os.Root.
 func openBeneath(dir *os.File, p string) (*os.File, bool, error) { return nil, false, nil }
+
+// lstatEach is lstatEachInRoot where there is no fstatat path.
+func lstatEach(r *os.Root, dir string, names []string, each func(name string, fi fs.FileInfo, err error) error) error {
+	return lstatEachInRoot(r, dir, names, each)
+}

@@ -9,6 +9,9 @@ import (
 )
 
 func fileInode(fi fs.FileInfo) uint64 {
+	if s, ok := fi.(*statInfo); ok {
+		return s.ino
+	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return uint64(st.Ino)
 	}

@@ -11,10 +11,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // tree implements the listing and reading side shared by the filesystem and
@@ -118,21 +120,69 @@ func (t tree) ListItems(ctx context.Context, container, cursor string, limit int
 		next = paths[limit-1]
 	}
 	entries := make([]Entry, 0, len(paths))
-	for _, p := range paths {
-		fi, err := r.Lstat(p)
-		if err != nil {
-			if isMissing(err) {
-				continue // removed since the directory was read
+	// The paths of a directory are consecutive (byte order, and a
+	// directory's key ends in "/"): stat each run in its directory.
+	for i := 0; i < len(paths); {
+		dir := path.Dir(paths[i])
+		j := i + 1
+		for j < len(paths) && path.Dir(paths[j]) == dir {
+			j++
+		}
+		names := make([]string, j-i)
+		for k, p := range paths[i:j] {
+			names[k] = path.Base(p)
+		}
+		prefix := ""
+		if dir != "." {
+			prefix = dir + "/"
+		}
+		err := lstatEach(r, dir, names, func(name string, fi fs.FileInfo, err error) error {
+			if err != nil {
+				if isMissing(err) {
+					return nil // removed since the directory was read
+				}
+				return fmt.Errorf("stat %s/%s%s: %w", container, prefix, name, err)
 			}
-			return nil, "", fmt.Errorf("stat %s/%s: %w", container, p, err)
+			if !fi.Mode().IsRegular() {
+				return nil // replaced by something else since the directory was read
+			}
+			entries = append(entries, entryOf(prefix+name, fi))
+			return nil
+		})
+		if err != nil {
+			return nil, "", err
 		}
-		if !fi.Mode().IsRegular() {
-			continue // replaced by something else since the directory was read
-		}
-		entries = append(entries, entryOf(p, fi))
+		i = j
 	}
 	return entries, next, nil
 }
+
+// lstatEachInRoot is lstatEach through r.Lstat, path by path.
+func lstatEachInRoot(r *os.Root, dir string, names []string, each func(name string, fi fs.FileInfo, err error) error) error {
+	for _, n := range names {
+		fi, err := r.Lstat(path.Join(dir, n))
+		if err := each(n, fi, err); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// statInfo is a file's lstat as fs.FileInfo, made by lstatEach.
+type statInfo struct {
+	name  string
+	size  int64
+	mtime time.Time
+	ino   uint64
+	mode  fs.FileMode
+}
+
+func (s *statInfo) Name() string       { return s.name }
+func (s *statInfo) Size() int64        { return s.size }
+func (s *statInfo) ModTime() time.Time { return s.mtime }
+func (s *statInfo) Mode() fs.FileMode  { return s.mode }
+func (s *statInfo) IsDir() bool        { return s.mode.IsDir() }
+func (s *statInfo) Sys() any           { return nil }
 
 // walkTree appends to out, in byte order, the paths of regular files below
 // dir that sort after cursor, until out holds want paths.
