@@ -32,14 +32,15 @@ func readCPU() cpuTimes {
 		if err != nil {
 			continue
 		}
-		// pid (comm) state ppid ... utime(14) stime(15): fields after ")".
+		// pid (comm) state ppid ... utime(14) stime(15) cutime(16)
+		// cstime(17): fields after ")".
 		s := string(b)
 		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
 		if open < 0 || end < open {
 			continue
 		}
 		comm, fields := s[open+1:end], strings.Fields(s[end+1:])
-		if len(fields) < 13 {
+		if len(fields) < 15 {
 			continue
 		}
 		ut, _ := strconv.ParseFloat(fields[11], 64)
@@ -47,7 +48,12 @@ func readCPU() cpuTimes {
 		sec := (ut + st) / clockTicks
 		switch {
 		case comm == "postgres":
-			t.postgres += sec
+			// With the children it reaped (the postmaster's backends
+			// that ended), so a connection closed during a run keeps
+			// its CPU in the sum.
+			cut, _ := strconv.ParseFloat(fields[13], 64)
+			cst, _ := strconv.ParseFloat(fields[14], 64)
+			t.postgres += sec + (cut+cst)/clockTicks
 		case strings.HasPrefix(comm, "redis-server"):
 			t.redis += sec
 		}
