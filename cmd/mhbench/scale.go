@@ -14,6 +14,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api"
+	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
@@ -176,31 +177,11 @@ FROM search_documents d WHERE d.location_id NOT LIKE 'seed%'`, c%10 < 5, prefix,
 // ones.
 func (e *env) benchScaleSearch(ctx context.Context) error {
 	cfg := e.cfg
-	rdb, err := queue.RedisClient(cfg.RedisURL)
+	client, base, adminTok, stop, err := startAPI(ctx, cfg, e.db, e.engine)
 	if err != nil {
 		return err
 	}
-	defer rdb.Close()
-	if _, err := api.BootstrapAdmin(ctx, e.db, "admin@example.com", "bench-password-1"); err != nil {
-		return err
-	}
-	srv, err := api.New(ctx, api.Deps{Config: cfg, DB: e.db, Redis: rdb, Search: e.engine, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	hs := &http.Server{Handler: srv.Handler()}
-	go hs.Serve(ln)
-	defer hs.Close()
-	base := "http://" + ln.Addr().String()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
-	adminTok, err := login(client, base, "admin@example.com", "bench-password-1")
-	if err != nil {
-		return err
-	}
+	defer stop()
 	userTok, err := benchUser(client, base, adminTok, "seeded")
 	if err != nil {
 		return err
@@ -329,4 +310,38 @@ func (e *env) printStatements(label string) {
 	for _, x := range top {
 		fmt.Printf("      %6d calls %8.0f ms  %s\n", x.Calls, x.Ms, x.Q)
 	}
+}
+
+// startAPI serves an api over db and engine on a loopback port, with an
+// administrator logged in: the client, base URL and admin token to call
+// it with, and stop to end it.
+func startAPI(ctx context.Context, cfg config.Config, db *gorm.DB, engine search.Engine) (client *http.Client, base, adminTok string, stop func(), err error) {
+	rdb, err := queue.RedisClient(cfg.RedisURL)
+	if err != nil {
+		return nil, "", "", nil, err
+	}
+	if _, err := api.BootstrapAdmin(ctx, db, "admin@example.com", "bench-password-1"); err != nil {
+		rdb.Close()
+		return nil, "", "", nil, err
+	}
+	srv, err := api.New(ctx, api.Deps{Config: cfg, DB: db, Redis: rdb, Search: engine, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		rdb.Close()
+		return nil, "", "", nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		rdb.Close()
+		return nil, "", "", nil, err
+	}
+	hs := &http.Server{Handler: srv.Handler()}
+	go hs.Serve(ln)
+	stop = func() { hs.Close(); rdb.Close() }
+	base = "http://" + ln.Addr().String()
+	client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	if adminTok, err = login(client, base, "admin@example.com", "bench-password-1"); err != nil {
+		stop()
+		return nil, "", "", nil, err
+	}
+	return client, base, adminTok, stop, nil
 }

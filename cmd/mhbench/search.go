@@ -6,17 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"sort"
 	"time"
 
-	"github.com/metaharvest/metaharvest/api"
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/ids"
-	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 	_ "github.com/metaharvest/metaharvest/search/postgres"
@@ -62,31 +58,11 @@ func benchSearch(ctx context.Context) error {
 		return err
 	}
 	cfg.RedisNamespace = "bench" + ids.New()[:8]
-	rdb, err := queue.RedisClient(cfg.RedisURL)
+	client, base, adminTok, stop, err := startAPI(ctx, cfg, db, eng)
 	if err != nil {
 		return err
 	}
-	defer rdb.Close()
-	if _, err := api.BootstrapAdmin(ctx, db, "admin@example.com", "bench-password-1"); err != nil {
-		return err
-	}
-	srv, err := api.New(ctx, api.Deps{Config: cfg, DB: db, Redis: rdb, Search: eng, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	hs := &http.Server{Handler: srv.Handler()}
-	go hs.Serve(ln)
-	defer hs.Close()
-	base := "http://" + ln.Addr().String()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
-	adminTok, err := login(client, base, "admin@example.com", "bench-password-1")
-	if err != nil {
-		return err
-	}
+	defer stop()
 	if err := db.Create(&models.Group{ID: searchtest.GroupA, Name: "group A"}).Error; err != nil {
 		return err
 	}
