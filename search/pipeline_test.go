@@ -340,7 +340,7 @@ func TestMigrationDown(t *testing.T) {
 		names = append(names, n)
 	}
 	rows.Close()
-	want := "saved_searches search_documents search_fields search_numbers search_outbox search_paths search_segments search_visibility"
+	want := "saved_searches search_documents search_fields search_numbers search_outbox search_paths search_segments search_term_counts search_visibility"
 	if strings.Join(names, " ") != want {
 		t.Fatalf("search tables after up: %v, want %s", names, want)
 	}

@@ -25,7 +25,7 @@ type baseAggPlan struct {
 // each terms aggregation then reads its (vis, column) index alone, which
 // beats one scan of the table for both.
 func splitBaseAggs(t table, p *search.Plan) (*baseAggPlan, *search.Plan) {
-	if p.Query == "" && len(p.Types)+len(p.Terms)+len(p.Ranges)+len(p.Exists)+len(p.NotExists) == 0 {
+	if matchesEverything(p) {
 		return nil, p
 	}
 	rest := *p
@@ -49,6 +49,69 @@ func splitBaseAggs(t table, p *search.Plan) (*baseAggPlan, *search.Plan) {
 		return nil, p
 	}
 	return base, &rest
+}
+
+// matchesEverything: the plan has no query and no filter (every visible
+// document matches).
+func matchesEverything(p *search.Plan) bool {
+	return p.Query == "" && len(p.Types)+len(p.Terms)+len(p.Ranges)+len(p.Exists)+len(p.NotExists) == 0
+}
+
+// countedColumns are the columns of search_documents whose values
+// search_term_counts counts (migration 00013), by their expression in
+// queries: a terms aggregation over every visible document reads their
+// counts instead of the documents.
+var countedColumns = map[string]string{
+	"d.type": "type", "d.extension": "extension", "d.mime_type": "mime_type",
+	"d.location_id": "location_id", "d.location_name": "location_name",
+	"d.container_id": "container_id", "d.container_name": "container_name",
+}
+
+// countedTerms is the statement of a terms aggregation over every visible
+// document from the kept counts, and its arguments ("" when the plan
+// filters or the column has no counts): the top keys, their counts and the
+// total of the non-empty keys, as termsAggs's statement over the documents
+// gives them.
+func countedTerms(c *compiled, p *search.Plan, col string, size int) (string, []any) {
+	name, ok := countedColumns[col]
+	if !ok || c.t.name != itemsTable.name || !matchesEverything(p) {
+		return "", nil
+	}
+	q := &query{}
+	vis := ""
+	if !c.visAll {
+		vis = fmt.Sprintf(" AND vis = ANY(%s::integer[])", q.arg(nonNil32(c.r.classes)))
+	}
+	return fmt.Sprintf(`SELECT k, sum(n)::bigint AS cnt, sum(sum(n)) OVER ()::float8 FROM search_term_counts
+WHERE col = %s%s AND k <> ''
+GROUP BY k HAVING sum(n) > 0 ORDER BY cnt DESC, k COLLATE "C" LIMIT %s`, q.arg(name), vis, q.arg(size)), q.args
+}
+
+func nonNil32(s []int32) []int32 {
+	if s == nil {
+		return []int32{}
+	}
+	return s
+}
+
+// foldTermCounts folds the count rows the triggers appended into one row
+// per key, skipping rows another fold holds; keys whose count fell to zero
+// go.
+func foldTermCounts(ctx context.Context, conn *sql.Conn) error {
+	if _, err := conn.ExecContext(ctx, `
+WITH d AS (
+    DELETE FROM search_term_counts
+    WHERE ctid = ANY(ARRAY(SELECT ctid FROM search_term_counts WHERE NOT folded FOR UPDATE SKIP LOCKED))
+    RETURNING vis, col, k, n)
+INSERT INTO search_term_counts AS t (vis, col, k, n, folded)
+SELECT vis, col, k, sum(n), true FROM d GROUP BY 1, 2, 3
+ON CONFLICT (col, vis, k) WHERE folded DO UPDATE SET n = t.n + excluded.n`); err != nil {
+		return wrapErr(fmt.Errorf("fold term counts: %w", err))
+	}
+	if _, err := conn.ExecContext(ctx, `DELETE FROM search_term_counts WHERE folded AND n = 0`); err != nil {
+		return wrapErr(fmt.Errorf("fold term counts: %w", err))
+	}
+	return nil
 }
 
 // metricColumn is the float8 expression of a metric over a base column, ""

@@ -25,6 +25,10 @@
 // group lists, a search reads the classes its user may see, and rows are
 // checked with vis = ANY(classes); (vis, column) indexes answer counts and
 // terms aggregations over the visible documents by index-only scans.
+// Terms aggregations over every visible document (no query, no filter)
+// read search_term_counts instead: signed counts by class, column and
+// value, appended by statement triggers on search_documents in the
+// writing transaction and folded by Maintain (migration 00013).
 // Paths are numbered in search_paths. Both dictionaries only grow, so
 // their ids are cached for the life of the process.
 //

@@ -264,6 +264,9 @@ WHERE i.indrelid = 'search_documents'::regclass AND a.amname = 'gin'`).Scan(&mer
 	if err != nil {
 		return wrapErr(fmt.Errorf("merge pending index entries: %w", err))
 	}
+	if err := foldTermCounts(ctx, conn); err != nil {
+		return err
+	}
 	e.maintainMu.Lock()
 	e.maintained = time.Now()
 	e.maintainMu.Unlock()

@@ -165,6 +165,8 @@ type compiled struct {
 	where string
 	tsq   string // tsquery expression, "" without a text query
 	score string
+	// visAll: the user sees every document (no visibility condition).
+	visAll bool
 }
 
 // ranksAll: the page ranks every match (a text search over a table whose
@@ -231,7 +233,7 @@ func (s *stmt) searchText(fields []string) string {
 }
 
 func compile(t table, p *search.Plan, vis search.Visibility, r *resolved) *compiled {
-	c := &compiled{t: t, r: r, base: t.name, q: &query{}, score: "1::float8"}
+	c := &compiled{t: t, r: r, base: t.name, q: &query{}, score: "1::float8", visAll: vis.All}
 	s := &stmt{c: c, q: c.q}
 	var conds []string
 	if !vis.All && t.visClass {

@@ -499,7 +499,11 @@ func (e *Engine) termsAggs(ctx context.Context, t table, c *compiled, p *search.
 	for _, ta := range p.TermsAggs {
 		st := c.stmt()
 		var stmt string
-		if col, ok := t.strCols[ta.Field]; ok {
+		var args []any
+		col, isCol := t.strCols[ta.Field]
+		if counted, countedArgs := countedTerms(c, p, col, ta.Size); counted != "" {
+			stmt, args = counted, countedArgs
+		} else if isCol {
 			size := st.arg(ta.Size)
 			stmt = fmt.Sprintf(`SELECT %[1]s AS k, count(*) AS n, sum(count(*)) OVER () FROM %[2]s WHERE %[3]s AND %[1]s <> ''
 GROUP BY %[1]s ORDER BY n DESC, %[1]s COLLATE "C" LIMIT %[4]s`, col, st.from(), c.where, size)
@@ -509,7 +513,10 @@ GROUP BY %[1]s ORDER BY n DESC, %[1]s COLLATE "C" LIMIT %[4]s`, col, st.from(), 
 			stmt = fmt.Sprintf(`SELECT e.k, count(*) AS n, sum(count(*)) OVER () FROM %s, LATERAL %s WHERE %s
 GROUP BY e.k ORDER BY n DESC, e.k COLLATE "C" LIMIT %s`, st.from(), src, c.where, size)
 		}
-		rows, err := e.query(ctx, stmt, st.q.args)
+		if args == nil {
+			args = st.q.args
+		}
+		rows, err := e.query(ctx, stmt, args)
 		if err != nil {
 			return wrapErr(fmt.Errorf("aggregate %s: %w", ta.Name, err))
 		}
