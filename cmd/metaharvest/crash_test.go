@@ -6,9 +6,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -148,13 +150,33 @@ func (p *platform) recovered(fault, requestID, ctrID string, want int64, faultEn
 			break
 		}
 		if now.After(deadline) {
-			t.Fatalf("%s: not recovered within %s: job %+v, %d harvestend, search has %d, outbox %d",
-				fault, within, job, n, p.searchHas(ctrID), p.outboxDepth())
+			t.Fatalf("%s: not recovered within %s: job %+v, %d harvestend, search has %d, outbox %d; tasks: %s",
+				fault, within, job, n, p.searchHas(ctrID), p.outboxDepth(), p.taskStates())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Logf("recovery after %s: harvesting again after %s, job complete after %s, search converged after %s",
 		fault, progress.Round(10*time.Millisecond), complete.Round(10*time.Millisecond), converged.Round(10*time.Millisecond))
+}
+
+// taskStates says how many of the platform's tasks each queue holds in
+// each state, so that a job that does not finish says where its tasks are.
+func (p *platform) taskStates() string {
+	in := asynq.NewInspector(p.opt)
+	defer in.Close()
+	var out []string
+	for _, q := range (queue.Names{Namespace: p.ns}).All() {
+		i, err := in.GetQueueInfo(q)
+		if errors.Is(err, asynq.ErrQueueNotFound) {
+			continue
+		} else if err != nil {
+			out = append(out, q+": "+err.Error())
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: %d pending, %d active, %d scheduled, %d retry, %d archived, %d completed",
+			q, i.Pending, i.Active, i.Scheduled, i.Retry, i.Archived, i.Completed))
+	}
+	return strings.Join(out, "; ")
 }
 
 // searchHas counts the container's documents in the search index.
