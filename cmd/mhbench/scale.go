@@ -50,7 +50,7 @@ func benchScale(ctx context.Context, n int) error {
 		}
 		e.resetStatements()
 		cpu0 := readCPU()
-		run, err := e.harvestE2E(ctx, root, nil, files, false)
+		run, err := e.harvestE2E(ctx, root, smallFileExtractors, files, false)
 		c := readCPU().sub(cpu0)
 		e.printStatements(label)
 		return run.searchable, c, err

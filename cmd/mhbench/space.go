@@ -33,7 +33,7 @@ func benchSpace(ctx context.Context, n int) error {
 	if err := writeSmallFiles(root, n); err != nil {
 		return err
 	}
-	run, err := e.harvestE2E(ctx, root, nil, int64(n), false)
+	run, err := e.harvestE2E(ctx, root, smallFileExtractors, int64(n), false)
 	if err != nil {
 		return err
 	}
