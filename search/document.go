@@ -213,6 +213,10 @@ type Prepared struct {
 	NameText, BodyText string
 	// LocationGroups and ContainerGroups are the visibility lists.
 	LocationGroups, ContainerGroups []string
+
+	// spare backs the one-value slices of Flat (most paths hold one value):
+	// one allocation for many.
+	spare []any
 }
 
 // PrepareItem is Prepare for item documents: it derives "type" from
@@ -343,10 +347,12 @@ func Prepare(doc Document) (*Prepared, error) {
 		return nil, errors.New("document without _id")
 	}
 	p := &Prepared{
-		ID:              id,
-		Flat:            map[string][]any{},
+		ID: id,
+		// Sized for a document of a few extractors' fields, so that the
+		// maps rarely grow while they fill.
+		Flat:            make(map[string][]any, 2*len(m)+8),
 		Dates:           map[string][]float64{},
-		Kinds:           map[string]Kind{},
+		Kinds:           make(map[string]Kind, 2*len(m)+8),
 		LocationGroups:  stringList(m[FieldLocationGroups]),
 		ContainerGroups: stringList(m[FieldContainerGroups]),
 	}
@@ -421,13 +427,24 @@ func (p *Prepared) walk(v any, prefix string, depth int, catalogued bool, body *
 }
 
 func (p *Prepared) add(path string, v any, k Kind) {
+	vals, seen := p.Flat[path]
+	if !seen {
+		if len(p.spare) == 0 {
+			p.spare = make([]any, 16)
+		}
+		one := p.spare[:1:1] // capacity 1: a second value reallocates
+		p.spare = p.spare[1:]
+		one[0] = v
+		p.Flat[path], p.Kinds[path] = one, k
+		return
+	}
 	p.Kinds[path] |= k
-	for _, have := range p.Flat[path] {
+	for _, have := range vals {
 		if have == v {
 			return
 		}
 	}
-	p.Flat[path] = append(p.Flat[path], v)
+	p.Flat[path] = append(vals, v)
 }
 
 func (p *Prepared) addDate(path string, sec float64) {
