@@ -87,26 +87,19 @@ fi
 # and one restart when they differ): memory to keep the indexes it writes
 # at random (a quarter of the RAM, at most 8 GB: with the default 128 MB a
 # platform of a million items writes each file a third slower, see
-# make bench), checkpoints spaced for bulk writes, and compressed full-page
-# images: the ids are random, so the first harvest after a checkpoint logs
-# a whole page for most index leaves it touches (lz4 where the server has
-# it: a harvest of 10k files into a million items measured 2.51x -> 1.29x
-# its cost on an empty platform).
+# make bench), and checkpoints spaced for bulk writes.
 mem_mb=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo 2>/dev/null || echo 0)
 sb_mb=$(( mem_mb / 4 )); [ "$sb_mb" -gt 8192 ] && sb_mb=8192
 if [ "$sb_mb" -ge 256 ] && [ -d /etc/postgresql ] && command -v pg_ctlcluster >/dev/null; then
-  walc=$(psql "$url" -qtAc "SELECT CASE WHEN 'lz4' = ANY(enumvals) THEN 'lz4' ELSE 'pglz' END
-    FROM pg_settings WHERE name = 'wal_compression'" 2>/dev/null || echo pglz)
-  want="shared_buffers=$((sb_mb * 128)) effective_cache_size=$((mem_mb / 2 * 128)) max_wal_size=4096 checkpoint_timeout=900 wal_compression=$walc"
+  want="shared_buffers=$((sb_mb * 128)) effective_cache_size=$((mem_mb / 2 * 128)) max_wal_size=4096 checkpoint_timeout=900"
   have=$(psql "$url" -qtAc "SELECT string_agg(name || '=' || setting, ' ' ORDER BY array_position(
-    ARRAY['shared_buffers', 'effective_cache_size', 'max_wal_size', 'checkpoint_timeout', 'wal_compression'], name::text))
-    FROM pg_settings WHERE name IN ('shared_buffers', 'effective_cache_size', 'max_wal_size', 'checkpoint_timeout', 'wal_compression')" 2>/dev/null || true)
+    ARRAY['shared_buffers', 'effective_cache_size', 'max_wal_size', 'checkpoint_timeout'], name::text))
+    FROM pg_settings WHERE name IN ('shared_buffers', 'effective_cache_size', 'max_wal_size', 'checkpoint_timeout')" 2>/dev/null || true)
   if [ "$have" != "$want" ]; then
-    log "configuring postgres for harvests (shared_buffers ${sb_mb}MB, spaced checkpoints, wal_compression $walc) and restarting it"
+    log "configuring postgres for harvests (shared_buffers ${sb_mb}MB, spaced checkpoints) and restarting it"
     quiet psql "$url" -qc "ALTER SYSTEM SET shared_buffers = '${sb_mb}MB'" \
       -c "ALTER SYSTEM SET effective_cache_size = '$((mem_mb / 2))MB'" \
-      -c "ALTER SYSTEM SET max_wal_size = '4GB'" -c "ALTER SYSTEM SET checkpoint_timeout = '15min'" \
-      -c "ALTER SYSTEM SET wal_compression = '$walc'"
+      -c "ALTER SYSTEM SET max_wal_size = '4GB'" -c "ALTER SYSTEM SET checkpoint_timeout = '15min'"
     ver=$(ls /etc/postgresql | sort -V | tail -n 1)
     quiet as_root pg_ctlcluster --skip-systemctl-redirect "$ver" main restart
     for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
