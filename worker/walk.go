@@ -129,14 +129,33 @@ func upsertItems(tx *gorm.DB, t *target, entries []storage.Entry, all bool) ([]h
 		return nil, nil
 	}
 	n := len(entries)
-	ids, etags, paths := make([]string, n), make([]string, n), make([]string, n)
+	ids, etags := make([]string, n), make([]string, n)
 	sizes, modified := make([]int64, n), make([]time.Time, n)
 	for i, e := range entries {
-		ids[i], etags[i], paths[i] = models.ItemID(t.ctr.ID, e.Path), e.ETag, e.Path
+		ids[i], etags[i] = models.ItemID(t.ctr.ID, e.Path), e.ETag
 		sizes[i], modified[i] = e.Size, e.LastModified.UTC()
 	}
-	changed, err := updateKnownItems(tx, t.ctr.ID, ids, paths, sizes, etags, modified)
+	rows, err := tx.Statement.ConnPool.QueryContext(tx.Statement.Context, `
+		UPDATE items i SET size = x.size, etag = x.etag, last_modified = x.last_modified,
+			last_seen_at = now(), deleted_at = NULL, updated_at = now()
+		FROM unnest($1::text[], $2::int8[], $3::text[], $4::timestamptz[]) AS x(id, size, etag, last_modified)
+		WHERE i.id = x.id
+		RETURNING i.id, i.last_harvested IS NULL OR i.etag <> i.harvested_etag`,
+		ids, sizes, etags, modified)
 	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	changed := make(map[string]bool, n)
+	for rows.Next() {
+		var id string
+		var isChanged bool
+		if err := rows.Scan(&id, &isChanged); err != nil {
+			return nil, err
+		}
+		changed[id] = isChanged
+	}
+	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	var out []harvestable
@@ -152,43 +171,6 @@ func upsertItems(tx *gorm.DB, t *target, entries []storage.Entry, all bool) ([]h
 		}
 	}
 	return out, nil
-}
-
-// updateKnownItems updates the listed files that are items already and
-// says, for each, whether it changed since its last harvest. A page none
-// of whose files is an item yet (a first harvest) costs one read of the
-// container's path index over the page's range, not a lookup per file.
-func updateKnownItems(tx *gorm.DB, ctrID string, ids, paths []string, sizes []int64, etags []string, modified []time.Time) (map[string]bool, error) {
-	conn, ctx := tx.Statement.ConnPool, tx.Statement.Context
-	var someKnown bool
-	// The range is taken in SQL: the database's collation orders the paths.
-	err := conn.QueryRowContext(ctx, `
-		SELECT EXISTS (SELECT 1 FROM items i, (SELECT min(p) AS lo, max(p) AS hi FROM unnest($2::text[]) AS p) r
-			WHERE i.container_id = $1 AND i.path BETWEEN r.lo AND r.hi)`, ctrID, paths).Scan(&someKnown)
-	if err != nil || !someKnown {
-		return nil, err
-	}
-	rows, err := conn.QueryContext(ctx, `
-		UPDATE items i SET size = x.size, etag = x.etag, last_modified = x.last_modified,
-			last_seen_at = now(), deleted_at = NULL, updated_at = now()
-		FROM unnest($1::text[], $2::int8[], $3::text[], $4::timestamptz[]) AS x(id, size, etag, last_modified)
-		WHERE i.id = x.id
-		RETURNING i.id, i.last_harvested IS NULL OR i.etag <> i.harvested_etag`,
-		ids, sizes, etags, modified)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	changed := make(map[string]bool, len(ids))
-	for rows.Next() {
-		var id string
-		var isChanged bool
-		if err := rows.Scan(&id, &isChanged); err != nil {
-			return nil, err
-		}
-		changed[id] = isChanged
-	}
-	return changed, rows.Err()
 }
 
 // harvestable is a listed file to harvest: an item, or a new file (file).
