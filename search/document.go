@@ -174,9 +174,16 @@ func DigestQuery(query string) (field, value string, ok bool) {
 	return field, q, true
 }
 
-func isDigestField(path string) bool {
-	return DigestFields[32] == path || DigestFields[40] == path || DigestFields[64] == path
-}
+func isDigestField(path string) bool { return digestPaths[path] }
+
+// digestPaths are the paths of DigestFields.
+var digestPaths = func() map[string]bool {
+	m := map[string]bool{}
+	for _, path := range DigestFields {
+		m[path] = true
+	}
+	return m
+}()
 
 // NonTextFields lists the string fields left out of full-text search.
 func NonTextFields() []string {
@@ -242,70 +249,119 @@ func PrepareItem(doc Document) (*Prepared, error) {
 	return Prepare(doc)
 }
 
-// normalize returns a copy of v in the shapes a JSON decoder with
-// UseNumber produces (maps, []any, strings, json.Number, bools, nil), as
-// the document would read back from JSON, without encoding it: strings
-// (and keys) lose NUL characters and invalid UTF-8, which Postgres text
-// and jsonb cannot hold. Values of other types go through JSON. ok is false
-// when a value cannot be encoded.
+// normalize returns v in the shapes a JSON decoder with UseNumber produces
+// (maps, []any, strings, json.Number, bools, nil), as the document would
+// read back from JSON, without encoding it: strings (and keys) lose NUL
+// characters and invalid UTF-8, which Postgres text and jsonb cannot hold.
+// Values of other types go through JSON. ok is false when a value cannot be
+// encoded. Maps and slices already in those shapes are returned as they
+// are, not copied (most of a document is: copies were a third of the
+// allocations of a harvest's indexing); a map or slice with a value to
+// change is copied, so v itself is never modified.
 func normalize(v any) (any, bool) {
+	n, _, ok := normalized(v)
+	return n, ok
+}
+
+// normalized is normalize, and whether the result differs from v (is a
+// new value).
+func normalized(v any) (out any, changed, ok bool) {
+	// v, not x, is returned unchanged: boxing x again would allocate.
 	switch x := v.(type) {
 	case nil, bool, json.Number:
-		return x, true
+		return v, false, true
 	case string:
-		return cleanString(x), true
+		if !isClean(x) {
+			return cleanString(x), true, true
+		}
+		return v, false, true
 	case map[string]any:
-		out := make(map[string]any, len(x))
+		var copied map[string]any // nil until a key or value changes
 		for k, e := range x {
-			n, ok := normalize(e)
+			n, changedValue, ok := normalized(e)
 			if !ok {
-				return nil, false
+				return nil, false, false
 			}
-			out[cleanString(k)] = n
+			keyClean := isClean(k)
+			if !changedValue && keyClean {
+				continue
+			}
+			if copied == nil {
+				copied = make(map[string]any, len(x))
+				for k2, e2 := range x {
+					copied[k2] = e2
+				}
+			}
+			if !keyClean {
+				delete(copied, k)
+				k = cleanString(k)
+			}
+			copied[k] = n
 		}
-		return out, true
+		if copied == nil {
+			return v, false, true
+		}
+		return copied, true, true
 	case Document:
-		return normalize(map[string]any(x))
+		n, _, ok := normalized(map[string]any(x))
+		return n, true, ok // another type: a new value either way
 	case []any:
-		out := make([]any, len(x))
+		var copied []any
 		for i, e := range x {
-			n, ok := normalize(e)
+			n, changedValue, ok := normalized(e)
 			if !ok {
-				return nil, false
+				return nil, false, false
 			}
-			out[i] = n
+			if !changedValue {
+				continue
+			}
+			if copied == nil {
+				copied = make([]any, len(x))
+				copy(copied, x)
+			}
+			copied[i] = n
 		}
-		return out, true
+		if copied == nil {
+			return v, false, true
+		}
+		return copied, true, true
 	case []string:
 		out := make([]any, len(x))
 		for i, e := range x {
 			out[i] = cleanString(e)
 		}
-		return out, true
+		return out, true, true
 	case int:
-		return json.Number(strconv.FormatInt(int64(x), 10)), true
+		return json.Number(strconv.FormatInt(int64(x), 10)), true, true
 	case int32:
-		return json.Number(strconv.FormatInt(int64(x), 10)), true
+		return json.Number(strconv.FormatInt(int64(x), 10)), true, true
 	case int64:
-		return json.Number(strconv.FormatInt(x, 10)), true
+		return json.Number(strconv.FormatInt(x, 10)), true, true
 	case float64:
 		b, err := json.Marshal(x)
 		if err != nil {
-			return nil, false
+			return nil, false, false
 		}
-		return json.Number(b), true
+		return json.Number(b), true, true
 	}
 	raw, err := json.Marshal(v)
 	if err != nil {
-		return nil, false
+		return nil, false, false
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	var out any
-	if err := dec.Decode(&out); err != nil {
-		return nil, false
+	var decoded any
+	if err := dec.Decode(&decoded); err != nil {
+		return nil, false, false
 	}
-	return normalize(out)
+	n, _, ok := normalized(decoded)
+	return n, true, ok
+}
+
+// isClean: s has no NUL character and is valid UTF-8 (cleanString
+// returns it as it is).
+func isClean(s string) bool {
+	return strings.IndexByte(s, 0) < 0 && utf8.ValidString(s)
 }
 
 // cleanString drops NUL characters and replaces each byte of invalid
@@ -348,19 +404,24 @@ func Prepare(doc Document) (*Prepared, error) {
 	}
 	p := &Prepared{
 		ID: id,
-		// Sized for a document of a few extractors' fields, so that the
-		// maps rarely grow while they fill.
-		Flat:            make(map[string][]any, 2*len(m)+8),
+		// Sized for about as many leaves as the document has fields, and a
+		// few more: most fields are strings and numbers, and an extractor's
+		// object adds a few leaves (a larger document grows them).
+		Flat:            make(map[string][]any, len(m)+8),
 		Dates:           map[string][]float64{},
-		Kinds:           make(map[string]Kind, 2*len(m)+8),
+		Kinds:           make(map[string]Kind, len(m)+8),
 		LocationGroups:  stringList(m[FieldLocationGroups]),
 		ContainerGroups: stringList(m[FieldContainerGroups]),
 	}
-	for k := range m {
-		if strings.HasPrefix(k, "_") && k != FieldID {
-			delete(m, k)
+	// The public document is a map of its own: normalize may have returned
+	// doc's (its nested maps are shared, and only read).
+	public := make(map[string]any, len(m))
+	for k, v := range m {
+		if !strings.HasPrefix(k, "_") || k == FieldID {
+			public[k] = v
 		}
 	}
+	m = public
 	p.Public = m
 	var body strings.Builder
 	p.walk(m, "", 0, true, &body)
@@ -408,10 +469,10 @@ func (p *Prepared) walk(v any, prefix string, depth int, catalogued bool, body *
 		if len(x) > maxValueLength {
 			p.add(prefix, truncateUTF8(x, maxValueLength)+"…", KindString)
 		} else if t, ok := ParseDateValue(x); ok {
-			p.add(prefix, x, KindDate)
+			p.add(prefix, v, KindDate)
 			p.addDate(prefix, float64(t.UnixNano())/1e9)
 		} else {
-			p.add(prefix, x, KindString)
+			p.add(prefix, v, KindString) // v: x boxed again would allocate
 		}
 	case json.Number:
 		f, err := x.Float64()

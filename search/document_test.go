@@ -191,3 +191,57 @@ func TestAppendJSON(t *testing.T) {
 		t.Fatalf("round trip:\n got %s\nwant %s", got, want)
 	}
 }
+
+// Prepare cleans strings and keys (NUL, invalid UTF-8) and turns Go numbers
+// into JSON numbers in its own copies: the caller's document is left as it
+// was, and what needed no change is shared, not copied.
+func TestPrepareLeavesTheDocumentAlone(t *testing.T) {
+	clean := map[string]any{"md5": "6440e7fc9f9132035657d33f16d5e442", "n": json.Number("3")}
+	dirty := map[string]any{"ok": "fine", "bad\x00key": "v", "text": "a\xffb", "list": []any{"x", "y\x00", int64(2)}}
+	doc := Document{"_id": "d1", "name": "f.bin", "size": int64(7), "_secret": "s", "hashes": clean, "exif": dirty}
+	before, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Prepare(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := json.Marshal(doc); string(after) != string(before) {
+		t.Fatalf("Prepare changed the document:\n%s\n%s", before, after)
+	}
+	if _, ok := doc["_secret"]; !ok {
+		t.Fatal("Prepare removed _secret from the caller's document")
+	}
+	if dirty["bad\x00key"] != "v" || dirty["text"] != "a\xffb" {
+		t.Fatalf("nested map changed: %q", dirty)
+	}
+	exif := p.Public["exif"].(map[string]any)
+	want := map[string]any{"ok": "fine", "badkey": "v", "text": "a\uFFFDb", "list": []any{"x", "y", json.Number("2")}}
+	if !reflect.DeepEqual(exif, want) {
+		t.Fatalf("public exif = %#v, want %#v", exif, want)
+	}
+	if p.Public["size"] != json.Number("7") {
+		t.Fatalf("size = %#v", p.Public["size"])
+	}
+	if reflect.ValueOf(p.Public["hashes"]).Pointer() != reflect.ValueOf(clean).Pointer() {
+		t.Error("a clean nested map was copied")
+	}
+	if reflect.ValueOf(exif).Pointer() == reflect.ValueOf(dirty).Pointer() {
+		t.Error("a nested map with values to clean was not copied")
+	}
+
+	// Nothing to clean at all: the internal fields still leave the public
+	// document only.
+	tidy := Document{"_id": "d2", "name": "g.bin", "_secret": "s", "hashes": clean}
+	p, err = Prepare(tidy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := tidy["_secret"]; !ok {
+		t.Fatal("Prepare removed _secret from the caller's document")
+	}
+	if _, ok := p.Public["_secret"]; ok {
+		t.Fatal("the public document keeps _secret")
+	}
+}

@@ -21,7 +21,9 @@ const writeBatch = 250
 
 // columns of one upsert statement, one array per column.
 type docColumns struct {
-	id, nameText, body, typ, name, size, lastModified, lg, cg []string
+	id, nameText, body, typ, name, size, lastModified []string
+	// lg, cg: the visibility lists as JSON (segments; items have vis).
+	lg, cg []string
 	// doc and flat: the document and its flat map (segments); extra and
 	// dates: the document but what its columns give back, and its nested
 	// dates ("" for none; items).
@@ -46,6 +48,16 @@ type docColumns struct {
 var itemStrColumns = []string{search.FieldExtension, search.FieldMimeType, search.FieldLocationID,
 	search.FieldLocationName, search.FieldContainerID, search.FieldContainerName}
 
+// strColumnFields are the string fields of item documents held by a column:
+// type, name and itemStrColumns.
+var strColumnFields = func() map[string]bool {
+	m := map[string]bool{search.FieldType: true, search.FieldName: true}
+	for _, f := range itemStrColumns {
+		m[f] = true
+	}
+	return m
+}()
+
 // addItem adds an item document with its visibility class and the path ids
 // of its leaves (keys, and search_numbers for nested numbers and dates).
 func (c *docColumns) addItem(p *search.Prepared, vis int32, paths map[string]int32) error {
@@ -67,7 +79,7 @@ func (c *docColumns) addItem(p *search.Prepared, vis int32, paths map[string]int
 			}
 		}
 	}
-	nested := map[string][]float64{}
+	var nested map[string][]float64 // made for the first nested date
 	for path, secs := range p.Dates {
 		pid, ok := paths[path]
 		if !ok {
@@ -75,6 +87,9 @@ func (c *docColumns) addItem(p *search.Prepared, vis int32, paths map[string]int
 		}
 		if path == search.FieldLastModified {
 			continue // a column
+		}
+		if nested == nil {
+			nested = map[string][]float64{}
 		}
 		nested[path] = secs
 		for _, x := range secs {
@@ -112,29 +127,54 @@ func (c *docColumns) addItem(p *search.Prepared, vis int32, paths map[string]int
 
 // extraOf encodes what of an item document its columns do not give back
 // exactly ("" when nothing): everything but _id and the base fields whose
-// value the column holds as it was (fetchDocs puts them back).
+// value the column holds as it was (fetchDocs puts them back). It encodes
+// the document's entries in place, without a copy of the map.
 func extraOf(public map[string]any, size, lastModified string) (string, error) {
-	extra := make(map[string]any, len(public))
+	b := make([]byte, 0, 512)
+	b = append(b, '{')
+	n := 0
 	for k, v := range public {
-		extra[k] = v
-	}
-	delete(extra, search.FieldID)
-	for _, f := range append([]string{search.FieldType, search.FieldName}, itemStrColumns...) {
-		if v, ok := extra[f].(string); ok && v != "" {
-			delete(extra, f)
+		if inColumns(k, v, size, lastModified) {
+			continue
+		}
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		var err error
+		if b, err = search.AppendJSON(b, k); err != nil {
+			return "", err
+		}
+		b = append(b, ':')
+		if b, err = search.AppendJSON(b, v); err != nil {
+			return "", err
 		}
 	}
-	if n, ok := extra[search.FieldSize].(json.Number); ok && string(n) == size {
-		delete(extra, search.FieldSize)
-	}
-	if v, ok := extra[search.FieldLastModified].(string); ok && v == lastModified {
-		delete(extra, search.FieldLastModified)
-	}
-	if len(extra) == 0 {
+	if n == 0 {
 		return "", nil
 	}
-	raw, err := search.AppendJSON(nil, extra)
-	return string(raw), err
+	return string(append(b, '}')), nil
+}
+
+// inColumns: the document's field k, of value v, is _id or is held as it
+// was by a column of search_documents (size and lastModified are what the
+// size and last_modified columns were given).
+func inColumns(k string, v any, size, lastModified string) bool {
+	if strColumnFields[k] {
+		s, ok := v.(string)
+		return ok && s != ""
+	}
+	switch k {
+	case search.FieldID:
+		return true
+	case search.FieldSize:
+		n, ok := v.(json.Number)
+		return ok && string(n) == size
+	case search.FieldLastModified:
+		s, ok := v.(string)
+		return ok && s == lastModified
+	}
+	return false
 }
 
 // addSegment adds a segment: its document and flat map go whole.
@@ -151,7 +191,11 @@ func (c *docColumns) addSegment(p *search.Prepared) error {
 	if err != nil {
 		return fmt.Errorf("encode document %s: %w", p.ID, err)
 	}
+	lg, _ := json.Marshal(nonNil(p.LocationGroups))
+	cg, _ := json.Marshal(nonNil(p.ContainerGroups))
 	c.addBase(p)
+	c.lg = append(c.lg, string(lg))
+	c.cg = append(c.cg, string(cg))
 	c.doc = append(c.doc, string(doc))
 	c.flat = append(c.flat, string(flat))
 	c.dates = append(c.dates, string(dates))
@@ -160,15 +204,11 @@ func (c *docColumns) addSegment(p *search.Prepared) error {
 
 // addBase adds the columns every table has.
 func (c *docColumns) addBase(p *search.Prepared) {
-	lg, _ := json.Marshal(nonNil(p.LocationGroups))
-	cg, _ := json.Marshal(nonNil(p.ContainerGroups))
 	c.id = append(c.id, p.ID)
 	// The words' text is made here, where it is cheaper than in SQL (see
 	// tsvExpr).
 	c.nameText = append(c.nameText, p.NameText+"\n"+splitWords(p.NameText))
 	c.body = append(c.body, splitWords(p.BodyText))
-	c.lg = append(c.lg, string(lg))
-	c.cg = append(c.cg, string(cg))
 
 	typ, _ := p.Public[search.FieldType].(string)
 	if typ == "" {
