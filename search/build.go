@@ -65,6 +65,34 @@ type Fresh struct {
 	// Data is the item's metadata: the data of each extractor, by
 	// extractor name, as it was encoded into the row (nil is {}).
 	Data map[string]map[string]any
+	// Media: the transaction wrote segment parts or captions of the item,
+	// which its document and segments are made of: they are read back.
+	// Without it nothing is read for the item: a row just inserted has no
+	// rows that refer to it but those its transaction wrote (no custom
+	// field values, no uploaded captions).
+	Media bool
+}
+
+// readsRelated: the item's document needs its rows in other tables read
+// (custom field values, captions, segment parts), as every item but a
+// fresh one does.
+func readsRelated(fresh map[string]*Fresh, id string) bool { return fresh[id] == nil }
+
+// readsMedia: the item's captions and segment parts are read.
+func readsMedia(fresh map[string]*Fresh, id string) bool {
+	f := fresh[id]
+	return f == nil || f.Media
+}
+
+// only is the documents of docs whose id keep holds.
+func only(docs map[string]Document, keep func(id string) bool) map[string]Document {
+	out := make(map[string]Document, len(docs))
+	for id, d := range docs {
+		if keep(id) {
+			out[id] = d
+		}
+	}
+	return out
 }
 
 func (f *Fresh) row() itemRow {
@@ -131,10 +159,10 @@ WHERE i.id = ANY(?::text[]) AND i.deleted_at IS NULL`, models.Strings(read)).Sca
 		}
 		out[r.ID] = doc
 	}
-	if err := addCustomFields(ctx, db, out); err != nil {
+	if err := addCustomFields(ctx, db, only(out, func(id string) bool { return readsRelated(fresh, id) })); err != nil {
 		return nil, err
 	}
-	if err := addTranscripts(ctx, db, out); err != nil {
+	if err := addTranscripts(ctx, db, only(out, func(id string) bool { return readsMedia(fresh, id) })); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -150,7 +150,13 @@ func indexItemsTx(ctx context.Context, tx *gorm.DB, ti TxIndexer, ids []string, 
 			gone = append(gone, id)
 		}
 	}
-	byItem, err := BuildSegments(ctx, tx, present)
+	withMedia := make([]Document, 0, len(present))
+	for _, d := range present {
+		if readsMedia(fresh, d.ID()) {
+			withMedia = append(withMedia, d)
+		}
+	}
+	byItem, err := BuildSegments(ctx, tx, withMedia)
 	if err != nil {
 		return err
 	}

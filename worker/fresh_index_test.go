@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,9 +36,26 @@ func (odd) Extract(_ context.Context, in *extractors.Input) (*extractors.Result,
 	}}, nil
 }
 
+// talks reports a segment and a caption for videos (what the documents of
+// new files read back, being written in the same transaction), nothing
+// for other files.
+type talks struct{}
+
+func (talks) Extract(_ context.Context, in *extractors.Input) (*extractors.Result, error) {
+	if !strings.HasSuffix(in.Name, ".mp4") {
+		return &extractors.Result{}, nil
+	}
+	return &extractors.Result{
+		Segments: []extractors.Segment{{Time: 1.5, Summary: extractors.SegmentSummary{Tags: []extractors.SegmentTag{{Name: "walrus", Confidence: 0.9}}}}},
+		Captions: []extractors.Caption{{Source: "speech", Language: "en", Format: "srt",
+			Cues: []extractors.Cue{{Start: 0, End: 2, Text: "the quokka speaks"}}}},
+	}, nil
+}
+
 // The documents of new files are made from what the harvest holds, not
 // read back from their rows (search.Fresh): they must be exactly the
-// documents read back from the rows, column for column, number for number.
+// documents read back from the rows, column for column, number for number,
+// with their segments and captions.
 func TestFreshDocumentsAreTheDocumentsOfTheRows(t *testing.T) {
 	t.Parallel()
 	reg := extractortest.Registry(t, nil, "store", "mime_type", "hashes")
@@ -45,6 +63,8 @@ func TestFreshDocumentsAreTheDocumentsOfTheRows(t *testing.T) {
 		New: func(extractors.Env) (extractors.Extractor, error) { return odd{}, nil }})
 	reg.MustRegister(extractors.Info{Name: "nothing", DisplayName: "Nothing", Version: "1", Implemented: true, DefaultEnabled: true,
 		New: func(extractors.Env) (extractors.Extractor, error) { return nothing{}, nil }})
+	reg.MustRegister(extractors.Info{Name: "talks", DisplayName: "Talks", Version: "1", Implemented: true, DefaultEnabled: true,
+		New: func(extractors.Env) (extractors.Extractor, error) { return talks{}, nil }})
 	f := newFixture(t, reg)
 	eng, err := postgres.New(f.db)
 	if err != nil {
@@ -55,15 +75,29 @@ func TestFreshDocumentsAreTheDocumentsOfTheRows(t *testing.T) {
 	f.write("notes/read me.txt", "hello words")
 	f.write("ünïcode ✓.bin", "\x00\x01\x02")
 	f.startWorker()
-	req := f.harvest(jobs.Spec{Extractors: []string{"store", "mime_type", "hashes", "odd", "nothing"}})
+	req := f.harvest(jobs.Spec{Extractors: []string{"store", "mime_type", "hashes", "odd", "nothing", "talks"}})
 	if job := f.waitJob(req, time.Minute); job.IndexedCount != 3 || job.ErrorCount != 0 {
 		var errs []string
 		f.db.Raw(`SELECT error FROM activity_rows WHERE request_id = ? AND error <> ''`, req).Scan(&errs)
 		t.Fatalf("job: %d indexed, %d errors: %q", job.IndexedCount, job.ErrorCount, errs)
 	}
 	fromHarvest := f.indexSnapshot()
-	if len(fromHarvest) != 3+1 {
-		t.Fatalf("index snapshot: %d documents", len(fromHarvest)-1)
+	if len(fromHarvest) != 3+2 {
+		t.Fatalf("index snapshot: %d documents", len(fromHarvest)-2)
+	}
+	for _, want := range []string{"quokka", "walrus"} {
+		if !strings.Contains(fromHarvest["segments"], want) {
+			t.Fatalf("segments snapshot lacks %q: %s", want, fromHarvest["segments"])
+		}
+	}
+	var transcripts int
+	for _, doc := range fromHarvest {
+		if strings.Contains(doc, "the quokka speaks") {
+			transcripts++
+		}
+	}
+	if transcripts != 2 { // the video's document and its segment
+		t.Fatalf("the caption is in %d documents and segments, want 2", transcripts)
 	}
 	// Every document again, built from the rows.
 	if err := search.MarkDirtyWhere(f.db, "true"); err != nil {
@@ -92,8 +126,9 @@ func (nothing) Extract(context.Context, *extractors.Input) (*extractors.Result, 
 	return &extractors.Result{}, nil
 }
 
-// indexSnapshot is every indexed document, as stored: its row and its
-// number rows by id, and the number rows all together under "numbers".
+// indexSnapshot is every indexed document, as stored: its row by id, the
+// number rows all together under "numbers" and the segments' rows under
+// "segments".
 func (f *fixture) indexSnapshot() map[string]string {
 	f.t.Helper()
 	var docs []struct {
@@ -113,5 +148,11 @@ func (f *fixture) indexSnapshot() map[string]string {
 		f.t.Fatal(err)
 	}
 	out["numbers"] = numbers
+	var segments string
+	if err := f.db.Raw(`SELECT coalesce(jsonb_agg(to_jsonb(s) - 'indexed_at' ORDER BY s.id), '[]')::text FROM search_segments s`).
+		Scan(&segments).Error; err != nil {
+		f.t.Fatal(err)
+	}
+	out["segments"] = segments
 	return out
 }

@@ -93,6 +93,18 @@ func (m *mediaRows) add(itemID string, o extractors.Outcome, prefix string) {
 	}
 }
 
+// items are the items with segment parts or captions.
+func (m *mediaRows) items() map[string]bool {
+	out := map[string]bool{}
+	for _, id := range m.segItem {
+		out[id] = true
+	}
+	for _, id := range m.capItem {
+		out[id] = true
+	}
+	return out
+}
+
 // CaptionID is the id of an extracted caption: the same caption found again
 // keeps its id.
 func CaptionID(itemID, extractor, label string, index int) string {

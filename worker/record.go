@@ -201,7 +201,7 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 			if err != nil {
 				return err
 			}
-			written = cols.fresh(inserted, t, newData)
+			written = cols.fresh(inserted, t, newData, media.items())
 		}
 		if len(rerun) > 0 {
 			if err := replaced.delete(ctx, conn, fresh); err != nil {
@@ -343,8 +343,9 @@ func insertItems(ctx context.Context, conn gorm.ConnPool, args []any) (map[strin
 }
 
 // fresh are the rows of inserted, as insertItemsSQL wrote them with the
-// target's location and container and the extractors' data of each item.
-func (c *itemColumns) fresh(inserted map[string]bool, t *target, data map[string]map[string]map[string]any) []search.Fresh {
+// target's location and container and the extractors' data of each item;
+// withMedia holds the items with segment parts or captions.
+func (c *itemColumns) fresh(inserted map[string]bool, t *target, data map[string]map[string]map[string]any, withMedia map[string]bool) []search.Fresh {
 	out := make([]search.Fresh, 0, len(inserted))
 	for i, id := range c.id {
 		if !inserted[id] {
@@ -352,7 +353,7 @@ func (c *itemColumns) fresh(inserted map[string]bool, t *target, data map[string
 		}
 		out = append(out, search.Fresh{ID: id, Name: c.name[i], Path: c.path[i], MimeType: c.mime[i], Size: c.size[i],
 			LastModified: c.lastModified[i], LocationID: t.loc.ID, LocationKind: t.loc.Kind, LocationName: t.loc.Name,
-			ContainerID: t.ctr.ID, ContainerName: t.ctr.Name, Data: data[id]})
+			ContainerID: t.ctr.ID, ContainerName: t.ctr.Name, Data: data[id], Media: withMedia[id]})
 	}
 	return out
 }
