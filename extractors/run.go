@@ -295,7 +295,7 @@ func classify(parent, run context.Context, name string, timeout time.Duration, e
 // checkResult refuses results the worker could not store and returns the
 // data encoded.
 func checkResult(name string, res *Result) (json.RawMessage, error) {
-	raw, err := json.Marshal(res.Data)
+	raw, err := encodeData(res.Data)
 	if err != nil {
 		return nil, fmt.Errorf("extractor %s: result does not encode as JSON: %w", name, err)
 	}
