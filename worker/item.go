@@ -55,13 +55,36 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 	if len(ids) == 0 {
 		return permanent("item task without items")
 	}
-	var items []models.Item
 	// Not metadata: it can be large (text, EXIF) and is merged by Postgres.
 	// New files are looked for too: another job, or an earlier delivery of
-	// this task, may have made them items meanwhile.
-	if err := h.DB.WithContext(ctx).Select("id, container_id, path, name, mime_type, harvested_etag, last_harvested, last_request_id, results, deleted_at").
-		Where("id IN ?", ids).Find(&items).Error; err != nil {
-		return fmt.Errorf("load items: %w", err)
+	// this task, may have made them items meanwhile (by container and
+	// path, as the walk does: see upsertItems).
+	var items []models.Item
+	const columns = "id, container_id, path, name, mime_type, harvested_etag, last_harvested, last_request_id, results, deleted_at"
+	if itemIDs := p.IDs(); len(itemIDs) > 0 {
+		if err := h.DB.WithContext(ctx).Select(columns).Where("id IN ?", itemIDs).Find(&items).Error; err != nil {
+			return fmt.Errorf("load items: %w", err)
+		}
+	}
+	if len(p.Files) > 0 {
+		paths := make([]string, len(p.Files))
+		for i, f := range p.Files {
+			paths[i] = f.Path
+		}
+		var made []models.Item
+		if err := h.DB.WithContext(ctx).Select(columns).Where("container_id = ? AND path = ANY(?::text[])", p.ContainerID, models.Strings(paths)).
+			Find(&made).Error; err != nil {
+			return fmt.Errorf("load items: %w", err)
+		}
+		loaded := make(map[string]bool, len(items))
+		for _, it := range items {
+			loaded[it.ID] = true
+		}
+		for _, it := range made {
+			if !loaded[it.ID] {
+				items = append(items, it)
+			}
+		}
 	}
 	newFile := map[string]bool{}
 	for _, it := range items {

@@ -129,19 +129,25 @@ func upsertItems(tx *gorm.DB, t *target, entries []storage.Entry, all bool) ([]h
 		return nil, nil
 	}
 	n := len(entries)
-	ids, etags := make([]string, n), make([]string, n)
+	ids, paths, etags := make([]string, n), make([]string, n), make([]string, n)
 	sizes, modified := make([]int64, n), make([]time.Time, n)
 	for i, e := range entries {
-		ids[i], etags[i] = models.ItemID(t.ctr.ID, e.Path), e.ETag
+		ids[i], paths[i], etags[i] = models.ItemID(t.ctr.ID, e.Path), e.Path, e.ETag
 		sizes[i], modified[i] = e.Size, e.LastModified.UTC()
 	}
+	// The items are looked up by (container_id, path), the id's
+	// derivation, not by id: a container's rows are neighbours in that
+	// index, where ids are spread over the whole primary key (a page of
+	// a new container probes one leaf instead of a thousand random ones:
+	// on a platform of a million items the probes by id cost the walk ten
+	// times as much as on an empty one).
 	rows, err := tx.Statement.ConnPool.QueryContext(tx.Statement.Context, `
 		UPDATE items i SET size = x.size, etag = x.etag, last_modified = x.last_modified,
 			last_seen_at = now(), deleted_at = NULL, updated_at = now()
-		FROM unnest($1::text[], $2::int8[], $3::text[], $4::timestamptz[]) AS x(id, size, etag, last_modified)
-		WHERE i.id = x.id
+		FROM unnest($1::text[], $2::int8[], $3::text[], $4::timestamptz[]) AS x(path, size, etag, last_modified)
+		WHERE i.container_id = $5 AND i.path = x.path
 		RETURNING i.id, i.last_harvested IS NULL OR i.etag <> i.harvested_etag`,
-		ids, sizes, etags, modified)
+		paths, sizes, etags, modified, t.ctr.ID)
 	if err != nil {
 		return nil, err
 	}
