@@ -73,10 +73,9 @@ type Fresh struct {
 	Media bool
 }
 
-// readsRelated: the item's document needs its rows in other tables read
-// (custom field values, captions, segment parts), as every item but a
-// fresh one does.
-func readsRelated(fresh map[string]*Fresh, id string) bool { return fresh[id] == nil }
+// readsFieldValues: the item's custom field values are read (a fresh item
+// has none).
+func readsFieldValues(fresh map[string]*Fresh, id string) bool { return fresh[id] == nil }
 
 // readsMedia: the item's captions and segment parts are read.
 func readsMedia(fresh map[string]*Fresh, id string) bool {
@@ -159,7 +158,7 @@ WHERE i.id = ANY(?::text[]) AND i.deleted_at IS NULL`, models.Strings(read)).Sca
 		}
 		out[r.ID] = doc
 	}
-	if err := addCustomFields(ctx, db, only(out, func(id string) bool { return readsRelated(fresh, id) })); err != nil {
+	if err := addCustomFields(ctx, db, only(out, func(id string) bool { return readsFieldValues(fresh, id) })); err != nil {
 		return nil, err
 	}
 	if err := addTranscripts(ctx, db, only(out, func(id string) bool { return readsMedia(fresh, id) })); err != nil {
