@@ -224,7 +224,28 @@ func (e *env) close() {
 		insp.DeleteQueue(q, true)
 	}
 	insp.Close()
+	e.dropRedisKeys()
 	os.RemoveAll(e.dir)
+}
+
+// dropRedisKeys deletes what asynq keeps of the run's queues besides
+// their tasks (daily counters, unique-task locks), about 250 keys a
+// harvest that DeleteQueue leaves behind.
+func (e *env) dropRedisKeys() {
+	rdb, err := queue.RedisClient(e.cfg.RedisURL)
+	if err != nil {
+		return
+	}
+	defer rdb.Close()
+	ctx := context.Background()
+	iter := rdb.Scan(ctx, 0, "asynq:{"+e.cfg.RedisNamespace+":*", 1000).Iterator()
+	var keys []string
+	for iter.Next(ctx) {
+		keys = append(keys, iter.Val())
+	}
+	for start := 0; start < len(keys); start += 500 {
+		rdb.Del(ctx, keys[start:min(start+500, len(keys))]...)
+	}
 }
 
 // startHarvest makes a folder location of root (its container "media")
