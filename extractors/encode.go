@@ -68,38 +68,31 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, '}'), nil
 	case []any:
-		if x == nil {
-			return append(b, "null"...), nil
-		}
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendValue(b, e); err != nil {
-				return b, err
-			}
-		}
-		return append(b, ']'), nil
+		return appendList(b, x, appendValue)
 	case []string:
-		if x == nil {
-			return append(b, "null"...), nil
-		}
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendString(b, e); err != nil {
-				return b, err
-			}
-		}
-		return append(b, ']'), nil
+		return appendList(b, x, appendString)
 	}
 	raw, err := json.Marshal(v)
 	return append(b, raw...), err
+}
+
+// appendList appends a JSON array of xs, each element by each (null for a
+// nil slice, as json.Marshal writes it).
+func appendList[T any](b []byte, xs []T, each func([]byte, T) ([]byte, error)) ([]byte, error) {
+	if xs == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = each(b, x); err != nil {
+			return b, err
+		}
+	}
+	return append(b, ']'), nil
 }
 
 // appendString appends s quoted: as it is when json.Marshal would not
