@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -61,6 +62,9 @@ type Engine struct {
 	maintainMu     sync.Mutex
 	maintainWrites int64
 	maintained     time.Time
+
+	// vectors: whether writes make body vectors in Go (see bodyVectors).
+	vectors atomic.Int32
 }
 
 type cachedCatalogue struct {

@@ -22,6 +22,10 @@ const writeBatch = 250
 // columns of one upsert statement, one array per column.
 type docColumns struct {
 	id, nameText, body, typ, name, size, lastModified []string
+	// bodyVector: the body's tsvector literal, made in Go (body is then
+	// ""), when vectors allows it and bodyVector takes the body.
+	bodyVector []string
+	vectors    bool
 	// lg, cg: the visibility lists as JSON (segments; items have vis).
 	lg, cg []string
 	// doc and flat: the document and its flat map (segments); extra and
@@ -208,7 +212,15 @@ func (c *docColumns) addBase(p *search.Prepared) {
 	// The words' text is made here, where it is cheaper than in SQL (see
 	// tsvExpr).
 	c.nameText = append(c.nameText, p.NameText+"\n"+splitWords(p.NameText))
-	c.body = append(c.body, splitWords(p.BodyText))
+	body, vector, ok := "", "", false
+	if c.vectors {
+		vector, ok = bodyVector(p.BodyText)
+	}
+	if !ok {
+		body = splitWords(p.BodyText)
+	}
+	c.body = append(c.body, body)
+	c.bodyVector = append(c.bodyVector, vector)
 
 	typ, _ := p.Public[search.FieldType].(string)
 	if typ == "" {
@@ -277,8 +289,10 @@ func dedupe(ps []*search.Prepared) []*search.Prepared {
 // (name_text holds both, as search_tsv_text makes them), and the rest
 // split (body): at every non-alphanumeric run (tsQuery matches either),
 // so that paths, URLs and types add their words, not one long unique
-// lexeme each.
-const tsvExpr = `setweight(to_tsvector('simple', u.name_text), 'A') || to_tsvector('simple', u.body)`
+// lexeme each. The rest is body_vector, its tsvector made in Go, when
+// body is empty (see bodyVector).
+const tsvExpr = `setweight(to_tsvector('simple', u.name_text), 'A') ||
+       CASE WHEN u.body = '' THEN u.body_vector::tsvector ELSE to_tsvector('simple', u.body) END`
 
 // splitWords turns every run of characters that are neither letters nor
 // digits into one space, as search_tsv_text's regexp does in SQL.
@@ -387,10 +401,14 @@ func (e *Engine) prepareItems(ctx context.Context, docs []search.Document) ([]*d
 	if err != nil {
 		return nil, err
 	}
+	vectors, err := e.bodyVectors(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var batches []*docColumns
 	for start := 0; start < len(prepared); start += writeBatch {
 		batch := prepared[start:min(start+writeBatch, len(prepared))]
-		c := &docColumns{}
+		c := &docColumns{vectors: vectors}
 		for _, p := range batch {
 			if err := c.addItem(p, classes[visKey(p.LocationGroups, p.ContainerGroups)], ids); err != nil {
 				return nil, err
@@ -420,8 +438,8 @@ INSERT INTO search_documents AS d (vis, size, last_modified, id, type, name, ext
 SELECT u.vis, NULLIF(u.size, '')::bigint, NULLIF(u.lm, '')::timestamptz, u.id, u.type, u.name, u.ext, u.mime,
        u.loc, u.locname, u.cont, u.contname, u.keys::integer[], `+tsvExpr+`, NULLIF(u.extra, '')::jsonb, NULLIF(u.dates, '')::jsonb
 FROM unnest($1::text[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-            $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[])
-     AS u(id, vis, type, name, size, lm, keys, name_text, body, ext, mime, loc, locname, cont, contname, extra, dates)
+            $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
+     AS u(id, vis, type, name, size, lm, keys, name_text, body, ext, mime, loc, locname, cont, contname, extra, dates, body_vector)
 ON CONFLICT (id) DO UPDATE SET vis = excluded.vis, size = excluded.size, last_modified = excluded.last_modified,
     type = excluded.type, name = excluded.name, extension = excluded.extension, mime_type = excluded.mime_type,
     location_id = excluded.location_id, location_name = excluded.location_name, container_id = excluded.container_id,
@@ -429,7 +447,8 @@ ON CONFLICT (id) DO UPDATE SET vis = excluded.vis, size = excluded.size, last_mo
     dates = excluded.dates`,
 		c.id, c.vis, c.typ, c.name, c.size, c.lastModified, c.keys, c.nameText, c.body,
 		c.str[search.FieldExtension], c.str[search.FieldMimeType], c.str[search.FieldLocationID],
-		c.str[search.FieldLocationName], c.str[search.FieldContainerID], c.str[search.FieldContainerName], c.extra, c.dates)
+		c.str[search.FieldLocationName], c.str[search.FieldContainerID], c.str[search.FieldContainerName], c.extra, c.dates,
+		c.bodyVector)
 	if err != nil {
 		return wrapErr(fmt.Errorf("index documents: %w", err))
 	}
@@ -504,9 +523,13 @@ func (e *Engine) prepareSegments(ctx context.Context, segs []search.Segment) ([]
 	if err := e.learn(ctx, search.ScopeSegments, prepared); err != nil {
 		return nil, err
 	}
+	vectors, err := e.bodyVectors(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var batches []*docColumns
 	for start := 0; start < len(prepared); start += writeBatch {
-		c := &docColumns{}
+		c := &docColumns{vectors: vectors}
 		for _, p := range prepared[start:min(start+writeBatch, len(prepared))] {
 			if err := c.addSegment(p); err != nil {
 				return nil, err
@@ -524,15 +547,16 @@ INSERT INTO search_segments AS s (id, item_id, time, doc, flat, dates, tsv, loca
 SELECT u.id, u.item_id, u.time, u.doc::jsonb, u.flat::jsonb, u.dates::jsonb, `+tsvExpr+`,
        coalesce(v.location_groups, ARRAY(SELECT jsonb_array_elements_text(u.lg::jsonb))),
        coalesce(v.container_groups, ARRAY(SELECT jsonb_array_elements_text(u.cg::jsonb))), now()
-FROM unnest($1::text[], $2::text[], $3::float8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
-     AS u(id, item_id, time, doc, flat, dates, name_text, body, lg, cg)
+FROM unnest($1::text[], $2::text[], $3::float8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
+            $11::text[])
+     AS u(id, item_id, time, doc, flat, dates, name_text, body, lg, cg, body_vector)
 LEFT JOIN search_documents d ON d.id = u.item_id
 LEFT JOIN search_visibility v ON v.id = d.vis
 ON CONFLICT (id) DO UPDATE SET
     item_id = excluded.item_id, time = excluded.time, doc = excluded.doc, flat = excluded.flat,
     dates = excluded.dates, tsv = excluded.tsv, location_groups = excluded.location_groups,
     container_groups = excluded.container_groups, indexed_at = excluded.indexed_at`,
-			c.id, c.itemID, c.time, c.doc, c.flat, c.dates, c.nameText, c.body, c.lg, c.cg)
+			c.id, c.itemID, c.time, c.doc, c.flat, c.dates, c.nameText, c.body, c.lg, c.cg, c.bodyVector)
 		if err != nil {
 			return wrapErr(fmt.Errorf("index segments: %w", err))
 		}
