@@ -310,7 +310,7 @@ func (s *Server) itemJobs(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, total, err := query.ItemJobs(s.db(c), v, it.ID, query.Page(p))
+	rows, total, err := query.ItemJobs(s.db(c), v, it, query.Page(p))
 	if err != nil {
 		return err
 	}

@@ -147,10 +147,15 @@ func JobItems(db *gorm.DB, requestID string, p Page) ([]ActivityFile, int64, err
 }
 
 // ItemJobs lists one page of the jobs v may see that touched an item (its
-// activity rows, or a single-item job not yet run), newest first.
-func ItemJobs(db *gorm.DB, v Viewer, itemID string, p Page) ([]models.Job, int64, error) {
+// activity rows, or a single-item job not yet run), newest first. Every job
+// has a container, the item's if it touched the item: its jobs are read in
+// order (jobs_container) and each probed for a row of the item
+// (activities_request_item).
+func ItemJobs(db *gorm.DB, v Viewer, item models.Item, p Page) ([]models.Job, int64, error) {
 	vis, vargs := v.VisibleSQL("jobs.location_id", "jobs.container_id")
-	q := db.Where("(request_id IN (SELECT request_id FROM activities WHERE item_id = ?) OR item_id = ?)", itemID, itemID).
+	q := db.Where(`container_id = ? AND (item_id = ? OR
+		EXISTS (SELECT 1 FROM activities a WHERE a.request_id = jobs.request_id AND a.item_id = ?))`,
+		item.ContainerID, item.ID, item.ID).
 		Where(vis, vargs...)
 	return List[models.Job](q, p, "created DESC, request_id DESC")
 }
