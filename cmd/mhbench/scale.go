@@ -43,20 +43,26 @@ func benchScale(ctx context.Context, n int) error {
 	defer full.close()
 	fmt.Printf("scale: %d items seeded; harvests of %d small files on an empty and on the seeded platform, three interleaved rounds\n", n, files)
 
-	harvest := func(e *env, label string) (time.Duration, cpuTimes, error) {
+	// harvest times one harvest, and then does what the platform does in
+	// the background after it (settle), apart.
+	harvest := func(e *env, label string) (time.Duration, cpuTimes, cpuTimes, error) {
 		root := filepath.Join(e.dir, label)
 		if err := writeSmallFiles(root, files); err != nil {
-			return 0, cpuTimes{}, err
+			return 0, cpuTimes{}, cpuTimes{}, err
 		}
 		e.resetStatements()
 		cpu0 := readCPU()
 		run, err := e.harvestE2E(ctx, root, smallFileExtractors, files, false)
 		c := readCPU().sub(cpu0)
 		e.printStatements(label)
-		return run.searchable, c, err
+		if err != nil {
+			return 0, c, cpuTimes{}, err
+		}
+		deferred, err := e.settle(ctx)
+		return run.searchable, c, deferred, err
 	}
 	// The rows to copy: one harvest into the platform to seed.
-	if _, _, err := harvest(full, "template"); err != nil {
+	if _, _, _, err := harvest(full, "template"); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -68,21 +74,29 @@ func benchScale(ctx context.Context, n int) error {
 		return fmt.Sprintf("%6.0f files/s, CPU per file %3.0f µs (metaharvest %3.0f, postgres %3.0f)", float64(files)/d.Seconds(),
 			(c.self+c.postgres+c.redis)/files*1e6, c.self/files*1e6, c.postgres/files*1e6)
 	}
-	var ratios []float64
+	total := func(c cpuTimes) float64 { return c.self + c.postgres + c.redis }
+	deferredPerFile := func(d cpuTimes) string {
+		return fmt.Sprintf("then in the background %3.0f µs per file (GIN merge, VACUUM ANALYZE)", total(d)/files*1e6)
+	}
+	var ratios, cpuRatios []float64
 	for round := 1; round <= 3; round++ {
-		te, ce, err := harvest(empty, fmt.Sprintf("round%d", round))
+		te, ce, de, err := harvest(empty, fmt.Sprintf("round%d", round))
 		if err != nil {
 			return err
 		}
-		tf, cf, err := harvest(full, fmt.Sprintf("round%d", round))
+		tf, cf, df, err := harvest(full, fmt.Sprintf("round%d", round))
 		if err != nil {
 			return err
 		}
 		ratios = append(ratios, tf.Seconds()/te.Seconds())
-		fmt.Printf("  round %d: empty platform %s\n           seeded     %s; ratio %.2fx\n", round, perFile(te, ce), perFile(tf, cf), ratios[len(ratios)-1])
+		cpuRatios = append(cpuRatios, (total(cf)+total(df))/(total(ce)+total(de)))
+		fmt.Printf("  round %d: empty platform %s\n                           %s\n           seeded     %s\n                           %s; ratio %.2fx\n",
+			round, perFile(te, ce), deferredPerFile(de), perFile(tf, cf), deferredPerFile(df), ratios[len(ratios)-1])
 	}
 	sort.Float64s(ratios)
+	sort.Float64s(cpuRatios)
 	fmt.Printf("  median cost per file, seeded / empty  %5.2fx  (target <= 1.2x)\n", ratios[1])
+	fmt.Printf("  median CPU per file with the background work, seeded / empty  %5.2fx\n", cpuRatios[1])
 	return full.benchScaleSearch(ctx)
 }
 
@@ -177,6 +191,86 @@ FROM search_documents d WHERE d.location_id NOT LIKE 'seed%'`, c%10 < 5, prefix,
 	// full-page images of the pages they touch first after it.
 	return db.Exec(`CHECKPOINT`).Error
 }
+
+// settle does at once, untimed, what a platform does in the background
+// after a harvest: the merge of the GIN pending lists (the workers'
+// Maintain), and the VACUUM and ANALYZE autovacuum would start now, by its
+// thresholds and the tables' settings (autovacuumDue). Left to run on
+// their own they fall into the next timed harvest, the other platform's:
+// the empty platform's small tables are due after each of its harvests,
+// so its autovacuum was timed as the seeded platform's harvest. It
+// returns the CPU this took.
+func (e *env) settle(ctx context.Context) (cpuTimes, error) {
+	cpu0 := readCPU()
+	if m, ok := e.engine.(search.Maintainer); ok {
+		if err := m.Maintain(ctx); err != nil {
+			return cpuTimes{}, err
+		}
+	}
+	db := e.db.WithContext(ctx)
+	if err := db.Exec(`SELECT gin_clean_pending_list(i.indexrelid::regclass)
+		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+		WHERE i.indrelid = 'search_documents'::regclass AND a.amname = 'gin'`).Error; err != nil {
+		return cpuTimes{}, err
+	}
+	// The statistics autovacuum decides on reach the shared counters within
+	// a second of a transaction's end.
+	time.Sleep(time.Second)
+	var due []struct {
+		Relname         string
+		Vacuum, Analyze bool
+	}
+	if err := db.Raw(autovacuumDue).Scan(&due).Error; err != nil {
+		return cpuTimes{}, err
+	}
+	for _, t := range due {
+		var stmt string
+		switch {
+		case t.Vacuum && t.Analyze:
+			stmt = "VACUUM ANALYZE "
+		case t.Vacuum:
+			stmt = "VACUUM "
+		case t.Analyze:
+			stmt = "ANALYZE "
+		default:
+			continue
+		}
+		if err := db.Exec(stmt + `"` + t.Relname + `"`).Error; err != nil {
+			return cpuTimes{}, err
+		}
+	}
+	return readCPU().sub(cpu0), nil
+}
+
+// autovacuumDue lists the tables autovacuum would vacuum or analyze now:
+// dead rows, rows inserted since the last vacuum and rows changed since
+// the last analyze above threshold + scale factor x rows, with each
+// table's own settings where it has them.
+const autovacuumDue = `
+WITH t AS (
+    SELECT s.relname, s.n_dead_tup, s.n_ins_since_vacuum, s.n_mod_since_analyze, greatest(c.reltuples, 0) AS n,
+           (SELECT array_agg(split_part(o, '=', 1) || '=' || split_part(o, '=', 2)) FROM unnest(c.reloptions) o) AS opts
+    FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+), o AS (
+    SELECT t.*,
+        coalesce((SELECT split_part(x, '=', 2)::float8 FROM unnest(opts) x WHERE x LIKE 'autovacuum_vacuum_threshold=%'),
+                 current_setting('autovacuum_vacuum_threshold')::float8) AS vt,
+        coalesce((SELECT split_part(x, '=', 2)::float8 FROM unnest(opts) x WHERE x LIKE 'autovacuum_vacuum_scale_factor=%'),
+                 current_setting('autovacuum_vacuum_scale_factor')::float8) AS vs,
+        coalesce((SELECT split_part(x, '=', 2)::float8 FROM unnest(opts) x WHERE x LIKE 'autovacuum_vacuum_insert_threshold=%'),
+                 current_setting('autovacuum_vacuum_insert_threshold')::float8) AS it,
+        coalesce((SELECT split_part(x, '=', 2)::float8 FROM unnest(opts) x WHERE x LIKE 'autovacuum_vacuum_insert_scale_factor=%'),
+                 current_setting('autovacuum_vacuum_insert_scale_factor')::float8) AS isf,
+        coalesce((SELECT split_part(x, '=', 2)::float8 FROM unnest(opts) x WHERE x LIKE 'autovacuum_analyze_threshold=%'),
+                 current_setting('autovacuum_analyze_threshold')::float8) AS at,
+        coalesce((SELECT split_part(x, '=', 2)::float8 FROM unnest(opts) x WHERE x LIKE 'autovacuum_analyze_scale_factor=%'),
+                 current_setting('autovacuum_analyze_scale_factor')::float8) AS asf
+    FROM t
+)
+SELECT relname,
+       n_dead_tup > vt + vs * n OR (it >= 0 AND n_ins_since_vacuum > it + isf * n) AS vacuum,
+       n_mod_since_analyze > at + asf * n AS analyze
+FROM o`
 
 // benchScaleSearch times searches through the api for a user of group
 // "seeded", who sees the harvested (public) documents and half the seeded
