@@ -2,9 +2,9 @@
 -- that touched an item and the item's rows in a job. Item ids are digests:
 -- every harvested file inserted its row's entry at a random place of that
 -- index, a page of its own once the index outgrows memory's hot pages
--- (measured: on a platform of a million items it wrote more full-page
--- images than any other index, and a harvest of 10k files took 1.46x the
--- time of one on an empty platform without it against 1.74x with it). The
+-- (measured, one run each: on a platform of a million items a harvest of
+-- 10k files took 1.46x the time of one on an empty platform without the
+-- index against 1.74x with it). The
 -- same columns the other way round keep a job's rows together: a harvest
 -- appends to its own part of the index. The item's rows in a job are found
 -- by both columns as before; the jobs that touched an item are the jobs of
