@@ -246,31 +246,28 @@ func (e *env) settle(ctx context.Context) (cpuTimes, error) {
 // dead rows, rows inserted since the last vacuum and rows changed since
 // the last analyze above threshold + scale factor x rows, with each
 // table's own settings where it has them.
-const autovacuumDue = `
-WITH t AS (
+var autovacuumDue = `
+WITH o AS (
     SELECT s.relname, s.n_dead_tup, s.n_ins_since_vacuum, s.n_mod_since_analyze, greatest(c.reltuples, 0) AS n,
-           (SELECT array_agg(split_part(o, '=', 1) || '=' || split_part(o, '=', 2)) FROM unnest(c.reloptions) o) AS opts
+        ` + autovacuumSetting("autovacuum_vacuum_threshold") + ` AS vt,
+        ` + autovacuumSetting("autovacuum_vacuum_scale_factor") + ` AS vs,
+        ` + autovacuumSetting("autovacuum_vacuum_insert_threshold") + ` AS it,
+        ` + autovacuumSetting("autovacuum_vacuum_insert_scale_factor") + ` AS isf,
+        ` + autovacuumSetting("autovacuum_analyze_threshold") + ` AS at,
+        ` + autovacuumSetting("autovacuum_analyze_scale_factor") + ` AS asf
     FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-), o AS (
-    SELECT t.*,
-        coalesce((SELECT split_part(x, '=', 2)::float8 FROM unnest(opts) x WHERE x LIKE 'autovacuum_vacuum_threshold=%'),
-                 current_setting('autovacuum_vacuum_threshold')::float8) AS vt,
-        coalesce((SELECT split_part(x, '=', 2)::float8 FROM unnest(opts) x WHERE x LIKE 'autovacuum_vacuum_scale_factor=%'),
-                 current_setting('autovacuum_vacuum_scale_factor')::float8) AS vs,
-        coalesce((SELECT split_part(x, '=', 2)::float8 FROM unnest(opts) x WHERE x LIKE 'autovacuum_vacuum_insert_threshold=%'),
-                 current_setting('autovacuum_vacuum_insert_threshold')::float8) AS it,
-        coalesce((SELECT split_part(x, '=', 2)::float8 FROM unnest(opts) x WHERE x LIKE 'autovacuum_vacuum_insert_scale_factor=%'),
-                 current_setting('autovacuum_vacuum_insert_scale_factor')::float8) AS isf,
-        coalesce((SELECT split_part(x, '=', 2)::float8 FROM unnest(opts) x WHERE x LIKE 'autovacuum_analyze_threshold=%'),
-                 current_setting('autovacuum_analyze_threshold')::float8) AS at,
-        coalesce((SELECT split_part(x, '=', 2)::float8 FROM unnest(opts) x WHERE x LIKE 'autovacuum_analyze_scale_factor=%'),
-                 current_setting('autovacuum_analyze_scale_factor')::float8) AS asf
-    FROM t
 )
 SELECT relname,
        n_dead_tup > vt + vs * n OR (it >= 0 AND n_ins_since_vacuum > it + isf * n) AS vacuum,
        n_mod_since_analyze > at + asf * n AS analyze
 FROM o`
+
+// autovacuumSetting is the SQL of a table's (c) autovacuum setting: its
+// own storage parameter, else the server's.
+func autovacuumSetting(name string) string {
+	return `coalesce((SELECT split_part(x, '=', 2)::float8 FROM unnest(c.reloptions) x WHERE split_part(x, '=', 1) = '` + name + `'),
+                 current_setting('` + name + `')::float8)`
+}
 
 // benchScaleSearch times searches through the api for a user of group
 // "seeded", who sees the harvested (public) documents and half the seeded
