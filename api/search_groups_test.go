@@ -1,6 +1,7 @@
 package api
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/metaharvest/metaharvest/models"
@@ -8,8 +9,9 @@ import (
 
 // TestSearchVisibilityFollowsGroupChanges: who finds an item changes the
 // moment its location's or container's groups change (restricting a
-// public place, opening a restricted one, deleting a group), with no
-// drain of the search outbox in between.
+// public place, opening a restricted one, deleting one of its groups), with
+// no drain of the search outbox in between; a group that is the only one of
+// a location is not deleted.
 func TestSearchVisibilityFollowsGroupChanges(t *testing.T) {
 	t.Parallel()
 	e := newSearchEnv(t)
@@ -47,21 +49,56 @@ func TestSearchVisibilityFollowsGroupChanges(t *testing.T) {
 		t.Fatalf("the container opened again: an outsider finds %v files", n)
 	}
 
-	// The vault's location is restricted to a group that is then
-	// deleted: the location restricts nobody any more.
+	// The vault's location is restricted to another group alone: that
+	// group is not deleted (the vault would open to everyone), and the
+	// vault stays closed.
 	dir := t.TempDir()
 	other := e.do("POST", "/api/data/v3/groups", e.adminToken, map[string]any{"name": "Other"}).status(201).json()["id"].(string)
 	e.db.Model(&models.Location{}).Where("id = ?", "sec").Update("config", models.MustJSON(map[string]string{"path": dir}))
-	loc := e.do("GET", "/api/data/v3/locations/sec", e.adminToken, nil).status(200).json()
-	cfg := loc["config"].(map[string]any)
-	cfg["groups"] = []string{other}
-	e.do("PUT", "/api/data/v3/locations/sec", e.adminToken, map[string]any{"kind": loc["kind"], "name": loc["name"], "config": cfg}).status(200)
+	setGroups := func(groups ...string) {
+		t.Helper()
+		loc := e.do("GET", "/api/data/v3/locations/sec", e.adminToken, nil).status(200).json()
+		cfg := loc["config"].(map[string]any)
+		cfg["groups"] = groups
+		e.do("PUT", "/api/data/v3/locations/sec", e.adminToken, map[string]any{"kind": loc["kind"], "name": loc["name"], "config": cfg}).status(200)
+	}
+	setGroups(other)
 	if n := sees(member, "sec"); n != 0 {
 		t.Fatalf("a member of the group the location left still finds %v files", n)
 	}
+	refused := e.do("DELETE", "/api/data/v3/groups/"+other, e.adminToken, nil).status(409)
+	if code := refused.errCode(); code != "group_in_use" || !strings.Contains(string(refused.Body), "location sec") {
+		t.Fatalf("deleting the vault's only group: %s", refused.Body)
+	}
+	if n := sees(outsider, "sec"); n != 0 {
+		t.Fatalf("the deletion of the vault's only group was refused, yet an outsider finds %v files", n)
+	}
+	e.do("GET", "/api/data/v3/groups/"+other, e.adminToken, nil).status(200)
+	// With a second group, the deletion goes through and narrows: the vault
+	// keeps the member's group.
+	setGroups(other, e.group)
+	if n := sees(member, "sec"); n != 1 {
+		t.Fatalf("a member of the vault's second group finds %v files", n)
+	}
 	e.do("DELETE", "/api/data/v3/groups/"+other, e.adminToken, nil).status(200)
-	if n := sees(outsider, "sec"); n != 1 {
-		t.Fatalf("the location's only group was deleted: an outsider finds %v files", n)
+	if n, m := sees(outsider, "sec"), sees(member, "sec"); n != 0 || m != 1 {
+		t.Fatalf("the vault lost one of its two groups: an outsider finds %v files, the member %v", n, m)
+	}
+	var left []string
+	e.db.Raw(`SELECT group_id FROM location_groups WHERE location_id = 'sec'`).Scan(&left)
+	if len(left) != 1 || left[0] != e.group {
+		t.Fatalf("the vault's groups after the deletion: %v", left)
+	}
+	// So is a container's only group.
+	solo := e.do("POST", "/api/data/v3/groups", e.adminToken, map[string]any{"name": "Solo"}).status(201).json()["id"].(string)
+	e.do("PUT", "/api/data/containers", e.adminToken, map[string]any{"id": pub, "location_id": "pub", "enabled": false,
+		"groups": []string{solo}}).status(200)
+	refused = e.do("DELETE", "/api/data/v3/groups/"+solo, e.adminToken, nil).status(409)
+	if code := refused.errCode(); code != "group_in_use" || !strings.Contains(string(refused.Body), "container "+pub) {
+		t.Fatalf("deleting a container's only group: %s", refused.Body)
+	}
+	if n := sees(outsider, "pub"); n != 0 {
+		t.Fatalf("the deletion of the container's only group was refused, yet an outsider finds %v files", n)
 	}
 	if n := outbox(); n != 0 {
 		t.Fatalf("%d items went through the outbox: the Postgres engine changes visibility in place", n)

@@ -1,7 +1,9 @@
 package query
 
 import (
+	"database/sql"
 	"fmt"
+	"strings"
 
 	"gorm.io/gorm"
 
@@ -102,9 +104,31 @@ func UnknownGroups(db *gorm.DB, want []string) ([]string, error) {
 	return missing, nil
 }
 
-// DeleteGroup deletes a group in tx: 404 when there is none. It returns the
-// locations and containers the group restricted (they lose it).
+// DeleteGroup deletes a group in tx: 404 when there is none, 409
+// group_in_use when it is the only group of a location or container (they
+// would be opened to every user; their groups are changed on purpose, not
+// as a side effect). It returns the locations and containers the group
+// restricted along with others: they lose it, which narrows who finds
+// their items.
 func DeleteGroup(tx *gorm.DB, id string) (locationIDs, containerIDs []string, err error) {
+	var sole []string
+	if err := tx.Raw(`SELECT 'location ' || g.location_id FROM location_groups g WHERE g.group_id = @id
+	    AND NOT EXISTS (SELECT 1 FROM location_groups o WHERE o.location_id = g.location_id AND o.group_id <> @id)
+	UNION ALL
+	SELECT 'container ' || g.container_id FROM container_groups g WHERE g.group_id = @id
+	    AND NOT EXISTS (SELECT 1 FROM container_groups o WHERE o.container_id = g.container_id AND o.group_id <> @id)
+	ORDER BY 1`, sql.Named("id", id)).Scan(&sole).Error; err != nil {
+		return nil, nil, fmt.Errorf("places only group %s restricts: %w", id, err)
+	}
+	if len(sole) > 0 {
+		listed := sole[:min(len(sole), 5)]
+		more := ""
+		if len(sole) > len(listed) {
+			more = fmt.Sprintf(" and %d more", len(sole)-len(listed))
+		}
+		return nil, nil, apperr.Conflict("group_in_use", "the group is the only group of %s%s: deleting it would open them to every user; "+
+			"give them other groups (or none) first", strings.Join(listed, ", "), more)
+	}
 	if err := tx.Model(&models.LocationGroup{}).Where("group_id = ?", id).Pluck("location_id", &locationIDs).Error; err != nil {
 		return nil, nil, fmt.Errorf("locations of group %s: %w", id, err)
 	}
