@@ -24,7 +24,7 @@ import (
 // empty one, and one seeded with n items (copies of harvested rows, made
 // in SQL: items, their activity rows and search documents, under new ids
 // and names, in locations of their own, half of them behind a group the
-// searching user is not in). Each of three rounds harvests 10k new small
+// searching user is not in). Each of five rounds harvests 10k new small
 // files into each platform; the median ratio of their costs per file is
 // the figure. Then the searches of a user who sees about half of the
 // seeded platform are timed through the api: file names, and a terms
@@ -41,7 +41,7 @@ func benchScale(ctx context.Context, n int) error {
 		return err
 	}
 	defer full.close()
-	fmt.Printf("scale: %d items seeded; harvests of %d small files on an empty and on the seeded platform, three interleaved rounds\n", n, files)
+	fmt.Printf("scale: %d items seeded; harvests of %d small files on an empty and on the seeded platform, five interleaved rounds\n", n, files)
 
 	// harvest times one harvest, and then does what the platform does in
 	// the background after it (settle), apart.
@@ -79,7 +79,7 @@ func benchScale(ctx context.Context, n int) error {
 		return fmt.Sprintf("then in the background %3.0f µs per file (GIN merge, VACUUM ANALYZE)", total(d)/files*1e6)
 	}
 	var ratios, cpuRatios []float64
-	for round := 1; round <= 3; round++ {
+	for round := 1; round <= 5; round++ {
 		te, ce, de, err := harvest(empty, fmt.Sprintf("round%d", round))
 		if err != nil {
 			return err
@@ -95,8 +95,8 @@ func benchScale(ctx context.Context, n int) error {
 	}
 	sort.Float64s(ratios)
 	sort.Float64s(cpuRatios)
-	fmt.Printf("  median cost per file, seeded / empty  %5.2fx  (target <= 1.2x)\n", ratios[1])
-	fmt.Printf("  median CPU per file with the background work, seeded / empty  %5.2fx\n", cpuRatios[1])
+	fmt.Printf("  median cost per file, seeded / empty  %5.2fx  (target <= 1.2x)\n", ratios[len(ratios)/2])
+	fmt.Printf("  median CPU per file with the background work, seeded / empty  %5.2fx\n", cpuRatios[len(cpuRatios)/2])
 	return full.benchScaleSearch(ctx)
 }
 
@@ -141,6 +141,15 @@ func (e *env) seed(ctx context.Context, n int) error {
 	}
 	// One statement per copy and table, so that the work goes in steps a
 	// crash would not lose much of, as a harvest's batches.
+	// The activity rows keep their originals' sizes (the copy's prefix
+	// replaces the start of the name and path): the pages the seed fills
+	// then keep the room a harvest's own pages keep, less than one more
+	// row. Prefixed, every row was 12 bytes longer than a harvest's, every
+	// seeded page had room for exactly one of them, and the free space map
+	// (VACUUM's) sent each row a harvest inserts to a page of its own:
+	// measured, 10,010 rows on 10,010 pages, a full-page image each after a
+	// checkpoint, where a platform that harvested such files puts them on
+	// about 460.
 	for c := int64(0); c < copies; c++ {
 		loc := fmt.Sprintf("seed%02d", c%10)
 		ctr := models.ContainerID(loc, "media")
@@ -158,7 +167,7 @@ FROM items i WHERE i.location_id NOT LIKE 'seed%'`, prefix, loc, ctr, prefix, pr
 			if err := tx.Exec(`
 INSERT INTO activities (dedupe_key, ts, kind, request_id, name, source, item_id, count, bytes, error, error_hash, duration,
     runs, run_ms, run_end_us)
-SELECT '', a.ts, a.kind, md5(? || a.request_id), ? || a.name, ? || a.source, md5(? || a.item_id), a.count, a.bytes,
+SELECT '', a.ts, a.kind, md5(? || a.request_id), overlay(a.name placing ? from 1), overlay(a.source placing ? from 1), md5(? || a.item_id), a.count, a.bytes,
     a.error, a.error_hash, a.duration, a.runs, a.run_ms, a.run_end_us
 FROM activities a JOIN items i ON i.id = a.item_id
 WHERE a.kind = 'harvestend' AND i.location_id NOT LIKE 'seed%'`, prefix, prefix, prefix, prefix).Error; err != nil {
