@@ -4,7 +4,6 @@ package storage
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"time"
@@ -18,7 +17,8 @@ import (
 // costs an open and close per directory level plus a separate lstat, which
 // showed on batches of small files. ok is false when the kernel has no
 // openat2 (before Linux 5.6); the caller then goes through os.Root. A path
-// refused or absent is ErrNotFound, as with os.Root.
+// refused or absent is ErrNotFound, as with os.Root. Errors do not name p
+// (it may not be UTF-8): the caller does.
 func openBeneath(dir *os.File, p string) (f *os.File, ok bool, err error) {
 	rc, err := dir.SyscallConn()
 	if err != nil {
@@ -46,9 +46,9 @@ func openBeneath(dir *os.File, p string) (f *os.File, ok bool, err error) {
 		return nil, false, nil
 	case errors.Is(openErr, unix.ENOENT) || errors.Is(openErr, unix.ENOTDIR) ||
 		errors.Is(openErr, unix.ELOOP) || errors.Is(openErr, unix.EXDEV):
-		return nil, true, fmt.Errorf("open %s: %w", p, ErrNotFound)
+		return nil, true, ErrNotFound
 	case openErr != nil:
-		return nil, true, fmt.Errorf("open %s: %w", p, openErr)
+		return nil, true, openErr
 	}
 	return os.NewFile(uintptr(fd), p), true, nil
 }

@@ -51,6 +51,9 @@ func checkUploadPath(p string) error {
 	if !utf8.ValidString(p) {
 		return badPath(p, "is not valid UTF-8")
 	}
+	if hasEscapes(p) {
+		return badPath(p, "contains a character of U+10FF80 to U+10FFFF (they stand for the bytes of names that are not UTF-8)")
+	}
 	for _, r := range p {
 		switch {
 		case r == '\\':

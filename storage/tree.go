@@ -55,7 +55,7 @@ func (t tree) ListContainers(ctx context.Context, prefix, cursor string, limit i
 		// e.Type() is from readdir: a symlink to a directory is ModeSymlink,
 		// not a directory, so it is skipped here.
 		if e.Type().IsDir() && checkContainerName(e.Name(), false) == nil {
-			names = append(names, e.Name())
+			names = append(names, escapeName(e.Name()))
 		}
 	}
 	slices.Sort(names) // os.ReadDir sorts already; keep the contract explicit
@@ -68,10 +68,14 @@ func (t tree) openContainer(container string) (*os.Root, error) {
 	if err := checkContainerName(container, false); err != nil {
 		return nil, err
 	}
+	raw, ok := unescapePath(container)
+	if !ok {
+		return nil, fmt.Errorf("container %q: %w", container, ErrNotFound)
+	}
 	// Lstat first so that a container that is a symlink is as absent as it
 	// is from ListContainers; opening through the tree's own Root keeps a
 	// symlink swapped in after the Lstat from pointing outside the tree.
-	fi, err := os.Lstat(filepath.Join(t.dir, container))
+	fi, err := os.Lstat(filepath.Join(t.dir, raw))
 	if err != nil {
 		if isMissing(err) {
 			return nil, fmt.Errorf("container %q: %w", container, ErrNotFound)
@@ -86,7 +90,7 @@ func (t tree) openContainer(container string) (*os.Root, error) {
 		return nil, fmt.Errorf("open location root: %w", err)
 	}
 	defer top.Close()
-	r, err := top.OpenRoot(container)
+	r, err := top.OpenRoot(raw)
 	if err != nil {
 		if isMissing(err) {
 			return nil, fmt.Errorf("container %q: %w", container, ErrNotFound)
@@ -130,13 +134,15 @@ func (t tree) ListItems(ctx context.Context, container, cursor string, limit int
 		}
 		names := make([]string, j-i)
 		for k, p := range paths[i:j] {
-			names[k] = path.Base(p)
+			names[k], _ = unescapePath(path.Base(p)) // listed: always an escape
 		}
 		prefix := ""
 		if dir != "." {
 			prefix = dir + "/"
 		}
-		err := lstatEach(r, dir, names, func(name string, fi fs.FileInfo, err error) error {
+		rawDir, _ := unescapePath(dir)
+		err := lstatEach(r, rawDir, names, func(name string, fi fs.FileInfo, err error) error {
+			name = escapeName(name)
 			if err != nil {
 				if isMissing(err) {
 					return nil // removed since the directory was read
@@ -253,7 +259,7 @@ func (h *direntHeap) Pop() any {
 // Symlinks, devices, FIFOs and sockets are skipped: a FIFO would block a
 // reader, and symlinks could alias files or leave the container.
 func readDir(r *os.Root, dir string) ([]dirent, error) {
-	name := dir
+	name, _ := unescapePath(dir) // built from listed names: always an escape
 	if name == "" {
 		name = "."
 	}
@@ -272,6 +278,7 @@ func readDir(r *os.Root, dir string) ([]dirent, error) {
 		if n == "" || n[0] == '.' {
 			continue // hidden, including the upload store's temporary files
 		}
+		n = escapeName(n)
 		switch t := e.Type(); {
 		case t.IsDir():
 			out = append(out, dirent{name: n, key: n + "/", isDir: true})
@@ -290,12 +297,16 @@ func (t tree) Stat(ctx context.Context, container, p string) (Entry, error) {
 	if err := checkItemPath(p, false); err != nil {
 		return Entry{}, err
 	}
+	raw, err := diskPath(container, p)
+	if err != nil {
+		return Entry{}, err
+	}
 	r, err := t.openContainer(container)
 	if err != nil {
 		return Entry{}, err
 	}
 	defer r.Close()
-	fi, err := lstatRegular(r, container, p)
+	fi, err := lstatRegular(r, container, p, raw)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -310,24 +321,29 @@ func (t tree) Open(ctx context.Context, container, p string) (io.ReadCloser, err
 	if err := checkItemPath(p, false); err != nil {
 		return nil, err
 	}
+	raw, err := diskPath(container, p)
+	if err != nil {
+		return nil, err
+	}
 	r, err := t.openContainer(container)
 	if err != nil {
 		return nil, err
 	}
 	// The open file stays valid after its Root is closed.
 	defer r.Close()
-	f, _, err := openRegular(r, container, p)
+	f, _, err := openRegular(r, container, p, raw)
 	return f, err
 }
 
-// openRegular opens a regular file below r and returns it with its
-// FileInfo; ErrNotFound for anything else (absent, directory, symlink...).
-func openRegular(r *os.Root, container, p string) (*os.File, fs.FileInfo, error) {
-	lfi, err := lstatRegular(r, container, p)
+// openRegular opens a regular file below r (p as listed, raw its name on
+// disk) and returns it with its FileInfo; ErrNotFound for anything else
+// (absent, directory, symlink...).
+func openRegular(r *os.Root, container, p, raw string) (*os.File, fs.FileInfo, error) {
+	lfi, err := lstatRegular(r, container, p, raw)
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := r.Open(p)
+	f, err := r.Open(raw)
 	if err != nil {
 		if isMissing(err) {
 			return nil, nil, fmt.Errorf("open %s/%s: %w", container, p, ErrNotFound)
@@ -375,9 +391,13 @@ func (f *Files) Open(p string) (*os.File, Entry, error) {
 	if err := checkItemPath(p, false); err != nil {
 		return nil, Entry{}, err
 	}
-	if file, ok, err := openBeneath(f.dir, p); ok {
+	raw, err := diskPath(f.container, p)
+	if err != nil {
+		return nil, Entry{}, err
+	}
+	if file, ok, err := openBeneath(f.dir, raw); ok {
 		if err != nil {
-			return nil, Entry{}, fmt.Errorf("%s: %w", f.container, err)
+			return nil, Entry{}, fmt.Errorf("open %s/%s: %w", f.container, p, err)
 		}
 		fi, err := file.Stat()
 		if err != nil || !fi.Mode().IsRegular() {
@@ -386,7 +406,7 @@ func (f *Files) Open(p string) (*os.File, Entry, error) {
 		}
 		return file, entryOf(p, fi), nil
 	}
-	file, fi, err := openRegular(f.root, f.container, p)
+	file, fi, err := openRegular(f.root, f.container, p, raw)
 	if err != nil {
 		return nil, Entry{}, err
 	}
@@ -412,13 +432,19 @@ func (t tree) LocalPath(container, p string) (string, bool) {
 	if checkContainerName(container, false) != nil || checkItemPath(p, false) != nil {
 		return "", false
 	}
-	return filepath.Join(t.dir, container, filepath.FromSlash(p)), true
+	rawContainer, ok := unescapePath(container)
+	raw, ok2 := unescapePath(p)
+	if !ok || !ok2 {
+		return "", false
+	}
+	return filepath.Join(t.dir, rawContainer, filepath.FromSlash(raw)), true
 }
 
-// lstatRegular returns the FileInfo of a regular file, ErrNotFound for
-// anything else (absent, directory, symlink, device...).
-func lstatRegular(r *os.Root, container, p string) (fs.FileInfo, error) {
-	fi, err := r.Lstat(p)
+// lstatRegular returns the FileInfo of a regular file (p as listed, raw
+// its name on disk), ErrNotFound for anything else (absent, directory,
+// symlink, device...).
+func lstatRegular(r *os.Root, container, p, raw string) (fs.FileInfo, error) {
+	fi, err := r.Lstat(raw)
 	if err != nil {
 		if isMissing(err) {
 			return nil, fmt.Errorf("stat %s/%s: %w", container, p, ErrNotFound)
@@ -463,4 +489,14 @@ func isMissing(err error) bool {
 // (it is what users see) and this is the only way to tell it apart.
 func escapes(err error) bool {
 	return strings.Contains(err.Error(), "path escapes from parent")
+}
+
+// diskPath is the name on disk of p, a path as the tree lists it
+// (escapeName): ErrNotFound for a path the tree would not list.
+func diskPath(container, p string) (string, error) {
+	raw, ok := unescapePath(p)
+	if !ok {
+		return "", fmt.Errorf("%s/%s: not a listed spelling: %w", container, p, ErrNotFound)
+	}
+	return raw, nil
 }

@@ -126,6 +126,7 @@ var badUploadPaths = []string{
 	"", "/", "/etc/passwd", "//server/share", "..", ".", "../x", "a/..", "a/../b", "a/../../x",
 	"./a", "a/.", "a/./b", "a//b", "a/", "/a", "a\\b", "..\\..\\x", "c:\\windows",
 	"a\x00b", "a\nb", "a\rb", "a\tb", "a\x1b[31m", "a\x7f", "a\u0085b", "\xff\xfe",
+	"caf\U0010FFE9", // the escape of a name that is not UTF-8 (storage/names.go)
 	".hidden", "a/.hidden", ".upload-x.tmp", "c/.git/config", "...",
 	strings.Repeat("x", 256), "c/" + strings.Repeat("y", 4000),
 	decoded("%2e%2e/x"), decoded("..%2fetc%2fpasswd"), decoded("a/..%2f..%2fx"),

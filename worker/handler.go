@@ -50,6 +50,14 @@ func permanent(format string, args ...any) error {
 	return fmt.Errorf(format+": %w", append(args, asynq.SkipRetry)...)
 }
 
+// retriesLeft reports whether asynq will run the task again if this
+// attempt fails (a task run outside asynq has none).
+func retriesLeft(ctx context.Context) bool {
+	retried, _ := asynq.GetRetryCount(ctx)
+	maxRetry, ok := asynq.GetMaxRetry(ctx)
+	return ok && retried < maxRetry
+}
+
 // target is everything a task needs to know about its job.
 type target struct {
 	job  models.Job

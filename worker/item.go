@@ -233,10 +233,8 @@ func (h *Handler) harvestOne(ctx context.Context, src *source, t *target, item m
 	if ctx.Err() != nil {
 		return nil, ctx.Err() // the task was cancelled or timed out as a whole
 	}
-	retried, _ := asynq.GetRetryCount(ctx)
-	maxRetry, hasMax := asynq.GetMaxRetry(ctx)
 	for _, o := range hv.outcomes {
-		if o.Err != nil && extractors.IsTransient(o.Err) && hasMax && retried < maxRetry {
+		if o.Err != nil && extractors.IsTransient(o.Err) && retriesLeft(ctx) {
 			return nil, fmt.Errorf("extractor %s on %s: %w", o.Name, item.ID, o.Err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -59,7 +60,7 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 		if errors.Is(err, storage.ErrNotFound) {
 			return h.walkFailed(ctx, t, p, permanent("container %s not found in storage", t.ctr.Name))
 		}
-		return fmt.Errorf("list %s: %w", t.ctr.Name, err)
+		return h.walkFailed(ctx, t, p, fmt.Errorf("list %s: %w", t.ctr.Name, err))
 	}
 	var toHarvest []harvestable
 	err = h.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -82,7 +83,7 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 		}).Error
 	})
 	if err != nil {
-		return fmt.Errorf("record walk page: %w", err)
+		return h.walkFailed(ctx, t, p, fmt.Errorf("record walk page: %w", err))
 	}
 	for _, batch := range itemBatches(toHarvest, h.Config.HarvestBatchFiles) {
 		payload := queue.ItemPayload{RequestID: t.job.RequestID, Repair: p.Repair != ""}
@@ -245,14 +246,16 @@ func (h *Handler) finishWalk(ctx context.Context, t *target, note string) error 
 }
 
 // walkFailed records a walk that cannot go on (bad location, container
-// gone) and completes the job; transient errors are returned for a retry.
+// gone, or an error that outlasted every retry) and completes the job, so
+// that it ends with the error instead of running forever; errors with
+// retries left are returned for a retry.
 func (h *Handler) walkFailed(ctx context.Context, t *target, p queue.WalkPayload, cause error) error {
-	if !errors.Is(cause, asynq.SkipRetry) {
+	if !errors.Is(cause, asynq.SkipRetry) && retriesLeft(ctx) {
 		return cause
 	}
 	err := h.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		a := activity(t, models.ActivityWalk, t.ctr.ID+":"+p.Cursor)
-		a.Name, a.Source, a.Error = t.ctr.Name, p.Cursor, cause.Error()
+		a.Name, a.Source, a.Error = t.ctr.Name, p.Cursor, strings.ToValidUTF8(cause.Error(), "\uFFFD")
 		fresh, err := insertActivity(tx, a)
 		if err != nil || !fresh {
 			return err
