@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -161,6 +162,9 @@ func activity(t *target, kind, key string) models.Activity {
 // was new.
 func insertActivity(tx *gorm.DB, a models.Activity) (bool, error) {
 	if a.Error != "" {
+		// Errors quote what failed (a tool's output, a server's message):
+		// Postgres text holds UTF-8 only.
+		a.Error = strings.ToValidUTF8(a.Error, "\uFFFD")
 		a.ErrorHash = errorHash(a.Error)
 	}
 	if a.Extractors == nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -250,12 +249,14 @@ func (h *Handler) finishWalk(ctx context.Context, t *target, note string) error 
 // that it ends with the error instead of running forever; errors with
 // retries left are returned for a retry.
 func (h *Handler) walkFailed(ctx context.Context, t *target, p queue.WalkPayload, cause error) error {
-	if !errors.Is(cause, asynq.SkipRetry) && retriesLeft(ctx) {
+	// A task stopped (the worker shutting down, a timeout) is run again by
+	// asynq: it has not failed.
+	if ctx.Err() != nil || !errors.Is(cause, asynq.SkipRetry) && retriesLeft(ctx) {
 		return cause
 	}
 	err := h.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		a := activity(t, models.ActivityWalk, t.ctr.ID+":"+p.Cursor)
-		a.Name, a.Source, a.Error = t.ctr.Name, p.Cursor, strings.ToValidUTF8(cause.Error(), "\uFFFD")
+		a.Name, a.Source, a.Error = t.ctr.Name, p.Cursor, cause.Error()
 		fresh, err := insertActivity(tx, a)
 		if err != nil || !fresh {
 			return err
