@@ -132,27 +132,28 @@ func (t tree) ListItems(ctx context.Context, container, cursor string, limit int
 		for j < len(paths) && path.Dir(paths[j]) == dir {
 			j++
 		}
-		names := make([]string, j-i)
-		for k, p := range paths[i:j] {
+		// The names on disk of the run; each calls back in their order, so
+		// the k-th is listed as run[k].
+		run := paths[i:j]
+		names := make([]string, len(run))
+		for k, p := range run {
 			names[k], _ = unescapePath(path.Base(p)) // listed: always an escape
 		}
-		prefix := ""
-		if dir != "." {
-			prefix = dir + "/"
-		}
 		rawDir, _ := unescapePath(dir)
-		err := lstatEach(r, rawDir, names, func(name string, fi fs.FileInfo, err error) error {
-			name = escapeName(name)
+		k := 0
+		err := lstatEach(r, rawDir, names, func(_ string, fi fs.FileInfo, err error) error {
+			listed := run[k]
+			k++
 			if err != nil {
 				if isMissing(err) {
 					return nil // removed since the directory was read
 				}
-				return fmt.Errorf("stat %s/%s%s: %w", container, prefix, name, err)
+				return fmt.Errorf("stat %s/%s: %w", container, listed, err)
 			}
 			if !fi.Mode().IsRegular() {
 				return nil // replaced by something else since the directory was read
 			}
-			entries = append(entries, entryOf(prefix+name, fi))
+			entries = append(entries, entryOf(listed, fi))
 			return nil
 		})
 		if err != nil {
@@ -496,7 +497,7 @@ func escapes(err error) bool {
 func diskPath(container, p string) (string, error) {
 	raw, ok := unescapePath(p)
 	if !ok {
-		return "", fmt.Errorf("%s/%s: not a listed spelling: %w", container, p, ErrNotFound)
+		return "", fmt.Errorf("%s/%q: not a listed spelling: %w", container, p, ErrNotFound)
 	}
 	return raw, nil
 }
