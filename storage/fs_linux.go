@@ -54,9 +54,10 @@ func openBeneath(dir *os.File, p string) (f *os.File, ok bool, err error) {
 }
 
 // lstatEach stats the files names of the directory dir of r, links not
-// followed, and calls each with the result of every one, in the order of names: one fstatat per
-// name relative to the directory, where r.Lstat walks each path from the
-// root again (an open, a stat and a close per file of a listed page).
+// followed, and calls each with the result of every one, in the order of
+// names: one fstatat per name relative to the directory, where r.Lstat
+// walks each path from the root again (an open, a stat and a close per
+// file of a listed page).
 func lstatEach(r *os.Root, dir string, names []string, each func(name string, fi fs.FileInfo, err error) error) error {
 	d, err := r.Open(dir)
 	if err != nil {
