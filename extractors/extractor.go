@@ -59,6 +59,12 @@ type Info struct {
 	// When both run in a harvest, they run first. A name that is not
 	// requested is simply absent from Prior.
 	After []string
+	// Needs names extractors that produce what this one reads (tokens
+	// reads the words text extracts). A harvest that selects this one
+	// selects them too, transitively (Registry.WithNeeds), and runs them
+	// first as if named in After: a client that asks for tokens need not
+	// know the name text. Cycles are refused by Register.
+	Needs []string
 	// Accept says whether the extractor handles a file, judged on its name,
 	// size and MIME type (mime_type's result). Files it does not accept are
 	// skipped without running it and without an activity row: a harvest
