@@ -32,6 +32,9 @@ type S3 struct {
 	host   string // endpoint host, without port
 	bucket string
 	prefix string // "" or ending in "/"
+	// transport counts retried attempts (ObserveRetries); it wraps the
+	// shared s3Transport.
+	transport *observedTransport
 }
 
 var _ Location = (*S3)(nil)
@@ -91,17 +94,18 @@ func openS3(config map[string]string) (*S3, error) {
 		prefix += "/"
 	}
 
+	rt := &observedTransport{base: s3Transport()}
 	newClient := func(retries int) (*minio.Client, error) {
 		return minio.New(hostport, &minio.Options{
 			Creds:        credentials.NewStaticV4(ak, sk, ""),
 			Secure:       secure,
 			Region:       config["region"],
 			BucketLookup: lookup,
-			Transport:    s3Transport(),
+			Transport:    rt,
 			MaxRetries:   retries,
 		})
 	}
-	client, err := newClient(3)
+	client, err := newClient(s3Attempts)
 	if err != nil {
 		return nil, &ConfigError{Field: "endpoint", Problem: "is not a valid S3 endpoint"}
 	}
@@ -109,7 +113,7 @@ func openS3(config map[string]string) (*S3, error) {
 	if err != nil {
 		return nil, &ConfigError{Field: "endpoint", Problem: "is not a valid S3 endpoint"}
 	}
-	return &S3{client: client, check: check, host: host, bucket: bucket, prefix: prefix}, nil
+	return &S3{client: client, check: check, host: host, bucket: bucket, prefix: prefix, transport: rt}, nil
 }
 
 // parseEndpoint accepts "host[:port]" (TLS) or "http(s)://host[:port][/]"
@@ -265,10 +269,16 @@ func (l *S3) ListContainers(ctx context.Context, prefix, cursor string, limit in
 	return page, next, nil
 }
 
-// ListItems implements Location with ListObjectsV2 from StartAfter. Keys
-// ending in "/" are directory markers written by consoles, not files; keys
-// that are not acceptable item paths ("a//b", "../x") are skipped, since
-// Stat and Open would refuse them.
+// ListItems implements Location with one ListObjectsV2 request per page:
+// MaxKeys is the limit (S3 answers at most 1,000 keys), StartAfter the
+// cursor. Reading one key more than the page to learn whether another
+// follows would cost a second request of 1,000 keys per page; instead a
+// full page always names a next cursor, and a bucket whose last page is
+// exactly full ends with one empty request. Keys ending in "/" are
+// directory markers written by consoles, not files; keys that are not
+// acceptable item paths ("a//b", "../x") are skipped, since Stat and Open
+// would refuse them, but they still count towards the page and may be the
+// cursor (StartAfter takes any key).
 func (l *S3) ListItems(ctx context.Context, container, cursor string, limit int) ([]Entry, string, error) {
 	limit = clampLimit(limit)
 	if err := l.checkContainer(container); err != nil {
@@ -277,24 +287,26 @@ func (l *S3) ListItems(ctx context.Context, container, cursor string, limit int)
 	opts := minio.ListObjectsOptions{
 		Prefix:     l.prefix,
 		Recursive:  true,
-		MaxKeys:    min(limit+1, 1000),
+		MaxKeys:    limit,
 		FetchOwner: ptr(false),
 	}
 	if cursor != "" {
 		opts.StartAfter = l.prefix + cursor
 	}
 	var entries []Entry
+	keys, last := 0, ""
 	for obj := range l.client.ListObjectsIter(ctx, container, opts) {
 		if obj.Err != nil {
 			return nil, "", fmt.Errorf("list %s: %w", container, s3NotFound(obj.Err))
 		}
+		keys++
 		rel, ok := strings.CutPrefix(obj.Key, l.prefix)
-		if !ok || strings.HasSuffix(rel, "/") || checkItemPath(rel, true) != nil {
-			continue
+		last = rel
+		if ok && !strings.HasSuffix(rel, "/") && checkItemPath(rel, true) == nil {
+			entries = append(entries, s3Entry(rel, obj))
 		}
-		entries = append(entries, s3Entry(rel, obj))
-		// One more than the page tells whether a next page exists.
-		if len(entries) > limit {
+		// The iterator would fetch the next page on the next step.
+		if keys == limit {
 			break
 		}
 	}
@@ -302,9 +314,8 @@ func (l *S3) ListItems(ctx context.Context, container, cursor string, limit int)
 		return nil, "", err // the iterator ends silently on cancellation
 	}
 	next := ""
-	if len(entries) > limit {
-		entries = entries[:limit]
-		next = entries[limit-1].Path
+	if keys == limit {
+		next = last
 	}
 	return entries, next, nil
 }
