@@ -3,6 +3,7 @@ package extractors
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -26,6 +27,9 @@ type Info struct {
 	Name string
 	// DisplayName is the human name shown in extractor lists and error reports.
 	DisplayName string
+	// Family groups the extractor with others by what it tells about a
+	// file (family.go); Register refuses an Info without a known family.
+	Family Family
 	// Version of the extractor's output; bumped when the shape or the meaning of
 	// its Data changes, so that items can be harvested again with the new version.
 	Version string
@@ -124,9 +128,12 @@ type Input struct {
 	ItemID string
 	// Name is the file name of the item as the storage knows it.
 	Name string
-	// Path is a local path of the file's content, always set: the worker
-	// downloads to a temporary file when the storage has no local path. The name
-	// of that file says nothing about the item: use Name.
+	// Path is a local path of the file's content: the worker downloads to a
+	// temporary file when the storage has no local path. The name of that
+	// file says nothing about the item: use Name. It is empty only when
+	// every extractor of the harvest is Inline and the content is in
+	// Content or Stream (a remote object read into memory or as it comes
+	// in: no copy on disk).
 	Path string
 	// Size of the item in bytes as the storage reports it; negative if unknown.
 	Size int64
@@ -137,6 +144,12 @@ type Input struct {
 	// files: one read serves every extractor); nil otherwise. Extractors that
 	// read the bytes themselves use it when set; Path is set either way.
 	Content []byte
+	// Stream reads the content from its start when Path is empty and
+	// Content nil: Inline extractors then read it (once: a second call may
+	// fetch the object again). limit is the most bytes the caller will read
+	// (< 0: all of them), so that a look at the first bytes does not start
+	// a transfer of the whole object. Errors are Transient.
+	Stream func(ctx context.Context, limit int64) (io.ReadCloser, error)
 	// ArtifactDir is where the extractor may write artifacts (thumbnails,
 	// frames): the item's artifact directory as given to Run, plus the
 	// extractor's name, so that a harvest running some extractors again

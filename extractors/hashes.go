@@ -43,7 +43,12 @@ func (hashes) Extract(ctx context.Context, in *Input) (*Result, error) {
 	sums := HashBytes(in.Content)
 	if in.Content == nil {
 		var err error
-		if sums, err = HashFile(ctx, in.Path); err != nil {
+		if in.Path == "" && in.Stream != nil {
+			sums, err = hashStream(ctx, in)
+		} else {
+			sums, err = HashFile(ctx, in.Path)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -88,6 +93,16 @@ func HashFile(ctx context.Context, path string) (Sums, error) {
 	// A hint only: a larger read-ahead window for a file read once, front to back.
 	_ = unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_SEQUENTIAL)
 	return HashReader(ctx, f)
+}
+
+// hashStream hashes a remote object as it comes in (Input.Stream).
+func hashStream(ctx context.Context, in *Input) (Sums, error) {
+	r, err := in.Stream(ctx, -1)
+	if err != nil {
+		return Sums{}, Transient(fmt.Errorf("open %s: %w", in.Name, err))
+	}
+	defer r.Close()
+	return HashReader(ctx, r)
 }
 
 // HashReader returns the digests of everything r yields. The reader goroutine

@@ -30,7 +30,13 @@ func (mimeType) Extract(ctx context.Context, in *Input) (*Result, error) {
 	if in.Content != nil {
 		mt = mimetype.Detect(in.Content)
 	} else {
-		f, err := os.Open(in.Path)
+		var f io.ReadCloser
+		var err error
+		if in.Path == "" && in.Stream != nil {
+			f, err = in.Stream(ctx, sniffLimit)
+		} else {
+			f, err = os.Open(in.Path)
+		}
 		if err != nil {
 			return nil, Transient(fmt.Errorf("open %s: %w", in.Name, err))
 		}
