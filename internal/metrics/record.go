@@ -51,3 +51,7 @@ func (r *Recorder) Search(op string, took time.Duration, failed bool) {
 
 // Requeued records tasks a stopping worker gave back to their queue.
 func (r *Recorder) Requeued(n int) { r.Add(ShutdownsRequeued, float64(n)) }
+
+// S3Retry records one S3 attempt that failed in a way that is retried
+// (reason: storage.Retry*).
+func (r *Recorder) S3Retry(reason string) { r.Add(S3Retries, 1, reason) }

@@ -15,6 +15,7 @@ const (
 	SearchDuration    = "metaharvest_search_duration_seconds"
 	SearchErrors      = "metaharvest_search_errors_total"
 	ShutdownsRequeued = "metaharvest_shutdown_requeued_tasks_total"
+	S3Retries         = "metaharvest_s3_retries_total"
 )
 
 // Names of the series read when scraped.
@@ -79,6 +80,8 @@ var specs = map[string]spec{
 		[]string{"operation"}, fastBuckets},
 	SearchErrors: {counter, "Calls to the search engine that failed, by operation.",
 		[]string{"operation"}, nil},
+	S3Retries: {counter, "S3 request attempts that failed in a way that is retried with backoff and jitter, by reason (slow_down: 503 or 429, server_error: other 5xx, timeout, network); the last attempt of a request that gives up counts too.",
+		[]string{"reason"}, nil},
 	ShutdownsRequeued: {counter, "Tasks a stopping worker could not finish within SHUTDOWN_TIMEOUT and gave back to their queue.",
 		nil, nil},
 }
