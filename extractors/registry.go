@@ -65,7 +65,8 @@ func MustRegister(info Info) { Default.MustRegister(info) }
 func Names() []string { return Default.Names() }
 
 // Register adds info. It fails on an empty or duplicate name, an
-// Implemented extractor without New, After naming itself, or malformed
+// Implemented extractor without New, After or Needs naming itself, Needs
+// that would close a cycle with the registered extractors, or malformed
 // Fields. An implemented Info replaces a placeholder (not Implemented) of
 // the same name; anything else registered twice is an error.
 func (r *Registry) Register(info Info) error {
@@ -78,6 +79,9 @@ func (r *Registry) Register(info Info) error {
 	if slices.Contains(info.After, info.Name) {
 		return fmt.Errorf("register extractor %s: runs after itself", info.Name)
 	}
+	if slices.Contains(info.Needs, info.Name) {
+		return fmt.Errorf("register extractor %s: needs itself", info.Name)
+	}
 	if err := checkFields(info); err != nil {
 		return err
 	}
@@ -87,6 +91,9 @@ func (r *Registry) Register(info Info) error {
 	if have, dup := r.infos[info.Name]; dup && (have.Implemented || !info.Implemented) {
 		return fmt.Errorf("register extractor %s: duplicate name", info.Name)
 	}
+	if path := r.needsPathTo(info.Name, info.Needs); path != nil {
+		return fmt.Errorf("register extractor %s: needs cycle %s", info.Name, strings.Join(append([]string{info.Name}, path...), " -> "))
+	}
 	r.infos[info.Name] = info
 	if _, ok := r.seq[info.Name]; !ok {
 		r.seq[info.Name] = len(r.seq)
@@ -95,6 +102,68 @@ func (r *Registry) Register(info Info) error {
 	r.derived = nil
 	r.orders = map[string][]string{}
 	return nil
+}
+
+// needsPathTo returns a chain of Needs from the names in from to target
+// through the registered extractors (target last), nil when there is none:
+// registering target with Needs from would close a cycle. Every Register
+// checks it, so the registered Needs never hold a cycle and WithNeeds
+// terminates. r.mu is held.
+func (r *Registry) needsPathTo(target string, from []string) []string {
+	seen := map[string]bool{}
+	var walk func(n string) []string
+	walk = func(n string) []string {
+		if n == target {
+			return []string{n}
+		}
+		if seen[n] {
+			return nil
+		}
+		seen[n] = true
+		for _, next := range r.infos[n].Needs {
+			if p := walk(next); p != nil {
+				return append([]string{n}, p...)
+			}
+		}
+		return nil
+	}
+	for _, n := range from {
+		if p := walk(n); p != nil {
+			return p
+		}
+	}
+	return nil
+}
+
+// WithNeeds returns names followed by what they need (Info.Needs),
+// transitively, each name once: the names first in their order, then each
+// need after the first name that brought it, in depth-first order of the
+// Needs lists, so the result depends only on names and the registrations.
+// Needs that are not registered are kept (a harvest records them as not
+// available). The harvest's selection (internal/jobs) is its one caller
+// that matters: what a job stores is what its items run.
+func (r *Registry) WithNeeds(names []string) []string {
+	out := slices.Clone(names)
+	seen := map[string]bool{}
+	for _, n := range names {
+		seen[n] = true
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var add func(n string)
+	add = func(n string) {
+		for _, need := range r.infos[n].Needs {
+			if !seen[need] {
+				seen[need] = true
+				out = append(out, need)
+				add(need)
+			}
+		}
+	}
+	for _, n := range names {
+		add(n)
+	}
+	return out
 }
 
 // MustRegister is Register that panics on error.
@@ -107,6 +176,7 @@ func (r *Registry) MustRegister(info Info) {
 func cloneInfo(info Info) Info {
 	info.Tools = slices.Clone(info.Tools)
 	info.After = slices.Clone(info.After)
+	info.Needs = slices.Clone(info.Needs)
 	info.Fields = slices.Clone(info.Fields)
 	info.Settings = slices.Clone(info.Settings)
 	return info

@@ -24,7 +24,7 @@ const abandonGrace = time.Second
 // Run runs the named extractors of reg (Default when nil) on in, one after the
 // other, and returns one Outcome per distinct name that ran, in the order
 // they ran: the Always extractors first, then the others in the given order
-// except that an extractor runs after those it names in After.
+// except that an extractor runs after those it names in After or Needs.
 //
 // An extractor whose Accept refuses the file (judged after mime_type ran) is
 // skipped: it has no Outcome. Each extractor that runs gets a context
@@ -72,8 +72,8 @@ func fileOf(in *Input) File {
 
 // Order returns names without duplicates in the order Run runs them: the
 // Always extractors among them first, then the others in the given order,
-// each moved after the extractors of its After that are in the list. A
-// cycle of After (a bug) keeps the given order for its members.
+// each moved after the extractors of its After and Needs that are in the
+// list. A cycle of After (a bug) keeps the given order for its members.
 func (r *Registry) Order(names []string) []string {
 	key := strings.Join(names, "\x00")
 	r.mu.RLock()
@@ -127,9 +127,11 @@ func (r *Registry) order(names []string) []string {
 		}
 		visiting[n] = true
 		info, _ := r.lookup(n)
-		for _, dep := range info.After {
-			if seen[dep] && !slices.Contains(base, dep) {
-				place(dep)
+		for _, deps := range [2][]string{info.After, info.Needs} {
+			for _, dep := range deps {
+				if seen[dep] && !slices.Contains(base, dep) {
+					place(dep)
+				}
 			}
 		}
 		visiting[n] = false
