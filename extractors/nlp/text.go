@@ -19,6 +19,12 @@ var TextSources = []string{
 	"archive", "tesseract", "speech_to_text", "speech_to_text_provider", "caption_files", "captions", "captionsv2", "exiv2",
 }
 
+// TextNeeds are the text sources that are not API names of the reference:
+// a client of the reference cannot know to ask for them, so an analysis of
+// text brings them (Info.Needs). Without it a harvest naming tokens and
+// the reference's names read no plain-text file (issue 23).
+var TextNeeds = []string{"text"}
+
 // textFields are the top-level fields read from each source's Data.
 var textFields = []string{"title", "subject", "description", "keywords", "text", "transcript"}
 
