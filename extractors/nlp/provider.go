@@ -24,6 +24,7 @@ func init() {
 		DefaultEnabled: false, // it sends the item's text away, and costs by the character
 		Provider:       "nlp",
 		After:          TextSources,
+		Needs:          TextNeeds,
 		Settings:       provider.Settings("NLP_API", "language analysis"),
 		Fields: []extractors.Field{
 			{Path: "key_phrases.name", Type: extractors.TypeString, Doc: "key phrase, as first written"},

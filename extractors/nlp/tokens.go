@@ -24,6 +24,7 @@ func init() {
 		Implemented:    true,
 		DefaultEnabled: true,
 		After:          TextSources,
+		Needs:          TextNeeds,
 		Fields: []extractors.Field{
 			{Path: "key_phrases.name", Type: extractors.TypeString, Doc: "key phrase (RAKE), as most often written; languages: en, fr, es, de, it, pt, nl"},
 			{Path: "key_phrases.appearances", Type: extractors.TypeNumber, Doc: "times it appears"},
