@@ -8,6 +8,7 @@ func init() {
 	MustRegister(Info{
 		Name:           "store",
 		DisplayName:    "Item Store Data",
+		Family:         FamilyTechnical,
 		Version:        "1.0.0",
 		Implemented:    true,
 		Inline:         true,
@@ -23,6 +24,7 @@ func init() {
 	MustRegister(Info{
 		Name:           "mime_type",
 		DisplayName:    "MIME Type",
+		Family:         FamilyTechnical,
 		Version:        "1.0.0",
 		Implemented:    true,
 		Inline:         true,

@@ -21,6 +21,7 @@ func init() {
 	MustRegister(Info{
 		Name:           "hashes",
 		DisplayName:    "Hashes",
+		Family:         FamilyHashes,
 		Version:        "1.0.0",
 		Implemented:    true,
 		Inline:         true,

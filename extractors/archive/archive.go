@@ -56,6 +56,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           Name,
 		DisplayName:    "Archive Contents",
+		Family:         extractors.FamilyTechnical,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: true,

@@ -11,6 +11,7 @@ func init() {
 	register(extractors.Info{
 		Name:           "audiopeak",
 		DisplayName:    "Audio Peaks",
+		Family:         extractors.FamilyQC,
 		Version:        "1.0.0",
 		DefaultEnabled: true,
 		Fields: []extractors.Field{

@@ -6,6 +6,7 @@ func init() {
 	register(extractors.Info{
 		Name:        "black_scenes",
 		DisplayName: "Black Scenes",
+		Family:      extractors.FamilyQC,
 		Version:     "1.0.0",
 		Fields:      summaryFields("scenes", "black stretches", "black", "video"),
 	}, picture, blackScenes)

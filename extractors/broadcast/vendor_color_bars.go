@@ -8,6 +8,7 @@ func init() {
 	register(extractors.Info{
 		Name:        "vendor_color_bars",
 		DisplayName: "Color Bars",
+		Family:      extractors.FamilyQC,
 		Version:     "1.0.0",
 		Fields: append(summaryFields("bars", "stretches of colour bars", "colour bars", "video"),
 			extractors.Field{Path: "bars.pattern", Type: extractors.TypeString, Doc: `"smpte" (bars over castellations and PLUGE) or "ebu" (full-height bars)`}),

@@ -8,6 +8,7 @@ func init() {
 	register(extractors.Info{
 		Name:           "vendor_silence",
 		DisplayName:    "Silence",
+		Family:         extractors.FamilyQC,
 		Version:        "1.0.0",
 		DefaultEnabled: true,
 		Fields:         summaryFields("silences", "silent stretches", "silence", "audio"),

@@ -12,6 +12,7 @@ func init() {
 	register(extractors.Info{
 		Name:        "vendor_start_end",
 		DisplayName: "Program Start and End",
+		Family:      extractors.FamilyQC,
 		Version:     "1.0.0",
 		Fields: []extractors.Field{
 			{Path: "found", Type: extractors.TypeBool, Doc: "a programme was found between the leader and the trailer (false when they cover everything)"},

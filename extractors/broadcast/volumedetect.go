@@ -11,6 +11,7 @@ func init() {
 	register(extractors.Info{
 		Name:           "volumedetect",
 		DisplayName:    "Volume Detection",
+		Family:         extractors.FamilyQC,
 		Version:        "1.0.0",
 		DefaultEnabled: true,
 		Fields: []extractors.Field{

@@ -16,6 +16,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "caption_files",
 		DisplayName:    "Caption Files",
+		Family:         extractors.FamilyCaptions,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: true,

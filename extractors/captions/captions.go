@@ -22,6 +22,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:        "captions",
 		DisplayName: "Embedded Captions",
+		Family:      extractors.FamilyCaptions,
 		Version:     "1.0.0",
 		Implemented: true,
 		// captionsv2 reads the same tracks and more; enabling both would

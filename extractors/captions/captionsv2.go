@@ -29,6 +29,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "captionsv2",
 		DisplayName:    "Embedded Captions v2",
+		Family:         extractors.FamilyCaptions,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: true,

@@ -17,6 +17,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "csv",
 		DisplayName:    "CSV",
+		Family:         extractors.FamilyDocuments,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: true,

@@ -22,6 +22,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "dbf",
 		DisplayName:    "dBASE Table",
+		Family:         extractors.FamilyDocuments,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: true,

@@ -48,6 +48,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "email",
 		DisplayName:    "Email",
+		Family:         extractors.FamilyDocuments,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: true,

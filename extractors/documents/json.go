@@ -15,6 +15,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "json",
 		DisplayName:    "JSON",
+		Family:         extractors.FamilyDocuments,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: true,

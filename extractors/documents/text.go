@@ -19,6 +19,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "text",
 		DisplayName:    "Plain Text",
+		Family:         extractors.FamilyDocuments,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: true,

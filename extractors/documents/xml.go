@@ -18,6 +18,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "xml",
 		DisplayName:    "XML",
+		Family:         extractors.FamilyDocuments,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: true,

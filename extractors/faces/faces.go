@@ -39,6 +39,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "vendor_faces",
 		DisplayName:    "Faces",
+		Family:         extractors.FamilyFaces,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: false,

@@ -26,6 +26,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "exiv2",
 		DisplayName:    "Image Metadata (EXIF, IPTC, XMP)",
+		Family:         extractors.FamilyImages,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: true,

@@ -30,6 +30,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "thumbnailer",
 		DisplayName:    "Thumbnails",
+		Family:         extractors.FamilyImages,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: true,

@@ -19,6 +19,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           ProviderName,
 		DisplayName:    "Text Tokens (provider)",
+		Family:         extractors.FamilyNLP,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: false, // it sends the item's text away, and costs by the character

@@ -20,6 +20,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "tokens",
 		DisplayName:    "Text Tokens",
+		Family:         extractors.FamilyNLP,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: true,

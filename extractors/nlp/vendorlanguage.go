@@ -11,6 +11,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "vendorlanguage",
 		DisplayName:    "Language Identification",
+		Family:         extractors.FamilyNLP,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: true,

@@ -26,6 +26,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "nsfw",
 		DisplayName:    "Adult Content (nsfwjs)",
+		Family:         extractors.FamilyAdult,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: false,

@@ -36,6 +36,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           ProviderName,
 		DisplayName:    "Adult Content (provider)",
+		Family:         extractors.FamilyAdult,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: false, // it sends the item's pictures away, and costs by the picture

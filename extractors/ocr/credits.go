@@ -27,6 +27,7 @@ func init() {
 	registerAnalysis(extractors.Info{
 		Name:        "credits",
 		DisplayName: "Credits",
+		Family:      extractors.FamilyText,
 		Version:     "1.0.0",
 		Fields: append(rangeFields("credits"),
 			extractors.Field{Path: "count", Type: extractors.TypeNumber, Doc: "runs of credits found"},

@@ -7,6 +7,7 @@ func init() {
 	registerAnalysis(extractors.Info{
 		Name:        "slates",
 		DisplayName: "Slates",
+		Family:      extractors.FamilyText,
 		Version:     "1.0.0",
 		Fields: slateListFields(
 			extractors.Field{Path: "slates.keywords", Type: extractors.TypeString, Doc: "slate fields its text names (title, scene, take, date ...)"},

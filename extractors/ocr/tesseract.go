@@ -18,6 +18,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "tesseract",
 		DisplayName:    "Text Recognition (OCR)",
+		Family:         extractors.FamilyText,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: true,

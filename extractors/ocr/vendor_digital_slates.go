@@ -21,6 +21,7 @@ func init() {
 	registerAnalysis(extractors.Info{
 		Name:        "vendor_digital_slates",
 		DisplayName: "Digital Slates",
+		Family:      extractors.FamilyText,
 		Version:     "1.0.0",
 		Fields:      slateListFields(fields...),
 	}, digitalSlatesRule)

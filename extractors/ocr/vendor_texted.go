@@ -9,6 +9,7 @@ func init() {
 	registerAnalysis(extractors.Info{
 		Name:        "vendor_texted",
 		DisplayName: "Texted Segments",
+		Family:      extractors.FamilyText,
 		Version:     "1.0.0",
 		Fields: append(rangeFields("ranges"),
 			extractors.Field{Path: "count", Type: extractors.TypeNumber, Doc: "texted ranges"},

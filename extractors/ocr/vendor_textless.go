@@ -10,6 +10,7 @@ func init() {
 	registerAnalysis(extractors.Info{
 		Name:        "vendor_textless",
 		DisplayName: "Textless Segments",
+		Family:      extractors.FamilyText,
 		Version:     "1.0.0",
 		Fields: append(rangeFields("ranges"),
 			extractors.Field{Path: "count", Type: extractors.TypeNumber, Doc: "textless ranges"},

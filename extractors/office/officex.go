@@ -14,6 +14,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "officex",
 		DisplayName:    "Office Documents",
+		Family:         extractors.FamilyDocuments,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: true,

@@ -16,6 +16,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "pdf",
 		DisplayName:    "PDF Text and Info",
+		Family:         extractors.FamilyDocuments,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: true,

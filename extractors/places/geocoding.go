@@ -11,6 +11,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "geocoding",
 		DisplayName:    "Geocoding",
+		Family:         extractors.FamilyPlaces,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: true,

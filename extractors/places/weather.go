@@ -15,6 +15,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "weather",
 		DisplayName:    "Weather",
+		Family:         extractors.FamilyPlaces,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: false, // a third-party service: enabled by who configures it

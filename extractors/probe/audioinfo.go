@@ -19,6 +19,7 @@ func init() {
 var audioinfoInfo = extractors.Info{
 	Name:           "audioinfo",
 	DisplayName:    "Audio Info",
+	Family:         extractors.FamilyTechnical,
 	Version:        "1.0.0",
 	Implemented:    true,
 	DefaultEnabled: true,

@@ -26,6 +26,7 @@ func init() {
 var dpxInfo = extractors.Info{
 	Name:           "dpx",
 	DisplayName:    "DPX Image Header",
+	Family:         extractors.FamilyTechnical,
 	Version:        "1.0.0",
 	Implemented:    true,
 	DefaultEnabled: true,

@@ -26,6 +26,7 @@ func init() {
 var drmInfo = extractors.Info{
 	Name:           "drm",
 	DisplayName:    "DRM Detection",
+	Family:         extractors.FamilyTechnical,
 	Version:        "1.0.0",
 	Implemented:    true,
 	DefaultEnabled: true,

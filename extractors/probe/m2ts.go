@@ -24,6 +24,7 @@ func init() {
 var m2tsInfo = extractors.Info{
 	Name:           "m2ts",
 	DisplayName:    "MPEG Transport Stream",
+	Family:         extractors.FamilyTechnical,
 	Version:        "1.0.0",
 	Implemented:    true,
 	DefaultEnabled: true,

@@ -34,6 +34,7 @@ func init() {
 var mediainfoInfo = extractors.Info{
 	Name:           "mediainfo",
 	DisplayName:    "Media Info",
+	Family:         extractors.FamilyTechnical,
 	Version:        "1.0.0",
 	Implemented:    true,
 	DefaultEnabled: true,

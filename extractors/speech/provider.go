@@ -58,6 +58,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           ProviderName,
 		DisplayName:    "Speech to Text (provider)",
+		Family:         extractors.FamilySpeech,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: false, // it sends the item's sound away, and costs by the second

@@ -46,6 +46,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           Name,
 		DisplayName:    "Speech to Text",
+		Family:         extractors.FamilySpeech,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: false, // half a core-second per second of audio: enabled per profile

@@ -16,6 +16,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:        "vendor_audio_classification",
 		DisplayName: "Audio Classification",
+		Family:      extractors.FamilyRecognition,
 		Version:     "1.0.0",
 		Implemented: true,
 		Tools:       []string{"ffmpeg", "ffprobe"},

@@ -22,6 +22,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:        "logos",
 		DisplayName: "Logo Detection",
+		Family:      extractors.FamilyRecognition,
 		Version:     "1.0.0",
 		Implemented: true,
 		Tools:       []string{"ffmpeg", "ffprobe"},

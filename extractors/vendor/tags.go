@@ -19,6 +19,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:        "tags",
 		DisplayName: "Recognition and Tags",
+		Family:      extractors.FamilyRecognition,
 		Version:     "1.0.0",
 		Implemented: true,
 		Tools:       []string{"ffmpeg", "ffprobe"},

@@ -13,6 +13,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "audio_previews",
 		DisplayName:    "Audio Previews",
+		Family:         extractors.FamilyVideo,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: true,

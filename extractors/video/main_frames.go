@@ -22,6 +22,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "video_main_frames",
 		DisplayName:    "Video Main Frames",
+		Family:         extractors.FamilyVideo,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: true,

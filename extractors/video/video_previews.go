@@ -14,6 +14,7 @@ func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "video_previews",
 		DisplayName:    "Video Previews",
+		Family:         extractors.FamilyVideo,
 		Version:        "1.0.0",
 		Implemented:    true,
 		DefaultEnabled: true,
