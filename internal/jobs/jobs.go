@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -221,7 +222,8 @@ func ItemTaskOptions(n queue.Names, requestID, key string, priority int) []asynq
 // configured) is still accepted: each item records it as "not available:
 // <reason>" and the others run (DECISIONS.md). Without override only
 // enabled extractors run. A profile with no extractors means every enabled
-// one; a profile's list runs only its available extractors.
+// one; a profile's list runs only its available extractors. The extractors
+// that the chosen ones need are added (extractors.Registry.WithNeeds).
 func (s *Starter) Resolve(ctx context.Context, requested []string, profileID string, override bool) (models.Strings, error) {
 	enabled, err := EnabledSet(ctx, s.DB, s.Registry)
 	if err != nil {
@@ -262,7 +264,13 @@ func (s *Starter) Resolve(ctx context.Context, requested []string, profileID str
 			}
 		}
 	}
-	return withBase(s.Registry.AlwaysNames(), chosen), nil
+	// What the chosen extractors read comes with them (Info.Needs): tokens
+	// brings text, which clients of the reference cannot name. Added here,
+	// once, the job's list is what its items run and what its activity
+	// shows; a need runs whether or not it is enabled, as part of the work
+	// of the extractor that reads it.
+	base := s.Registry.AlwaysNames()
+	return withBase(base, s.Registry.WithNeeds(append(slices.Clone(base), chosen...))), nil
 }
 
 // withBase puts the base extractors (they fill the item record itself:

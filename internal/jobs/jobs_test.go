@@ -25,7 +25,8 @@ func (nop) Extract(context.Context, *extractors.Input) (*extractors.Result, erro
 }
 
 // registry: the base extractors, an enabled one, one disabled by default,
-// one needing a tool that is not installed, and one not implemented.
+// one needing a tool that is not installed, one not implemented, and one
+// disabled by default that needs the disabled one.
 func registry(t *testing.T) *extractors.Registry {
 	reg := extractors.NewRegistry()
 	for _, n := range []string{"store", "mime_type", "hashes"} {
@@ -40,6 +41,9 @@ func registry(t *testing.T) *extractors.Registry {
 	reg.MustRegister(mk("beta", false))
 	reg.MustRegister(mk("gamma", true, "no-such-tool-installed-here"))
 	reg.MustRegister(extractors.Info{Name: "delta", DisplayName: "delta", Version: "1"})
+	reader := mk("reader", false)
+	reader.Needs = []string{"beta"}
+	reg.MustRegister(reader)
 	return reg
 }
 
@@ -92,6 +96,10 @@ func TestResolveRules(t *testing.T) {
 		{"profile list, disabled dropped", nil, "p1", false, "[store mime_type]", 0},
 		{"profile list with override", nil, "p1", true, "[store mime_type beta]", 0},
 		{"unknown profile", nil, "nope", false, "", http.StatusBadRequest},
+		// Issue 23: what a selected extractor needs comes with it, once,
+		// even when it is disabled.
+		{"a need comes with its reader", []string{"reader"}, "default", true, "[store mime_type beta reader]", 0},
+		{"a need asked for too runs once", []string{"beta", "reader", "beta"}, "default", true, "[store mime_type beta reader]", 0},
 	}
 	for _, c := range cases {
 		got, err := s.Resolve(ctx, c.requested, c.profile, c.override)
