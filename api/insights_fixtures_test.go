@@ -69,7 +69,7 @@ func textRegistry(t *testing.T) *extractors.Registry {
 		{Name: "speech_to_text", Fields: text},
 		{Name: "mediainfo", Fields: []extractors.Field{{Path: "title", Type: extractors.TypeString, Doc: "title"}}},
 	} {
-		info.Implemented, info.Version, info.New = true, "1", never
+		info.Implemented, info.Version, info.New, info.Family = true, "1", never, extractors.FamilyDocuments
 		reg.MustRegister(info)
 	}
 	return reg

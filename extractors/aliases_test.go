@@ -97,7 +97,7 @@ func TestProviderExtractorWithCounterpart(t *testing.T) {
 	r := NewRegistry()
 	newHashes := func(Env) (Extractor, error) { return hashes{}, nil }
 	for _, name := range []string{"logos", "speech_to_text"} {
-		r.MustRegister(Info{Name: name, DisplayName: name, Implemented: true, New: newHashes})
+		r.MustRegister(Info{Name: name, Family: FamilyTechnical, DisplayName: name, Implemented: true, New: newHashes})
 	}
 	for client, want := range map[string]string{"gmlogos": "logos", "gms2t": "speech_to_text"} {
 		if got, ok := r.Resolve(client); !ok || got != want {

@@ -19,7 +19,7 @@ func TestOrderAlwaysThenAfter(t *testing.T) {
 		r.MustRegister(info)
 	}
 	mk := func(name string, after ...string) {
-		r.MustRegister(Info{Name: name, Implemented: true, After: after, New: func(Env) (Extractor, error) { return hashes{}, nil }})
+		r.MustRegister(Info{Name: name, Family: FamilyTechnical, Implemented: true, After: after, New: func(Env) (Extractor, error) { return hashes{}, nil }})
 	}
 	mk("faces", "frames")
 	mk("ocr", "frames", "pdf")
@@ -46,12 +46,12 @@ func TestRunSkipsFilesNotAccepted(t *testing.T) {
 	t.Parallel()
 	r := testRegistry(t, nil)
 	var ran atomic.Int32
-	r.MustRegister(Info{Name: "videoonly", Implemented: true, Accept: AcceptMIME([]string{"video/"}),
+	r.MustRegister(Info{Name: "videoonly", Family: FamilyTechnical, Implemented: true, Accept: AcceptMIME([]string{"video/"}),
 		New: func(Env) (Extractor, error) {
 			return funcExtractor(func(ctx context.Context, in *Input) (*Result, error) { ran.Add(1); return &Result{}, nil }), nil
 		}})
 	var sawMIME string
-	r.MustRegister(Info{Name: "jpegs", Implemented: true, Accept: AcceptMIME([]string{"image/jpeg"}),
+	r.MustRegister(Info{Name: "jpegs", Family: FamilyTechnical, Implemented: true, Accept: AcceptMIME([]string{"image/jpeg"}),
 		New: func(Env) (Extractor, error) {
 			return funcExtractor(func(ctx context.Context, in *Input) (*Result, error) { sawMIME = in.MIME; return &Result{}, nil }), nil
 		}})
@@ -117,13 +117,13 @@ func TestSettingsProvidersAndSetUp(t *testing.T) {
 	r := NewRegistry()
 	var made atomic.Int32
 	var gotEnv Env
-	r.MustRegister(Info{Name: "weather", Implemented: true, Provider: "weather",
+	r.MustRegister(Info{Name: "weather", Family: FamilyTechnical, Implemented: true, Provider: "weather",
 		Settings: []Setting{
 			{Name: "key", Env: "TEST_WEATHER_KEY", Secret: true, Required: true},
 			{Name: "url", Env: "TEST_WEATHER_URL", Default: "https://weather.example"},
 		},
 		New: func(env Env) (Extractor, error) { made.Add(1); gotEnv = env; return hashes{}, nil }})
-	r.MustRegister(Info{Name: "broken", Implemented: true,
+	r.MustRegister(Info{Name: "broken", Family: FamilyTechnical, Implemented: true,
 		New: func(Env) (Extractor, error) { made.Add(1); return nil, errors.New("model file missing") }})
 
 	if ok, reason := r.Available("weather"); ok || reason != "weather provider setting TEST_WEATHER_KEY not set" {
@@ -167,17 +167,17 @@ func TestRegistryCloseAndPlaceholders(t *testing.T) {
 	t.Parallel()
 	r := NewRegistry()
 	var closed atomic.Int32
-	r.MustRegister(Info{Name: "held", DisplayName: "Held"})
+	r.MustRegister(Info{Name: "held", Family: FamilyTechnical, DisplayName: "Held"})
 	if ok, _ := r.Available("held"); ok {
 		t.Fatal("placeholder available")
 	}
-	if err := r.Register(Info{Name: "held", Implemented: true, New: func(Env) (Extractor, error) { return closer{closed: &closed}, nil }}); err != nil {
+	if err := r.Register(Info{Name: "held", Family: FamilyTechnical, Implemented: true, New: func(Env) (Extractor, error) { return closer{closed: &closed}, nil }}); err != nil {
 		t.Fatalf("implementation does not replace its placeholder: %v", err)
 	}
-	if err := r.Register(Info{Name: "held", Implemented: true, New: func(Env) (Extractor, error) { return hashes{}, nil }}); err == nil {
+	if err := r.Register(Info{Name: "held", Family: FamilyTechnical, Implemented: true, New: func(Env) (Extractor, error) { return hashes{}, nil }}); err == nil {
 		t.Error("a second implementation replaced the first")
 	}
-	if err := r.Register(Info{Name: "held"}); err == nil {
+	if err := r.Register(Info{Name: "held", Family: FamilyTechnical}); err == nil {
 		t.Error("a placeholder replaced an implementation")
 	}
 	Run(context.Background(), r, []string{"held"}, sampleInput(t), time.Minute)
@@ -185,16 +185,16 @@ func TestRegistryCloseAndPlaceholders(t *testing.T) {
 		t.Errorf("Close: %v, closed %d", err, closed.Load())
 	}
 	for _, bad := range []Info{
-		{Name: "f1", Fields: []Field{{Path: "Video.Duration", Type: TypeNumber}}},
-		{Name: "f2", Fields: []Field{{Path: "a", Type: "float"}}},
-		{Name: "f3", Fields: []Field{{Path: "a", Type: TypeText}, {Path: "a", Type: TypeText}}},
-		{Name: "f4", After: []string{"f4"}},
+		{Name: "f1", Family: FamilyTechnical, Fields: []Field{{Path: "Video.Duration", Type: TypeNumber}}},
+		{Name: "f2", Family: FamilyTechnical, Fields: []Field{{Path: "a", Type: "float"}}},
+		{Name: "f3", Family: FamilyTechnical, Fields: []Field{{Path: "a", Type: TypeText}, {Path: "a", Type: TypeText}}},
+		{Name: "f4", Family: FamilyTechnical, After: []string{"f4"}},
 	} {
 		if err := r.Register(bad); err == nil {
 			t.Errorf("Register(%+v) accepted", bad)
 		}
 	}
-	r.MustRegister(Info{Name: "m", Fields: []Field{{Path: "video.duration", Type: TypeNumber, Doc: "seconds"}}})
+	r.MustRegister(Info{Name: "m", Family: FamilyTechnical, Fields: []Field{{Path: "video.duration", Type: TypeNumber, Doc: "seconds"}}})
 	if got := r.Fields(); len(got) != 1 || got[0].Path != "m.video.duration" || got[0].Type != TypeNumber {
 		t.Errorf("Fields = %+v", got)
 	}

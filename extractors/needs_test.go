@@ -15,7 +15,7 @@ func TestNeeds(t *testing.T) {
 	r := NewRegistry()
 	newHashes := func(Env) (Extractor, error) { return hashes{}, nil }
 	mk := func(name string, needs ...string) Info {
-		return Info{Name: name, Version: "1", Implemented: true, New: newHashes, Needs: needs}
+		return Info{Name: name, Family: FamilyTechnical, Version: "1", Implemented: true, New: newHashes, Needs: needs}
 	}
 	// "words" reads what "text" and "ocr" read; "ocr" reads "frames";
 	// "summary" reads "words" and "frames"; "late" is not registered yet.
@@ -55,7 +55,7 @@ func TestNeeds(t *testing.T) {
 	}
 	// A placeholder replaced by an implementation that would close a cycle
 	// is refused too, and the placeholder stays.
-	r.MustRegister(Info{Name: "pending", Version: "1"})
+	r.MustRegister(Info{Name: "pending", Family: FamilyTechnical, Version: "1"})
 	r.MustRegister(mk("reader", "pending"))
 	if err := r.Register(mk("pending", "reader")); err == nil || !strings.Contains(err.Error(), "needs cycle pending -> reader -> pending") {
 		t.Errorf("implementation closing a cycle: %v", err)

@@ -64,14 +64,17 @@ func MustRegister(info Info) { Default.MustRegister(info) }
 // Names returns the API names of the Default registry, sorted.
 func Names() []string { return Default.Names() }
 
-// Register adds info. It fails on an empty or duplicate name, an
-// Implemented extractor without New, After or Needs naming itself, Needs
-// that would close a cycle with the registered extractors, or malformed
-// Fields. An implemented Info replaces a placeholder (not Implemented) of
+// Register adds info. It fails on an empty or duplicate name, a Family
+// that is not one of Families, an Implemented extractor without New, After
+// or Needs naming itself, Needs that would close a cycle with the
+// registered extractors, or malformed Fields. An implemented Info replaces a placeholder (not Implemented) of
 // the same name; anything else registered twice is an error.
 func (r *Registry) Register(info Info) error {
 	if info.Name == "" {
 		return errors.New("register extractor: empty name")
+	}
+	if !info.Family.Known() {
+		return fmt.Errorf("register extractor %s: family %q is not one of %v", info.Name, info.Family, Families())
 	}
 	if info.Implemented && info.New == nil {
 		return fmt.Errorf("register extractor %s: implemented but New is nil", info.Name)

@@ -42,19 +42,19 @@ func TestRegistry(t *testing.T) {
 	t.Parallel()
 	r := NewRegistry()
 	newHashes := func(Env) (Extractor, error) { return hashes{}, nil }
-	if err := r.Register(Info{Name: "b", DisplayName: "B", Implemented: true, New: newHashes, Tools: []string{"sh"}}); err != nil {
+	if err := r.Register(Info{Name: "b", Family: FamilyTechnical, DisplayName: "B", Implemented: true, New: newHashes, Tools: []string{"sh"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Register(Info{Name: "a", DisplayName: "A"}); err != nil {
+	if err := r.Register(Info{Name: "a", Family: FamilyTechnical, DisplayName: "A"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Register(Info{Name: "a"}); err == nil || !strings.Contains(err.Error(), "duplicate") {
+	if err := r.Register(Info{Name: "a", Family: FamilyTechnical}); err == nil || !strings.Contains(err.Error(), "duplicate") {
 		t.Errorf("duplicate Register: err = %v", err)
 	}
 	if err := r.Register(Info{}); err == nil {
 		t.Error("Register without name: no error")
 	}
-	if err := r.Register(Info{Name: "c", Implemented: true}); err == nil {
+	if err := r.Register(Info{Name: "c", Family: FamilyTechnical, Implemented: true}); err == nil {
 		t.Error("Register implemented without New: no error")
 	}
 	func() {
@@ -63,7 +63,7 @@ func TestRegistry(t *testing.T) {
 				t.Error("MustRegister of a duplicate did not panic")
 			}
 		}()
-		r.MustRegister(Info{Name: "b"})
+		r.MustRegister(Info{Name: "b", Family: FamilyTechnical})
 	}()
 
 	if info, ok := r.Get("b"); !ok || info.DisplayName != "B" {
@@ -100,7 +100,7 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("Available(%s) = %v, %q; want %v, %q", tc.name, ok, reason, tc.ok, tc.reason)
 		}
 	}
-	r.MustRegister(Info{Name: "d", Implemented: true, New: newHashes, Tools: []string{"sh", "metaharvest-no-such-tool"}})
+	r.MustRegister(Info{Name: "d", Family: FamilyTechnical, Implemented: true, New: newHashes, Tools: []string{"sh", "metaharvest-no-such-tool"}})
 	if ok, reason := r.Available("d"); ok || reason != `tool "metaharvest-no-such-tool" not found on PATH` {
 		t.Errorf("Available(d) = %v, %q", ok, reason)
 	}
@@ -116,7 +116,7 @@ func TestAvailableCachesLookPath(t *testing.T) {
 	}
 	t.Setenv("PATH", dir)
 	r := NewRegistry()
-	r.MustRegister(Info{Name: "x", Implemented: true, New: func(Env) (Extractor, error) { return hashes{}, nil }, Tools: []string{"metaharvest-test-tool"}})
+	r.MustRegister(Info{Name: "x", Family: FamilyTechnical, Implemented: true, New: func(Env) (Extractor, error) { return hashes{}, nil }, Tools: []string{"metaharvest-test-tool"}})
 	if ok, reason := r.Available("x"); !ok {
 		t.Fatalf("Available(x) = false, %q", reason)
 	}

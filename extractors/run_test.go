@@ -28,9 +28,9 @@ func testRegistry(t *testing.T, fns map[string]funcExtractor) *Registry {
 		r.MustRegister(info)
 	}
 	for name, fn := range fns {
-		r.MustRegister(Info{Name: name, DisplayName: name, Version: "1", Implemented: true, New: func(Env) (Extractor, error) { return fn, nil }})
+		r.MustRegister(Info{Name: name, Family: FamilyTechnical, DisplayName: name, Version: "1", Implemented: true, New: func(Env) (Extractor, error) { return fn, nil }})
 	}
-	r.MustRegister(Info{Name: "later", DisplayName: "Later", Version: "1"})
+	r.MustRegister(Info{Name: "later", Family: FamilyTechnical, DisplayName: "Later", Version: "1"})
 	return r
 }
 
@@ -254,7 +254,7 @@ func TestRunInline(t *testing.T) {
 	r := NewRegistry()
 	var inlineGoroutine, diskGoroutine bool
 	caller := goroutineID()
-	r.MustRegister(Info{Name: "quick", DisplayName: "quick", Version: "1", Implemented: true, Inline: true,
+	r.MustRegister(Info{Name: "quick", Family: FamilyTechnical, DisplayName: "quick", Version: "1", Implemented: true, Inline: true,
 		New: func(Env) (Extractor, error) {
 			return funcExtractor(func(ctx context.Context, in *Input) (*Result, error) {
 				if in.Content != nil {

@@ -59,11 +59,11 @@ func (talks) Extract(_ context.Context, in *extractors.Input) (*extractors.Resul
 func TestFreshDocumentsAreTheDocumentsOfTheRows(t *testing.T) {
 	t.Parallel()
 	reg := extractortest.Registry(t, nil, "store", "mime_type", "hashes")
-	reg.MustRegister(extractors.Info{Name: "odd", DisplayName: "Odd", Version: "1", Implemented: true, DefaultEnabled: true,
+	reg.MustRegister(extractors.Info{Name: "odd", Family: extractors.FamilyTechnical, DisplayName: "Odd", Version: "1", Implemented: true, DefaultEnabled: true,
 		New: func(extractors.Env) (extractors.Extractor, error) { return odd{}, nil }})
-	reg.MustRegister(extractors.Info{Name: "nothing", DisplayName: "Nothing", Version: "1", Implemented: true, DefaultEnabled: true,
+	reg.MustRegister(extractors.Info{Name: "nothing", Family: extractors.FamilyTechnical, DisplayName: "Nothing", Version: "1", Implemented: true, DefaultEnabled: true,
 		New: func(extractors.Env) (extractors.Extractor, error) { return nothing{}, nil }})
-	reg.MustRegister(extractors.Info{Name: "talks", DisplayName: "Talks", Version: "1", Implemented: true, DefaultEnabled: true,
+	reg.MustRegister(extractors.Info{Name: "talks", Family: extractors.FamilyTechnical, DisplayName: "Talks", Version: "1", Implemented: true, DefaultEnabled: true,
 		New: func(extractors.Env) (extractors.Extractor, error) { return talks{}, nil }})
 	f := newFixture(t, reg)
 	eng, err := postgres.New(f.db)

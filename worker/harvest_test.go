@@ -326,9 +326,9 @@ func (x failing) Extract(context.Context, *extractors.Input) (*extractors.Result
 
 func testRegistry(t *testing.T) *extractors.Registry {
 	reg := extractortest.Registry(t, nil, "store", "mime_type", "hashes")
-	reg.MustRegister(extractors.Info{Name: "boom", DisplayName: "Boom", Version: "1", Implemented: true, DefaultEnabled: true,
+	reg.MustRegister(extractors.Info{Name: "boom", Family: extractors.FamilyTechnical, DisplayName: "Boom", Version: "1", Implemented: true, DefaultEnabled: true,
 		New: func(extractors.Env) (extractors.Extractor, error) { return failing{}, nil }})
-	reg.MustRegister(extractors.Info{Name: "panicky", DisplayName: "Panicky", Version: "1", Implemented: true, DefaultEnabled: true,
+	reg.MustRegister(extractors.Info{Name: "panicky", Family: extractors.FamilyTechnical, DisplayName: "Panicky", Version: "1", Implemented: true, DefaultEnabled: true,
 		New: func(extractors.Env) (extractors.Extractor, error) { return failing{panics: true}, nil }})
 	return reg
 }
@@ -474,7 +474,7 @@ func (slow) Extract(ctx context.Context, _ *extractors.Input) (*extractors.Resul
 func TestItemTaskConcurrentDeliveries(t *testing.T) {
 	t.Parallel()
 	reg := testRegistry(t)
-	reg.MustRegister(extractors.Info{Name: "slow", DisplayName: "Slow", Version: "1", Implemented: true, DefaultEnabled: true,
+	reg.MustRegister(extractors.Info{Name: "slow", Family: extractors.FamilyTechnical, DisplayName: "Slow", Version: "1", Implemented: true, DefaultEnabled: true,
 		New: func(extractors.Env) (extractors.Extractor, error) { return slow{}, nil }})
 	f := newFixture(t, reg)
 	f.write("x.txt", "x")

@@ -61,9 +61,9 @@ func TestHarvestRecordsSegmentsCaptionsAndArtifactsPerExtractor(t *testing.T) {
 	var round atomic.Int32
 	round.Store(1)
 	reg := testRegistry(t)
-	reg.MustRegister(extractors.Info{Name: "frames", DisplayName: "Frames", Version: "1", Implemented: true, DefaultEnabled: true,
+	reg.MustRegister(extractors.Info{Name: "frames", Family: extractors.FamilyTechnical, DisplayName: "Frames", Version: "1", Implemented: true, DefaultEnabled: true,
 		New: func(extractors.Env) (extractors.Extractor, error) { return frameMaker{&round}, nil }})
-	reg.MustRegister(extractors.Info{Name: "faces", DisplayName: "Faces", Version: "1", Implemented: true, DefaultEnabled: true,
+	reg.MustRegister(extractors.Info{Name: "faces", Family: extractors.FamilyTechnical, DisplayName: "Faces", Version: "1", Implemented: true, DefaultEnabled: true,
 		After: []string{"frames"},
 		New:   func(extractors.Env) (extractors.Extractor, error) { return faceFinder{&round}, nil }})
 	f := newFixture(t, reg)

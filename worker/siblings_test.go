@@ -55,7 +55,7 @@ func TestSiblingsOfLocalItems(t *testing.T) {
 	t.Parallel()
 	lister := &siblingLister{got: map[string][]string{}, nil: map[string]bool{}}
 	reg := testRegistry(t)
-	reg.MustRegister(extractors.Info{Name: "sidecars", DisplayName: "Sidecars", Version: "1", Implemented: true, DefaultEnabled: true,
+	reg.MustRegister(extractors.Info{Name: "sidecars", Family: extractors.FamilyTechnical, DisplayName: "Sidecars", Version: "1", Implemented: true, DefaultEnabled: true,
 		Accept: extractors.AcceptMIME(nil, "mp4", "mkv"),
 		New:    func(extractors.Env) (extractors.Extractor, error) { return lister, nil }})
 	f := newFixture(t, reg)

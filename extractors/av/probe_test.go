@@ -47,7 +47,7 @@ func TestReadIsSharedPerFile(t *testing.T) {
 	reg := extractors.NewRegistry()
 	var reads atomic.Int32
 	probe := func(name string, after ...string) {
-		reg.MustRegister(extractors.Info{Name: name, Implemented: true, After: after, New: func(env extractors.Env) (extractors.Extractor, error) {
+		reg.MustRegister(extractors.Info{Name: name, Family: extractors.FamilyTechnical, Implemented: true, After: after, New: func(env extractors.Env) (extractors.Extractor, error) {
 			return extractFunc(func(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
 				if _, err := av.Read(ctx, env.Runner, in); err != nil {
 					return nil, err
@@ -62,7 +62,7 @@ func TestReadIsSharedPerFile(t *testing.T) {
 	// The first extractor's reading serves the second even once the file
 	// is gone.
 	path := clip(t)
-	reg.MustRegister(extractors.Info{Name: "remover", Implemented: true, After: []string{"one"}, New: func(extractors.Env) (extractors.Extractor, error) {
+	reg.MustRegister(extractors.Info{Name: "remover", Family: extractors.FamilyTechnical, Implemented: true, After: []string{"one"}, New: func(extractors.Env) (extractors.Extractor, error) {
 		return extractFunc(func(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
 			return &extractors.Result{}, os.Remove(path)
 		}), nil

@@ -108,7 +108,7 @@ func TestReadGivesUpOnGarbageTail(t *testing.T) {
 	reg := extractors.NewRegistry()
 	var errs []error
 	for _, name := range []string{"one", "two"} {
-		reg.MustRegister(extractors.Info{Name: name, Implemented: true, New: func(env extractors.Env) (extractors.Extractor, error) {
+		reg.MustRegister(extractors.Info{Name: name, Family: extractors.FamilyTechnical, Implemented: true, New: func(env extractors.Env) (extractors.Extractor, error) {
 			return extractFunc(func(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
 				_, err := av.Read(ctx, env.Runner, in)
 				errs = append(errs, err)

@@ -239,7 +239,7 @@ func TestSurvives(t *testing.T) {
 	t.Parallel()
 	reg := extractors.NewRegistry()
 	add := func(name string, f extractFunc) {
-		reg.MustRegister(extractors.Info{Name: name, Implemented: true,
+		reg.MustRegister(extractors.Info{Name: name, Family: extractors.FamilyTechnical, Implemented: true,
 			Fields: []extractors.Field{{Path: "n", Type: extractors.TypeNumber}},
 			New:    func(extractors.Env) (extractors.Extractor, error) { return f, nil }})
 	}

@@ -34,13 +34,13 @@ func registry(t *testing.T) *extractors.Registry {
 		reg.MustRegister(info)
 	}
 	mk := func(name string, def bool, tools ...string) extractors.Info {
-		return extractors.Info{Name: name, DisplayName: name, Version: "1", Implemented: true, DefaultEnabled: def,
+		return extractors.Info{Name: name, Family: extractors.FamilyTechnical, DisplayName: name, Version: "1", Implemented: true, DefaultEnabled: def,
 			Tools: tools, New: func(extractors.Env) (extractors.Extractor, error) { return nop{}, nil }}
 	}
 	reg.MustRegister(mk("alpha", true))
 	reg.MustRegister(mk("beta", false))
 	reg.MustRegister(mk("gamma", true, "no-such-tool-installed-here"))
-	reg.MustRegister(extractors.Info{Name: "delta", DisplayName: "delta", Version: "1"})
+	reg.MustRegister(extractors.Info{Name: "delta", Family: extractors.FamilyTechnical, DisplayName: "delta", Version: "1"})
 	reader := mk("reader", false)
 	reader.Needs = []string{"beta"}
 	reg.MustRegister(reader)
