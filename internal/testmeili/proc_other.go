@@ -1,0 +1,9 @@
+//go:build !linux
+
+package testmeili
+
+import "os/exec"
+
+// killWithParent has no portable equivalent outside Linux; cleanups and
+// RunMain stop the server there.
+func killWithParent(*exec.Cmd) {}
