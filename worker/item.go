@@ -124,7 +124,13 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 	out := make([]*harvested, len(todo))
 	errs := make([]error, len(todo))
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, max(2, runtime.NumCPU()))
+	// Local files wait on CPU and disk; remote ones on the network, so
+	// their number in flight follows latency (REMOTE_CONCURRENCY).
+	inFlight := max(2, runtime.NumCPU())
+	if src.remote != nil {
+		inFlight = h.Config.RemoteConcurrency
+	}
+	sem := make(chan struct{}, max(1, inFlight))
 	for i := range todo {
 		wg.Add(1)
 		sem <- struct{}{}
@@ -207,13 +213,16 @@ func (h *Handler) harvestOne(ctx context.Context, src *source, t *target, item m
 	if err != nil {
 		return nil, err
 	}
-	if err := f.local(ctx); errors.Is(err, storage.ErrNotFound) {
-		hv.gone = true
-		return hv, nil
-	} else if err != nil {
-		return nil, err
+	// A remote file reaches the disk only for an extractor that reads a
+	// path; the Inline ones read it in memory or as it streams in.
+	if src.remote == nil || !h.inlineOnly(names) {
+		if err := f.local(ctx); errors.Is(err, storage.ErrNotFound) {
+			hv.gone = true
+			return hv, nil
+		} else if err != nil {
+			return nil, err
+		}
 	}
-	hv.download = f.download
 	hv.artDir = filepath.ToSlash(filepath.Join(item.ID[:2], item.ID))
 	artifactDir := filepath.Join(h.Config.DataDir, "artifacts", hv.artDir)
 	// Each extractor writes below artifactDir/<its name>. The extractors
@@ -228,8 +237,11 @@ func (h *Handler) harvestOne(ctx context.Context, src *source, t *target, item m
 		}
 	}
 	in := &extractors.Input{ItemID: item.ID, Name: item.Name, Path: f.path, Size: f.entry.Size,
-		Content: f.content, ArtifactDir: artifactDir, Siblings: f.siblings}
+		Content: f.content, Stream: f.stream, ArtifactDir: artifactDir, Siblings: f.siblings}
 	hv.outcomes = extractors.Run(ctx, h.Extractors, names, in, h.Config.ExtractorTimeout)
+	if f.download != nil {
+		hv.download = f.download()
+	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err() // the task was cancelled or timed out as a whole
 	}
@@ -240,6 +252,17 @@ func (h *Handler) harvestOne(ctx context.Context, src *source, t *target, item m
 	}
 	hv.took = time.Since(start)
 	return hv, nil
+}
+
+// inlineOnly reports whether every extractor of names that can run is
+// Inline: reading Content or Input.Stream, never a path.
+func (h *Handler) inlineOnly(names []string) bool {
+	for _, n := range names {
+		if info, ok := h.Extractors.Get(n); ok && info.Implemented && !info.Inline {
+			return false
+		}
+	}
+	return true
 }
 
 // extractorsFor applies new_extractors_only: only extractors enabled since

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -23,10 +21,11 @@ const contentLimit = 256 << 10
 
 // source is where a batch's files come from: a local container (filesystem,
 // upload store) reached once for the whole batch, or a remote location (s3)
-// whose files are downloaded to temporary files for the extractors.
+// whose files are read over the network (see fetchRemote).
 type source struct {
 	st        storage.Location
-	files     *storage.Files // local kinds; nil for remote ones
+	files     *storage.Files      // local kinds; nil for remote ones
+	remote    storage.RangeReader // s3; nil for local kinds
 	container string
 	gone      bool // the local container no longer exists
 	dataDir   string
@@ -38,6 +37,12 @@ func (h *Handler) openSource(t *target) (*source, error) {
 		return nil, err
 	}
 	src := &source{st: st, container: t.ctr.Name, dataDir: h.Config.DataDir}
+	if rr, ok := st.(storage.RangeReader); ok {
+		src.remote = rr
+	}
+	if o, ok := st.(interface{ ObserveRetries(func(string)) }); ok && h.Metrics != nil {
+		o.ObserveRetries(h.Metrics.S3Retry)
+	}
 	if fo, ok := st.(storage.FilesOpener); ok {
 		src.files, err = fo.Files(t.ctr.Name)
 		switch {
@@ -58,12 +63,18 @@ func (s *source) close() {
 
 // fetched is one item's file as the extractors get it.
 type fetched struct {
-	entry    storage.Entry
-	path     string // local path, set by local
-	content  []byte // the whole file when small and local
-	download *models.Activity
+	entry   storage.Entry
+	path    string // local path, set by local for remote files
+	content []byte // the whole file when small
+	// stream is Input.Stream: a large remote file read as it comes in.
+	stream func(ctx context.Context, limit int64) (io.ReadCloser, error)
+	// download is the harvestdownload activity of a remote file, once the
+	// extractors are done with it (nil for local files).
+	download func() *models.Activity
 	cleanup  func()
-	local    func(ctx context.Context) error // makes path available
+	// local makes path available: called only when an extractor that is
+	// not Inline runs (a remote file is then written to disk once).
+	local func(ctx context.Context) error
 	// siblings is Input.Siblings: set for local containers, nil for remote
 	// ones (listing a bucket per media file is not worth it).
 	siblings func(ctx context.Context, exts []string) ([]extractors.Sibling, error)
@@ -76,6 +87,13 @@ func (s *source) fetch(ctx context.Context, t *target, item models.Item) (*fetch
 	f := &fetched{cleanup: func() {}, local: func(context.Context) error { return nil }}
 	if s.gone {
 		return nil, fmt.Errorf("container %s: %w", s.container, storage.ErrNotFound)
+	}
+	if s.remote != nil {
+		if err := s.fetchRemote(ctx, t, item, f); err != nil {
+			f.cleanup()
+			return nil, err
+		}
+		return f, nil
 	}
 	if s.files == nil {
 		entry, err := s.st.Stat(ctx, s.container, item.Path)
@@ -150,35 +168,24 @@ func (s *source) siblings(ctx context.Context, itemPath string, exts []string) (
 	return out, nil
 }
 
-// downloadTo copies a remote file to a temporary file, recorded as
-// harvestdownload activity.
+// downloadTo copies a remote file of a location that cannot read
+// ranges to a temporary file, recorded as harvestdownload activity.
 func (s *source) downloadTo(ctx context.Context, f *fetched, t *target, item models.Item) error {
 	start := time.Now()
-	dir := filepath.Join(s.dataDir, "tmp")
-	if err := os.MkdirAll(dir, 0o750); err != nil {
+	var n int64
+	err := s.toTemp(f, item, func(w io.Writer) error {
+		rc, err := s.st.Open(ctx, s.container, item.Path)
+		if err != nil {
+			return fmt.Errorf("open %s: %w", item.Path, err)
+		}
+		defer rc.Close()
+		n, err = io.Copy(w, rc)
+		return err
+	})
+	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "download-*")
-	if err != nil {
-		return err
-	}
-	cleanup := func() { tmp.Close(); os.Remove(tmp.Name()) }
-	rc, err := s.st.Open(ctx, s.container, item.Path)
-	if err != nil {
-		cleanup()
-		return fmt.Errorf("open %s: %w", item.Path, err)
-	}
-	n, err := io.Copy(tmp, rc)
-	rc.Close()
-	if err == nil {
-		err = tmp.Close()
-	}
-	if err != nil {
-		cleanup()
-		return fmt.Errorf("download %s: %w", item.Path, err)
-	}
-	a := activity(t, models.ActivityHarvestDownload, "")
-	a.ItemID, a.Name, a.Bytes, a.Duration = item.ID, item.Name, n, time.Since(start).Milliseconds()
-	f.path, f.cleanup, f.download = tmp.Name(), cleanup, &a
+	took := time.Since(start)
+	f.download = func() *models.Activity { return downloadActivity(t, item, n, took) }
 	return nil
 }

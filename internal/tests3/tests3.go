@@ -217,12 +217,18 @@ func start(dir string) (*process, error) {
 
 func launch(bin, dir string, port int) (*process, error) {
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	srv := Server{
+	return launchAs(bin, Server{
 		Endpoint:  "http://" + addr,
 		AccessKey: "tests3" + randomHex(4),
 		SecretKey: randomHex(20),
 		Dir:       dir,
-	}
+	})
+}
+
+// launchAs runs versitygw as srv (its address, keys and directory).
+func launchAs(bin string, srv Server) (*process, error) {
+	addr := srv.HostPort()
+	dir := srv.Dir
 	cmd := exec.Command(bin,
 		"--access", srv.AccessKey,
 		"--secret", srv.SecretKey,
@@ -313,4 +319,52 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// Restartable is a server a test kills and starts again, on the same
+// address with the same keys and objects (fault tests).
+type Restartable struct {
+	Server
+	mu   sync.Mutex
+	bin  string
+	proc *process
+}
+
+// StartRestartable runs a server owned by t, killed in t.Cleanup.
+func StartRestartable(t testing.TB) *Restartable {
+	t.Helper()
+	p, err := start(t.TempDir())
+	if err != nil {
+		fail(t, err)
+	}
+	bin, _ := Binary()
+	r := &Restartable{Server: p.srv, bin: bin, proc: p}
+	t.Cleanup(r.Kill)
+	return r
+}
+
+// Kill stops the server with SIGKILL and waits for it to exit.
+func (r *Restartable) Kill() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.proc != nil {
+		r.proc.stop()
+		r.proc = nil
+	}
+}
+
+// Restart starts the killed server again and waits until it answers.
+// Its port may have been taken meanwhile: an error then.
+func (r *Restartable) Restart() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.proc != nil {
+		return errors.New("tests3: restart of a running server")
+	}
+	p, err := launchAs(r.bin, r.Server)
+	if err != nil {
+		return err
+	}
+	r.proc = p
+	return nil
 }
