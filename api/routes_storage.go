@@ -23,6 +23,7 @@ func (s *Server) storageRoutes() []Route {
 
 		// Items and artifacts (items.go, artifacts.go)
 		{get, "/api/data/items/:id", "items:read", s.getItem},
+		{get, "/api/data/items/:id/content", "items:read", s.itemContent}, // content.go
 		{del, "/api/data/items/:id", "items:write", s.deleteItem},
 		{get, "/api/data/artifacts/*path", "items:read", s.serveArtifact},
 	}
