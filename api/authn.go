@@ -1,52 +1,25 @@
 package api
 
 import (
-	"context"
+	"errors"
 	"strings"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/api/access"
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/auth"
-	"github.com/metaharvest/metaharvest/models"
 )
 
 const principalKey = "principal"
 
 // rootRoleID is the built-in role holding every scope.
-const rootRoleID = "root"
+const rootRoleID = access.RootRoleID
 
-// Principal is the authenticated caller of a request.
-type Principal struct {
-	User   models.User
-	Scopes map[string]bool
-	KeyID  string // set when the credential is an API key
-
-	groups []string // loaded on first use
-	loaded bool
-}
-
-// IsAdmin: admins (and holders of the root role) pass every scope and see
-// every object.
-func (p *Principal) IsAdmin() bool { return p.User.Admin || p.User.RoleID == rootRoleID }
-
-// Can reports whether the caller holds scope.
-func (p *Principal) Can(scope string) bool { return p.IsAdmin() || p.Scopes[scope] }
-
-// GroupIDs returns the caller's group ids.
-func (p *Principal) GroupIDs(ctx context.Context, db *gorm.DB) ([]string, error) {
-	if !p.loaded {
-		groups, err := query.UserGroupIDs(db.WithContext(ctx), p.User.ID)
-		if err != nil {
-			return nil, err
-		}
-		p.groups = groups
-		p.loaded = true
-	}
-	return p.groups, nil
-}
+// Principal is the authenticated caller of a request (see api/access: the
+// web pages load theirs the same way).
+type Principal = access.Principal
 
 func principalOf(c *gin.Context) *Principal {
 	p, _ := c.Get(principalKey)
@@ -87,22 +60,9 @@ func (s *Server) authenticate(c *gin.Context) (*Principal, error) {
 // loadPrincipal fills p with the enabled user userID and the scopes of its
 // role (errBadCredential when there is no such enabled user).
 func (s *Server) loadPrincipal(c *gin.Context, userID string, p *Principal) (*Principal, error) {
-	db := s.db(c)
-	u, ok, err := query.EnabledUser(db, userID)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
+	p, err := access.Load(c.Request.Context(), s.DB, userID, p)
+	if errors.Is(err, access.ErrNoUser) {
 		return nil, errBadCredential
 	}
-	p.User = u
-	scopes, err := query.RoleScopes(db, p.User.RoleID)
-	if err != nil {
-		return nil, err
-	}
-	p.Scopes = make(map[string]bool, len(scopes))
-	for _, sc := range scopes {
-		p.Scopes[sc] = true
-	}
-	return p, nil
+	return p, err
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -51,26 +52,45 @@ func (s *Server) login(c *gin.Context) error {
 // after the same work, and failures are rate limited per account and per
 // client (429).
 func (s *Server) checkPassword(c *gin.Context, email, password string) (models.User, error) {
-	ctx := c.Request.Context()
-	client := c.ClientIP()
-	req := struct{ Email, Password string }{email, password}
-	if wait, err := s.limiter.blocked(ctx, req.Email, client); err != nil {
+	return s.passwordOf(c.Request.Context(), c.ClientIP(), email, password)
+}
+
+func (s *Server) passwordOf(ctx context.Context, client, email, password string) (models.User, error) {
+	if wait, err := s.limiter.blocked(ctx, email, client); err != nil {
 		return models.User{}, err
 	} else if wait > 0 {
 		return models.User{}, apperr.TooManyRequests(wait, "too many failed logins; try again later")
 	}
-	u, _, err := query.UserByEmail(s.DB.WithContext(ctx), strings.TrimSpace(req.Email))
+	u, _, err := query.UserByEmail(s.DB.WithContext(ctx), strings.TrimSpace(email))
 	if err != nil {
 		return models.User{}, err
 	}
-	ok := auth.CheckPasswordOrDummy(u.PasswordHash, req.Password)
+	ok := auth.CheckPasswordOrDummy(u.PasswordHash, password)
 	if !ok || !u.Enabled {
-		if err := s.limiter.failed(ctx, req.Email, client); err != nil {
+		if err := s.limiter.failed(ctx, email, client); err != nil {
 			return models.User{}, err
 		}
 		return models.User{}, apperr.Unauthorized("invalid email or password")
 	}
-	if err := s.limiter.succeeded(ctx, req.Email); err != nil {
+	if err := s.limiter.succeeded(ctx, email); err != nil {
+		return models.User{}, err
+	}
+	return u, nil
+}
+
+// SignIn is the web UI's password check: that of POST /api/login (the same
+// answers, the same rate limits per account and per client, the same audit
+// event "authenticate: login" on success). Its errors are apperr errors
+// (401, 429 with RetryAfter). r is a request the api handed to its pages
+// (MountPages), which carries the client address as the api's router
+// resolved it (trusted proxies).
+func (s *Server) SignIn(r *http.Request, email, password string) (models.User, error) {
+	ctx := r.Context()
+	u, err := s.passwordOf(ctx, clientIPOf(r), email, password)
+	if err != nil {
+		return u, err
+	}
+	if err := record(s.DB.WithContext(ctx), &Principal{User: u}, "authenticate", "login", u.ID, ""); err != nil {
 		return models.User{}, err
 	}
 	return u, nil

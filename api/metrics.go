@@ -68,12 +68,19 @@ func (s *Server) scraper(c *gin.Context) (*Principal, bool) {
 	return &Principal{Scopes: map[string]bool{"system:read": true}}, true
 }
 
+// routeLabelKey is the route label of a request no route template matched
+// but a handler of its own serves (the web pages).
+const routeLabelKey = "route_label"
+
 // measureHTTP records every answered request by route template (never the
 // raw path, so an unknown path cannot mint series), method and status.
 func (s *Server) measureHTTP(c *gin.Context) {
 	start := time.Now()
 	c.Next()
 	route := c.FullPath()
+	if route == "" {
+		route = c.GetString(routeLabelKey)
+	}
 	if route == "" {
 		route = "unmatched"
 	}

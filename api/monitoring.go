@@ -81,7 +81,14 @@ func (s *Server) monitoringRedirect(c *gin.Context) error {
 // monitoringSession authenticates a request by its dashboard cookie. ok is
 // false when there is no valid cookie (the bearer token is tried next).
 func (s *Server) monitoringSession(c *gin.Context) (*Principal, bool, error) {
-	raw, err := c.Cookie(monitoringCookie)
+	return s.cookieSession(c, monitoringCookie)
+}
+
+// cookieSession authenticates a request by the session token in cookie
+// name: ok is false when there is none, or it is forged or expired, or its
+// user is gone or disabled.
+func (s *Server) cookieSession(c *gin.Context, name string) (*Principal, bool, error) {
+	raw, err := c.Cookie(name)
 	if err != nil || raw == "" || len(raw) > 4096 {
 		return nil, false, nil
 	}

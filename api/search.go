@@ -10,20 +10,10 @@ import (
 	"github.com/metaharvest/metaharvest/search"
 )
 
-// searchVisibility is what the engine lets the caller see: everything for
-// administrators, else documents of locations and containers without groups
-// or sharing one of the caller's groups. The engine enforces it; clients
-// cannot widen it with filters.
+// searchVisibility is what the engine lets the caller see (see
+// access.Principal.SearchVisibility).
 func (s *Server) searchVisibility(c *gin.Context) (search.Visibility, error) {
-	p := principalOf(c)
-	if p.IsAdmin() {
-		return search.Visibility{All: true}, nil
-	}
-	groups, err := p.GroupIDs(c.Request.Context(), s.DB)
-	if err != nil {
-		return search.Visibility{}, err
-	}
-	return search.Visibility{GroupIDs: append([]string{}, groups...)}, nil
+	return principalOf(c).SearchVisibility(c.Request.Context(), s.DB)
 }
 
 // engine returns the search engine, or 503 when the deployment has none.

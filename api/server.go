@@ -54,6 +54,9 @@ type Server struct {
 	// nil when not configured.
 	logoProvider logoprovider.Provider
 	logoBucket   *storage.Bucket
+
+	// pages is the web UI (MountPages); nil: every unknown path is 404.
+	pages Pages
 }
 
 // New builds the server: loads the signing secret, registers every route.
@@ -109,6 +112,10 @@ func (s *Server) buildRouter() error {
 	}
 	r.Use(s.requestID, s.recoverPanics, s.measureHTTP, s.accessLog, s.limitBody)
 	r.NoRoute(func(c *gin.Context) {
+		if s.pages != nil && s.pages.Owns(c.Request.URL.Path) {
+			s.servePage(c)
+			return
+		}
 		s.renderError(c, notFoundRoute(c))
 	})
 	r.NoMethod(func(c *gin.Context) {

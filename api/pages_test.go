@@ -1,0 +1,143 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/metaharvest/metaharvest/api/access"
+	"github.com/metaharvest/metaharvest/internal/apperr"
+)
+
+// pageSession issues a web UI session cookie for userID the way the web
+// package does (the api's signer, access.SessionCookie).
+func (e *env) pageSession(userID string, ttl time.Duration) *http.Cookie {
+	e.t.Helper()
+	tok, err := e.srv.SessionTokens().IssueSession(userID, ttl)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return &http.Cookie{Name: access.SessionCookie, Value: tok}
+}
+
+// The web UI's session cookie is a credential for GET (and HEAD) requests of
+// any API route, checked against the user on each request, and never for a
+// state-changing one.
+func TestPageSessionCookie(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	adminID := e.adminUserID()
+	cookie := e.pageSession(adminID, time.Hour)
+
+	if r := e.browse("GET", "/api/data/roles", cookie, nil); r.Code != 200 {
+		t.Fatalf("GET with the session cookie: %d %s", r.Code, r.Body)
+	}
+	if r := e.browse("POST", "/api/data/roles", cookie, nil); r.Code != 401 {
+		t.Fatalf("POST with the session cookie: %d %s", r.Code, r.Body)
+	}
+	if r := e.browse("DELETE", "/api/data/roles/none", cookie, nil); r.Code != 401 {
+		t.Fatalf("DELETE with the session cookie: %d %s", r.Code, r.Body)
+	}
+	// A request with an Authorization header is judged by it alone.
+	req := httptest.NewRequest("GET", "/api/data/roles", nil)
+	req.Header.Set("Authorization", "Bearer not-a-token")
+	req.AddCookie(cookie)
+	rec := httptest.NewRecorder()
+	e.srv.Handler().ServeHTTP(rec, req)
+	if rec.Code != 401 {
+		t.Fatalf("bad bearer beside a good cookie: %d", rec.Code)
+	}
+	// The dashboard's cookie name does not carry a page session, nor a
+	// page session the bearer scheme.
+	if r := e.browse("GET", "/api/data/roles", &http.Cookie{Name: monitoringCookie, Value: cookie.Value}, nil); r.Code != 401 {
+		t.Fatalf("page session under the dashboard's name: %d", r.Code)
+	}
+	e.do("GET", "/api/data/roles", cookie.Value, nil).status(401)
+
+	forged := *cookie
+	forged.Value = cookie.Value[:len(cookie.Value)-2] + "xx"
+	if r := e.browse("GET", "/api/data/roles", &forged, nil); r.Code != 401 {
+		t.Fatalf("forged cookie: %d", r.Code)
+	}
+	if r := e.browse("GET", "/api/data/roles", e.pageSession(adminID, -time.Minute), nil); r.Code != 401 {
+		t.Fatalf("expired cookie: %d", r.Code)
+	}
+	// A login token in the cookie is no session.
+	if r := e.browse("GET", "/api/data/roles", &http.Cookie{Name: access.SessionCookie, Value: e.adminToken}, nil); r.Code != 401 {
+		t.Fatalf("login token as cookie: %d", r.Code)
+	}
+
+	// Scopes and the user's state are read on every request.
+	readerID, _ := e.userWithScopes("reader@example.com", "search:read")
+	reader := e.pageSession(readerID, time.Hour)
+	if r := e.browse("GET", "/api/data/roles", reader, nil); r.Code != 403 {
+		t.Fatalf("cookie of a user without the scope: %d %s", r.Code, r.Body)
+	}
+	e.db.Exec("UPDATE users SET enabled = false WHERE id = ?", adminID)
+	if r := e.browse("GET", "/api/data/roles", cookie, nil); r.Code != 401 {
+		t.Fatalf("disabled user's cookie: %d", r.Code)
+	}
+}
+
+// fakePages owns one path; the api hands it requests no route matched.
+type fakePages struct{ seen string }
+
+func (f *fakePages) Owns(p string) bool { return p == "/page" }
+func (f *fakePages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.seen = clientIPOf(r)
+	w.WriteHeader(http.StatusTeapot)
+}
+
+func TestMountPages(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	p := &fakePages{}
+	e.srv.MountPages(p)
+	r := e.browse("GET", "/page", nil, nil)
+	if r.Code != http.StatusTeapot || r.Header().Get("X-Request-ID") == "" || p.seen == "" {
+		t.Fatalf("owned page: %d %v client %q", r.Code, r.Header(), p.seen)
+	}
+	if r := e.browse("GET", "/other", nil, nil); r.Code != 404 || !strings.Contains(r.Body.String(), `"route_not_found"`) {
+		t.Fatalf("unowned path: %d %s", r.Code, r.Body)
+	}
+}
+
+// SignIn is POST /api/login's check: the same answers, rate limit and audit
+// event.
+func TestSignIn(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	req := httptest.NewRequest("POST", "/signin", nil)
+	u, err := e.srv.SignIn(req, adminEmail, adminPassword)
+	if err != nil || u.Email != adminEmail {
+		t.Fatalf("good password: %v %v", u, err)
+	}
+	var n int64
+	e.db.Raw("SELECT count(*) FROM audit_events WHERE user_id = ? AND target_kind = 'authenticate' AND action_key = 'login'", u.ID).Scan(&n)
+	if n != 2 { // newEnv's login and this one
+		t.Fatalf("login audit events: %d", n)
+	}
+	for i := 0; ; i++ {
+		_, err := e.srv.SignIn(req, adminEmail, "wrong-password")
+		ae, ok := apperr.As(err)
+		if !ok {
+			t.Fatalf("attempt %d: %v", i, err)
+		}
+		if ae.RetryAfter > 0 {
+			break
+		}
+		if ae.Status != http.StatusUnauthorized || i > e.cfg.LoginMaxFailures {
+			t.Fatalf("attempt %d: %+v", i, ae)
+		}
+	}
+	// The account is blocked for POST /api/login as well.
+	if r := e.do("POST", "/api/login", "", map[string]string{"email": adminEmail, "password": adminPassword}); r.Code != 429 {
+		t.Fatalf("login after the web's failures: %d", r.Code)
+	}
+	if _, err := e.srv.SignIn(req, "nobody@example.com", "x"); !errors.As(err, new(*apperr.Error)) {
+		t.Fatalf("unknown email: %v", err)
+	}
+}
