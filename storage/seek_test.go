@@ -2,12 +2,12 @@ package storage_test
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net"
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 
@@ -207,7 +207,7 @@ func TestOpenSeekerS3(t *testing.T) {
 	readAt(t, r3, 0, 100)
 	srv.PutObject(t, bucket, "dir/big.bin", sample(size+1))
 	_, err = io.ReadAll(r3)
-	if err == nil || !strings.Contains(err.Error(), "changed") {
+	if !errors.Is(err, storage.ErrChanged) {
 		t.Fatalf("reading a replaced object: %v", err)
 	}
 
