@@ -333,14 +333,26 @@ type Restartable struct {
 // StartRestartable runs a server owned by t, killed in t.Cleanup.
 func StartRestartable(t testing.TB) *Restartable {
 	t.Helper()
-	p, err := start(t.TempDir())
+	r, err := Run(t.TempDir())
 	if err != nil {
 		fail(t, err)
 	}
-	bin, _ := Binary()
-	r := &Restartable{Server: p.srv, bin: bin, proc: p}
 	t.Cleanup(r.Kill)
 	return r
+}
+
+// Run runs a server on dir (its posix backend) outside a test (the
+// benchmarks); the caller kills it.
+func Run(dir string) (*Restartable, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("tests3: %w", err)
+	}
+	p, err := start(dir)
+	if err != nil {
+		return nil, err
+	}
+	bin, _ := Binary()
+	return &Restartable{Server: p.srv, bin: bin, proc: p}, nil
 }
 
 // Kill stops the server with SIGKILL and waits for it to exit.
