@@ -64,8 +64,10 @@ func (e *exitError) Error() string { return e.msg }
 
 // cli is the state of one client command.
 type cli struct {
-	base   string
-	key    string
+	base string
+	key  string
+	// keySet: METAHARVEST_API_KEY is set, said (never shown) by the help.
+	keySet bool
 	http   *http.Client
 	stdout io.Writer
 	stderr io.Writer
@@ -84,7 +86,7 @@ func runCLI(ctx context.Context, name string, args []string, stdout, stderr io.W
 		return def
 	}
 	c := &cli{base: env("METAHARVEST_URL", "http://localhost:8080"), key: env("METAHARVEST_API_KEY", ""),
-		http: &http.Client{Timeout: cliRequestTimout}, stdout: stdout, stderr: stderr, tty: isTerminal(stderr), now: time.Now}
+		keySet: env("METAHARVEST_API_KEY", "") != "", http: &http.Client{Timeout: cliRequestTimout}, stdout: stdout, stderr: stderr, tty: isTerminal(stderr), now: time.Now}
 	err := cmd(ctx, c, args)
 	var ee *exitError
 	switch {
@@ -107,13 +109,64 @@ func runCLI(ctx context.Context, name string, args []string, stdout, stderr io.W
 func (c *cli) flags(name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
-	fs.StringVar(&c.base, "url", c.base, "base URL of the platform (METAHARVEST_URL)")
-	fs.StringVar(&c.key, "api-key", c.key, "API key jwt or login token (METAHARVEST_API_KEY)")
+	// Help shows a flag's default through its Value's String: the key's
+	// never prints itself, the URL's hides a password it may hold.
+	fs.Var(urlFlag{&c.base}, "url", "base `URL` of the platform (METAHARVEST_URL)")
+	keyFrom := "not set"
+	if c.keySet {
+		keyFrom = "set, not shown"
+	}
+	fs.Var(secretFlag{&c.key}, "api-key", "an API key's jwt or a login `token` (default: METAHARVEST_API_KEY, "+keyFrom+")")
 	fs.Usage = func() {
 		fmt.Fprintf(c.stderr, "usage: metaharvest %s\n", usage)
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// secretFlag is a flag whose value is a credential: it never prints it
+// (help, errors), so its default, taken from the environment, stays there.
+type secretFlag struct{ v *string }
+
+func (f secretFlag) String() string { return "" }
+
+func (f secretFlag) Set(s string) error {
+	*f.v = s
+	return nil
+}
+
+// urlFlag is a URL flag that prints the URL with its password hidden.
+type urlFlag struct{ v *string }
+
+func (f urlFlag) String() string {
+	if f.v == nil {
+		return ""
+	}
+	return redactURL(*f.v)
+}
+
+func (f urlFlag) Set(s string) error {
+	*f.v = s
+	return nil
+}
+
+// redactURL is u with the password of its user information replaced by
+// xxxxx; a string that does not parse has everything between its scheme
+// and its last @ replaced, since the parser cannot say where a password
+// ends.
+func redactURL(u string) string {
+	if p, err := url.Parse(u); err == nil {
+		return p.Redacted()
+	}
+	at := strings.LastIndex(u, "@")
+	if at < 0 {
+		return u
+	}
+	scheme := ""
+	if i := strings.Index(u[:at], "://"); i >= 0 {
+		scheme = u[:i+3]
+	}
+	return scheme + "xxxxx" + u[at:]
 }
 
 // parse parses args, flags and positional arguments in any order.
@@ -166,7 +219,12 @@ func (c *cli) call(ctx context.Context, method, path string, body, out any) erro
 	}
 	u, err := url.JoinPath(c.base, path)
 	if err != nil {
-		return fmt.Errorf("%w: --url %q: %v", errCLIUsage, c.base, err)
+		// url.Error quotes the whole URL, password and all: say only what is wrong.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("%w: --url %q: %v", errCLIUsage, redactURL(c.base), err)
 	}
 	if i := strings.IndexByte(path, '?'); i >= 0 { // JoinPath escapes '?'
 		u, _ = url.JoinPath(c.base, path[:i])
