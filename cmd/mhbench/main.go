@@ -40,7 +40,7 @@ func main() {
 	large := flag.String("large", "20x25,2x512", "large-file sets, FILESxMIB separated by commas")
 	spaceN := flag.Int("space-items", 200_000, "items harvested for the space suite")
 	scaleN := flag.Int("scale-items", 1_000_000, "items seeded for the scale suite")
-	only := flag.String("only", "", "run one suite: harvest, space, scale, search or extractors")
+	only := flag.String("only", "", "run one suite: harvest, space, scale, search, s3 or extractors")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -102,6 +102,11 @@ func run(cfg benchConfig) error {
 	}
 	if suite("search") {
 		if err := benchSearch(ctx); err != nil {
+			return err
+		}
+	}
+	if suite("s3") {
+		if err := benchS3(ctx); err != nil {
 			return err
 		}
 	}

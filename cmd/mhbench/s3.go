@@ -1,0 +1,551 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5"
+	"crypto/rand"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+	"gorm.io/gorm"
+
+	"github.com/metaharvest/metaharvest/internal/config"
+	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/internal/queue"
+	"github.com/metaharvest/metaharvest/internal/tests3"
+	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/search"
+	"github.com/metaharvest/metaharvest/storage"
+)
+
+// The s3 suite (issue 24): buckets of versitygw (posix backend) on
+// loopback, harvested with [mime_type, hashes] by a `metaharvest all`
+// process (WORKER_CONCURRENCY=8), timed from the harvest POST until a
+// search counts every object, against the bare client of our go.mod's
+// minio-go (list the bucket, then 16 goroutines each GET an object and
+// hash it with md5, sha1 and sha256 in one pass, nothing on disk), in
+// interleaved rounds; then the same through a proxy adding 30 ms to each
+// request; then a listing of 100,000 keys.
+const (
+	s3SmallN       = 3000
+	s3SmallSize    = 4 << 10
+	s3LargeN       = 8
+	s3LargeMiB     = 25
+	s3WalkKeys     = 100_000
+	s3Latency      = 30 * time.Millisecond
+	s3BareWorkers  = 16
+	s3Rounds       = 3
+	s3WorkerConc   = 8
+	s3AdminEmail   = "bench@example.com"
+	s3HarvestLimit = 30 * time.Minute
+)
+
+var s3Extractors = []string{"mime_type", "hashes"}
+
+// s3Bench is the suite's platform: versitygw, a proxy to it, and a
+// `metaharvest all` process on a scratch database.
+type s3Bench struct {
+	vgw     *tests3.Restartable
+	proxy   *tests3.Proxy
+	dir     string
+	db      *gorm.DB
+	engine  search.Engine
+	api     string // base URL of the all process
+	token   string
+	proc    *exec.Cmd
+	exited  chan struct{}
+	closers []func()
+}
+
+func benchS3(ctx context.Context) error {
+	if _, err := tests3.Binary(); err != nil {
+		fmt.Printf("s3: skipped: %v\n\n", err)
+		return nil
+	}
+	b, err := newS3Bench(ctx)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	fmt.Printf("s3 buckets: versitygw (posix) on loopback; metaharvest all (WORKER_CONCURRENCY=%d, %s), end to end from the harvest POST until search counts every object, vs minio-go list + %d goroutines GET+md5+sha1+sha256\n",
+		s3WorkerConc, strings.Join(s3Extractors, ", "), s3BareWorkers)
+
+	client, err := minio.New(b.vgw.HostPort(), &minio.Options{Creds: credentials.NewStaticV4(b.vgw.AccessKey, b.vgw.SecretKey, ""),
+		Region: "us-east-1", BucketLookup: minio.BucketLookupPath})
+	if err != nil {
+		return err
+	}
+	if err := seedBucket(ctx, client, "small", s3SmallN, s3SmallSize); err != nil {
+		return err
+	}
+	if err := seedBucket(ctx, client, "large", s3LargeN, s3LargeMiB<<20); err != nil {
+		return err
+	}
+	for _, set := range []struct {
+		name, bucket string
+		n, size      int64
+		latency      bool
+		target       float64
+	}{
+		{"small objects", "small", s3SmallN, s3SmallSize, false, 0.5},
+		{"large objects", "large", s3LargeN, s3LargeMiB << 20, false, 0.8},
+		{"small objects, +30 ms a request", "small", s3SmallN, s3SmallSize, true, 0.5},
+	} {
+		endpoint := b.vgw.Endpoint
+		if set.latency {
+			endpoint = b.proxy.Endpoint
+			b.proxy.SetDelay(s3Latency)
+		}
+		fmt.Printf("%s: %d x %s\n", set.name, set.n, sizeText(set.size))
+		var ratios []float64
+		for round := 1; round <= s3Rounds; round++ {
+			base, err := bareS3(ctx, endpoint, b.vgw.AccessKey, b.vgw.SecretKey, set.bucket, set.n)
+			if err != nil {
+				return err
+			}
+			took, err := b.harvest(ctx, endpoint, set.bucket, set.n)
+			if err != nil {
+				return err
+			}
+			ratios = append(ratios, base.Seconds()/took.Seconds())
+			fmt.Printf("  round %d: bare minio-go %s; metaharvest searchable %s (%s), ratio %.2fx\n", round,
+				rate(set.n, set.size, base), rate(set.n, set.size, took), took.Round(time.Millisecond), ratios[len(ratios)-1])
+		}
+		b.proxy.SetDelay(0)
+		sort.Float64s(ratios)
+		fmt.Printf("  median ratio %.2fx  (target >= %.1fx)\n", ratios[len(ratios)/2], set.target)
+	}
+	return b.walk(ctx)
+}
+
+func sizeText(n int64) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d KiB", n>>10)
+}
+
+// rate is objects/s for small objects, MiB/s for large ones.
+func rate(n, size int64, d time.Duration) string {
+	if size >= 1<<20 {
+		return fmt.Sprintf("%6.0f MiB/s", float64(n*size)/(1<<20)/d.Seconds())
+	}
+	return fmt.Sprintf("%6.0f objects/s", float64(n)/d.Seconds())
+}
+
+func newS3Bench(ctx context.Context) (_ *s3Bench, err error) {
+	b := &s3Bench{}
+	defer func() {
+		if err != nil {
+			b.close()
+		}
+	}()
+	if b.dir, err = os.MkdirTemp("", "mhbench-s3-"); err != nil {
+		return nil, err
+	}
+	if b.vgw, err = tests3.Run(filepath.Join(b.dir, "vgw")); err != nil {
+		return nil, err
+	}
+	if b.proxy, err = tests3.NewProxy(b.vgw.Endpoint); err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(os.LookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	dbURL, drop, err := scratchDB(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b.closers = append(b.closers, drop)
+	if b.db, err = models.Open(dbURL); err != nil {
+		return nil, err
+	}
+	if b.engine, err = search.Open(search.Config{DB: b.db}); err != nil {
+		return nil, err
+	}
+	bin, err := metaharvestBinary(b.dir)
+	if err != nil {
+		return nil, err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := l.Addr().String()
+	l.Close()
+	password := ids.New()
+	ns := "benchs3" + ids.New()[:8]
+	b.closers = append(b.closers, func() { dropNamespace(cfg.RedisURL, ns) })
+	b.proc = exec.Command(bin, "all")
+	b.proc.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "REDIS_URL="+cfg.RedisURL, "REDIS_NAMESPACE="+ns,
+		"DATA_DIR="+filepath.Join(b.dir, "data"), "HTTP_ADDR="+addr, "ADMIN_EMAIL="+s3AdminEmail, "ADMIN_PASSWORD="+password,
+		fmt.Sprintf("WORKER_CONCURRENCY=%d", s3WorkerConc), "HARVEST_REFRESH_TIME=86400", "LOG_LEVEL=error", "MEILI_URL=")
+	b.proc.Stdout, b.proc.Stderr = os.Stderr, os.Stderr
+	if err := b.proc.Start(); err != nil {
+		return nil, err
+	}
+	b.exited = make(chan struct{})
+	go func() { b.proc.Wait(); close(b.exited) }()
+	b.api = "http://" + addr
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var out struct {
+			Token string `json:"token"`
+		}
+		status, err := b.call(ctx, "POST", "/api/login", map[string]string{"email": s3AdminEmail, "password": password}, &out)
+		if err == nil && status == http.StatusOK && out.Token != "" {
+			b.token = out.Token
+			return b, nil
+		}
+		select {
+		case <-b.exited:
+			return nil, errors.New("metaharvest all exited before answering")
+		default:
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("metaharvest all did not answer on %s: %d %v", addr, status, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (b *s3Bench) close() {
+	if b.proc != nil && b.proc.Process != nil {
+		b.proc.Process.Signal(os.Interrupt)
+		select {
+		case <-b.exited:
+		case <-time.After(30 * time.Second):
+			b.proc.Process.Kill()
+			<-b.exited
+		}
+	}
+	if b.db != nil {
+		if s, err := b.db.DB(); err == nil {
+			s.Close()
+		}
+	}
+	for i := len(b.closers) - 1; i >= 0; i-- {
+		b.closers[i]()
+	}
+	if b.proxy != nil {
+		b.proxy.Close()
+	}
+	if b.vgw != nil {
+		b.vgw.Kill()
+	}
+	if b.dir != "" {
+		os.RemoveAll(b.dir)
+	}
+}
+
+// metaharvestBinary builds this tree's metaharvest (bin/metaharvest may be
+// older than the tree when the suite is run without make), or, when the
+// working tree does not build (edits in progress), its last commit.
+func metaharvestBinary(dir string) (string, error) {
+	out := filepath.Join(dir, "metaharvest")
+	b, err := exec.Command("go", "build", "-o", out, "./cmd/metaharvest").CombinedOutput()
+	if err == nil {
+		return out, nil
+	}
+	src := filepath.Join(dir, "head")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return "", err
+	}
+	export := exec.Command("sh", "-c", "git archive HEAD | tar -x -C '"+src+"'")
+	if b2, err2 := export.CombinedOutput(); err2 != nil {
+		return "", fmt.Errorf("build metaharvest: %v: %s (export of HEAD: %v: %s)", err, b, err2, b2)
+	}
+	build := exec.Command("go", "build", "-o", out, "./cmd/metaharvest")
+	build.Dir = src
+	if b2, err2 := build.CombinedOutput(); err2 != nil {
+		return "", fmt.Errorf("build metaharvest: %v: %s (HEAD: %v: %s)", err, b, err2, b2)
+	}
+	fmt.Println("(the working tree does not build: metaharvest built from HEAD)")
+	return out, nil
+}
+
+func (b *s3Bench) call(ctx context.Context, method, path string, body, out any) (int, error) {
+	raw, _ := json.Marshal(body)
+	req, err := http.NewRequestWithContext(ctx, method, b.api+path, bytes.NewReader(raw))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if b.token != "" {
+		req.Header.Set("Authorization", "Bearer "+b.token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if out != nil && resp.StatusCode < 300 {
+		if err := json.Unmarshal(data, out); err != nil {
+			return resp.StatusCode, fmt.Errorf("%s %s: %w", method, path, err)
+		}
+	} else if resp.StatusCode >= 300 {
+		return resp.StatusCode, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, data)
+	}
+	return resp.StatusCode, nil
+}
+
+// harvest makes a new s3 location of bucket on endpoint, POSTs a harvest of
+// it and waits until a search counts want objects.
+func (b *s3Bench) harvest(ctx context.Context, endpoint, bucket string, want int64) (time.Duration, error) {
+	locID := ids.New()
+	if err := b.db.Create(&models.Location{ID: locID, Kind: storage.KindS3, Name: locID, Config: models.MustJSON(map[string]string{
+		"endpoint": endpoint, "bucket": bucket, "access_key_id": b.vgw.AccessKey, "secret_access_key": b.vgw.SecretKey,
+		"path_style": "true", "region": "us-east-1"})}).Error; err != nil {
+		return 0, err
+	}
+	ctrID := models.ContainerID(locID, bucket)
+	if err := b.db.Create(&models.Container{ID: ctrID, LocationID: locID, Name: bucket}).Error; err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	var started struct {
+		RequestID string `json:"request_id"`
+	}
+	if _, err := b.call(ctx, "POST", "/api/control/harvest", map[string]any{"location_id": locID, "container_id": ctrID,
+		"extractors": s3Extractors, "override_extractors": true, "force": true, "ignore_recently_walked": true}, &started); err != nil {
+		return 0, err
+	}
+	deadline := start.Add(s3HarvestLimit)
+	recorded := false
+	for {
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("harvest of bucket %s not searchable after %s", bucket, s3HarvestLimit)
+		}
+		if !recorded {
+			var job models.Job
+			if err := b.db.Where("request_id = ?", started.RequestID).Take(&job).Error; err != nil {
+				return 0, err
+			}
+			if job.ErrorCount > 0 {
+				return 0, fmt.Errorf("harvest of bucket %s: %d errors", bucket, job.ErrorCount)
+			}
+			recorded = job.WalkComplete && job.IndexedCount >= want
+		}
+		if recorded {
+			asked := time.Now()
+			n, err := searchCount(ctx, b.engine, locID)
+			if err != nil {
+				return 0, err
+			}
+			if n >= want {
+				return asked.Sub(start), nil
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func searchCount(ctx context.Context, engine search.Engine, locID string) (int64, error) {
+	res, err := engine.Search(ctx, search.Request{
+		Limit:        1,
+		Filters:      &search.Filters{Terms: []search.Term{{Field: search.FieldLocationID, Value: search.FlexString(locID)}}},
+		Aggregations: &search.Aggregations{Terms: []search.TermsAgg{{Name: "n", Field: search.FieldLocationID, Size: 1}}},
+	}, search.Visibility{All: true})
+	if err != nil {
+		return 0, err
+	}
+	for _, bk := range res.Aggregations.Terms["n"].Buckets {
+		if bk.Key == locID {
+			return bk.Count, nil
+		}
+	}
+	return 0, nil
+}
+
+// seedBucket creates bucket with n random objects of size bytes.
+func seedBucket(ctx context.Context, c *minio.Client, bucket string, n, size int) error {
+	if err := c.MakeBucket(ctx, bucket, minio.MakeBucketOptions{}); err != nil {
+		return err
+	}
+	var next atomic.Int64
+	errs := make(chan error, s3BareWorkers)
+	var wg sync.WaitGroup
+	for range s3BareWorkers {
+		wg.Go(func() {
+			buf := make([]byte, size)
+			for i := next.Add(1) - 1; i < int64(n); i = next.Add(1) - 1 {
+				rand.Read(buf)
+				key := fmt.Sprintf("d%02d/o%05d.bin", i%50, i)
+				if _, err := c.PutObject(ctx, bucket, key, bytes.NewReader(buf), int64(size), minio.PutObjectOptions{}); err != nil {
+					errs <- fmt.Errorf("seed %s/%s: %w", bucket, key, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// bareS3 is the baseline: list the bucket, then s3BareWorkers goroutines
+// each GET an object and hash it with md5, sha1 and sha256 in one pass.
+func bareS3(ctx context.Context, endpoint, ak, sk, bucket string, want int64) (time.Duration, error) {
+	start := time.Now()
+	c, err := minio.New(strings.TrimPrefix(endpoint, "http://"), &minio.Options{Creds: credentials.NewStaticV4(ak, sk, ""),
+		Region: "us-east-1", BucketLookup: minio.BucketLookupPath})
+	if err != nil {
+		return 0, err
+	}
+	var keys []string
+	for obj := range c.ListObjectsIter(ctx, bucket, minio.ListObjectsOptions{Recursive: true}) {
+		if obj.Err != nil {
+			return 0, obj.Err
+		}
+		keys = append(keys, obj.Key)
+	}
+	if int64(len(keys)) != want {
+		return 0, fmt.Errorf("bare client listed %d objects of %s, want %d", len(keys), bucket, want)
+	}
+	var next atomic.Int64
+	errs := make(chan error, s3BareWorkers)
+	var wg sync.WaitGroup
+	for range s3BareWorkers {
+		wg.Go(func() {
+			m, s1, s256 := md5.New(), sha1.New(), sha256.New()
+			w := io.MultiWriter(m, s1, s256)
+			for i := next.Add(1) - 1; i < int64(len(keys)); i = next.Add(1) - 1 {
+				obj, err := c.GetObject(ctx, bucket, keys[i], minio.GetObjectOptions{})
+				if err != nil {
+					errs <- err
+					return
+				}
+				m.Reset()
+				s1.Reset()
+				s256.Reset()
+				_, err = io.Copy(w, obj)
+				obj.Close()
+				if err != nil {
+					errs <- err
+					return
+				}
+				_, _, _ = m.Sum(nil), s1.Sum(nil), s256.Sum(nil)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return 0, err
+	}
+	return time.Since(start), nil
+}
+
+// walk lists a bucket of s3WalkKeys keys as the walk does (storage's
+// ListItems, pages of 1,000) and as the bare client does, directly and
+// through the proxy adding 30 ms a request. The keys are written as files
+// into versitygw's posix backend, where each object is a file (without
+// the ETag attribute PutObject would set: a listing shows it empty).
+func (b *s3Bench) walk(ctx context.Context) error {
+	root := filepath.Join(b.vgw.Dir, "walk")
+	for i := range s3WalkKeys {
+		p := filepath.Join(root, fmt.Sprintf("d%03d", i%200), fmt.Sprintf("k%06d", i))
+		if i < 200 {
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+		}
+		if err := os.WriteFile(p, []byte{byte(i)}, 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("walk: listing %d keys\n", s3WalkKeys)
+	for _, latency := range []bool{false, true} {
+		endpoint := b.vgw.Endpoint
+		label := "loopback"
+		if latency {
+			endpoint, label = b.proxy.Endpoint, "+30 ms a request"
+			b.proxy.SetDelay(s3Latency)
+		}
+		loc, err := storage.Open(storage.KindS3, map[string]string{"endpoint": endpoint, "bucket": "walk",
+			"access_key_id": b.vgw.AccessKey, "secret_access_key": b.vgw.SecretKey, "path_style": "true", "region": "us-east-1"}, storage.Env{})
+		if err != nil {
+			return err
+		}
+		b.proxy.Reset()
+		start := time.Now()
+		n, cursor := 0, ""
+		for {
+			page, next, err := loc.ListItems(ctx, "walk", cursor, storage.MaxPageSize)
+			if err != nil {
+				return err
+			}
+			n += len(page)
+			if next == "" {
+				break
+			}
+			cursor = next
+		}
+		ours := time.Since(start)
+		requests := b.proxy.Requests("GET")
+		c, err := minio.New(strings.TrimPrefix(endpoint, "http://"), &minio.Options{Creds: credentials.NewStaticV4(b.vgw.AccessKey, b.vgw.SecretKey, ""),
+			Region: "us-east-1", BucketLookup: minio.BucketLookupPath})
+		if err != nil {
+			return err
+		}
+		start = time.Now()
+		bare := 0
+		for obj := range c.ListObjectsIter(ctx, "walk", minio.ListObjectsOptions{Recursive: true}) {
+			if obj.Err != nil {
+				return obj.Err
+			}
+			bare++
+		}
+		bareTook := time.Since(start)
+		b.proxy.SetDelay(0)
+		if n != s3WalkKeys || bare != s3WalkKeys {
+			return fmt.Errorf("walk listed %d keys, bare client %d, want %d", n, bare, s3WalkKeys)
+		}
+		reqText := ""
+		if latency {
+			reqText = fmt.Sprintf(", %d list requests", requests)
+		}
+		fmt.Printf("  %s: storage.ListItems %s (%.0f keys/s%s); bare minio-go ListObjects %s; ratio %.2fx\n", label,
+			ours.Round(time.Millisecond), float64(n)/ours.Seconds(), reqText, bareTook.Round(time.Millisecond), bareTook.Seconds()/ours.Seconds())
+	}
+	fmt.Println()
+	return nil
+}
+
+// dropNamespace deletes the Redis keys of the all process's namespace
+// (queues, asynq's counters, metrics).
+func dropNamespace(redisURL, ns string) {
+	rdb, err := queue.RedisClient(redisURL)
+	if err != nil {
+		return
+	}
+	defer rdb.Close()
+	ctx := context.Background()
+	iter := rdb.Scan(ctx, 0, "*"+ns+"*", 1000).Iterator()
+	var keys []string
+	for iter.Next(ctx) {
+		keys = append(keys, iter.Val())
+	}
+	for start := 0; start < len(keys); start += 500 {
+		rdb.Del(ctx, keys[start:min(start+500, len(keys))]...)
+	}
+}
