@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,6 +27,7 @@ import (
 	"github.com/metaharvest/metaharvest/search"
 	_ "github.com/metaharvest/metaharvest/search/meili"    // search backend, chosen by MEILI_URL
 	_ "github.com/metaharvest/metaharvest/search/postgres" // search backend without MEILI_URL
+	"github.com/metaharvest/metaharvest/web"
 	"github.com/metaharvest/metaharvest/worker"
 )
 
@@ -126,6 +128,14 @@ func run(ctx context.Context, role string, cfg config.Config, logger *slog.Logge
 		if err != nil {
 			return err
 		}
+		// The web UI: the api hands it the paths it owns (/, /items/...).
+		ui, err := web.New(web.Deps{DB: db, Search: engine, Logger: logger, Sessions: srv.SessionTokens(),
+			SignIn: srv.SignIn, SessionTTL: cfg.TokenTTL,
+			SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://")})
+		if err != nil {
+			return err
+		}
+		srv.MountPages(ui)
 		// The dashboard and /metrics list every queue from the start.
 		if err := queue.Declare(ctx, rdb, queue.Names{Namespace: cfg.RedisNamespace}); err != nil {
 			return err

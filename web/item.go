@@ -1,0 +1,385 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/metaharvest/metaharvest/api/access"
+	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/search"
+)
+
+// itemPage is GET /items/{id}: the preview, the timeline and transcript
+// under the player, the metadata by extractor family, the harvest history.
+type itemPage struct {
+	base
+	ID, Name, Path string
+	Where          string
+	TypeLabel      string
+	Facts          []fact
+	Start          string // data-start (?t=), "" without
+	BackLink       string
+
+	Player     *player
+	Image      *picture
+	Pages      []picture
+	Text       string
+	TextLabel  string
+	TextCut    bool
+	ContentURL string
+
+	Duration   string // data-duration
+	Lanes      []lane
+	Cues       []cue
+	HasHitLane bool
+
+	Panels  []panel
+	RawJSON string
+	RawCut  bool
+	Jobs    []jobView
+	Errors  []runError
+	Notes   []string
+}
+
+type fact struct{ Label, Value string }
+
+type player struct {
+	Tag, Src, Type string
+}
+
+type picture struct {
+	Src, Href, Alt string
+	Width, Height  int
+}
+
+type lane struct {
+	Name, Title string
+	Markers     []marker
+}
+
+type marker struct {
+	Href, T, End, Kind, Label string
+	Time                      string // the label's timecode
+	Img, ImgAlt               string
+}
+
+type cue struct {
+	Href, T, End, Time, Text string
+}
+
+type panel struct {
+	Family, Title string
+	Groups        []panelGroup
+}
+
+type panelGroup struct {
+	Title string
+	Rows  []metaRow
+	More  int // rows left out
+}
+
+type metaRow struct {
+	Key, Value, Href string
+}
+
+type jobView struct {
+	RequestID, Type, Created string
+	Errors                   int64
+}
+
+type runError struct{ Extractor, Error string }
+
+// Limits of what one item page shows, so that a file with a hundred
+// thousand cues still makes a page of bounded size.
+const (
+	maxLaneMarkers = 400
+	maxCues        = 3000
+	maxTextRunes   = 20000
+	maxRawJSON     = 200_000
+	maxPanelRows   = 120
+	maxValueRunes  = 300
+	maxPages       = 60
+)
+
+func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principal) error {
+	ctx := r.Context()
+	db := u.DB.WithContext(ctx)
+	id := r.PathValue("id")
+	if id == "" || len(id) > 64 {
+		return errNotFound
+	}
+	it, err := query.LiveItem(db, id)
+	if ae, ok := apperr.As(err); ok && ae.Status == http.StatusNotFound {
+		return errNotFound
+	} else if err != nil {
+		return err
+	}
+	v, err := p.Viewer(ctx, u.DB)
+	if err != nil {
+		return err
+	}
+	if ok, err := v.Sees(db, it.LocationID, it.ContainerID); err != nil {
+		return err
+	} else if !ok {
+		return errNotFound // the same page as an unknown id: nothing of it shows
+	}
+
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	if len(q) > maxQueryLen {
+		q = ""
+	}
+	page := &itemPage{base: u.base(r, p, it.Name), ID: it.ID, Name: it.Name, Path: it.Path}
+	page.Q = q
+	page.Scripts = []string{u.assets.url("js/item.js")}
+	page.ContentURL = "/api/data/items/" + url.PathEscape(it.ID) + "/content"
+	if q != "" {
+		page.BackLink = "/?q=" + url.QueryEscape(q)
+	}
+	if t := r.URL.Query().Get("t"); t != "" {
+		if f, err := strconv.ParseFloat(t, 64); err == nil && f >= 0 && f < 1e7 {
+			page.Start = seconds(f)
+		} else {
+			page.Notes = append(page.Notes, "The start time (t) must be a number of seconds; the player starts at the beginning.")
+		}
+	}
+	if loc, err := query.Take[models.Location](db, "location", it.LocationID); err == nil {
+		page.Where = loc.Name
+	}
+	if ctr, err := query.Take[models.Container](db, "container", it.ContainerID); err == nil {
+		page.Where += " / " + ctr.Name
+	}
+
+	var meta map[string]any
+	if len(it.Metadata) > 0 {
+		_ = json.Unmarshal(it.Metadata, &meta)
+	}
+	arts, err := query.Artifacts(db, it.ID)
+	if err != nil {
+		return err
+	}
+	mediaType := search.MediaType(it.MimeType)
+	page.TypeLabel = typeLabels[mediaType]
+	page.Facts = itemFacts(it, meta)
+	u.preview(page, it, mediaType, meta, arts)
+
+	var caps []models.Caption
+	if p.Can("captions:read") {
+		if caps, err = query.CaptionCues(db, it.ID); err != nil {
+			return err
+		}
+	}
+	if page.Player != nil {
+		if d := itemDuration(meta); d > 0 {
+			page.Duration = seconds(d)
+		}
+		page.Lanes = u.lanes(it, meta, arts, caps)
+		page.Cues = transcriptCues(it.ID, caps)
+		if q != "" && p.Can("segments:read") && u.Search != nil {
+			hits, err := u.hitLane(ctx, p, it.ID, q)
+			if err != nil {
+				return err
+			}
+			page.HasHitLane = true
+			if len(hits.Markers) > 0 {
+				page.Lanes = append(page.Lanes, hits)
+			}
+		}
+	}
+	page.Panels = u.panels(meta)
+	if raw, err := json.MarshalIndent(meta, "", "  "); err == nil && meta != nil {
+		page.RawJSON, page.RawCut = truncateBytes(string(raw), maxRawJSON)
+	}
+	if p.Can("activity:read") {
+		jobs, _, err := query.ItemJobs(db, v, it, query.Page{Limit: 10})
+		if err != nil {
+			return err
+		}
+		for _, j := range jobs {
+			page.Jobs = append(page.Jobs, jobView{RequestID: j.RequestID, Type: j.JobType,
+				Created: j.Created.UTC().Format("2006-01-02 15:04 UTC"), Errors: j.ErrorCount})
+		}
+	}
+	runs := it.Runs()
+	for name, run := range runs {
+		if run.Error != "" {
+			msg, _ := truncate(run.Error, 1000)
+			page.Errors = append(page.Errors, runError{u.displayName(name), msg})
+		}
+	}
+	sort.Slice(page.Errors, func(i, j int) bool { return page.Errors[i].Extractor < page.Errors[j].Extractor })
+	u.render(w, r, http.StatusOK, "item", page)
+	return nil
+}
+
+func truncateBytes(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	for n > 0 && !utf8Start(s[n]) {
+		n--
+	}
+	return s[:n], true
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+func (u *UI) displayName(extractor string) string {
+	if info, ok := u.Extractors.Get(extractor); ok && info.DisplayName != "" {
+		return info.DisplayName
+	}
+	return extractor
+}
+
+func itemFacts(it models.Item, meta map[string]any) []fact {
+	out := []fact{{"Size", humanSize(it.Size)}}
+	if it.MimeType != "" {
+		out = append(out, fact{"MIME type", it.MimeType})
+	}
+	if d := itemDuration(meta); d > 0 {
+		out = append(out, fact{"Duration", humanDuration(d)})
+	}
+	for _, f := range []string{"pdf.page_count", "officex.page_count", "document_pages.page_count"} {
+		if n, ok := number(lookup(meta, f)); ok && n > 0 {
+			out = append(out, fact{"Pages", strconv.Itoa(int(n))})
+			break
+		}
+	}
+	if it.LastModified != nil {
+		out = append(out, fact{"Modified", it.LastModified.UTC().Format("2006-01-02 15:04 UTC")})
+	}
+	if it.LastHarvested != nil {
+		out = append(out, fact{"Harvested", it.LastHarvested.UTC().Format("2006-01-02 15:04 UTC")})
+	}
+	return out
+}
+
+func itemDuration(meta map[string]any) float64 {
+	for _, f := range []string{"mediainfo.duration", "audioinfo.duration", "video_previews.duration", "audio_previews.duration"} {
+		if d, ok := number(lookup(meta, f)); ok && d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// preview picks what the page shows of the item itself.
+func (u *UI) preview(page *itemPage, it models.Item, mediaType string, meta map[string]any, arts []models.Artifact) {
+	byKind := map[string][]models.Artifact{}
+	for _, a := range arts {
+		byKind[a.Kind] = append(byKind[a.Kind], a)
+	}
+	switch mediaType {
+	case search.TypeVideo, search.TypeAudio:
+		tag := "video"
+		if mediaType == search.TypeAudio {
+			tag = "audio"
+		}
+		pl := &player{Tag: tag, Src: page.ContentURL, Type: it.MimeType}
+		for _, a := range byKind["preview"] {
+			isAudio := strings.HasSuffix(a.Path, ".m4a")
+			if (tag == "audio") == isAudio {
+				pl.Src, pl.Type = search.ArtifactURL(a.Path), ""
+				if isAudio {
+					pl.Type = "audio/mp4"
+				} else {
+					pl.Type = "video/mp4"
+				}
+				break
+			}
+		}
+		page.Player = pl
+	}
+	if th := firstThumb(byKind["thumbnail"]); th != nil && page.Player == nil {
+		page.Image = &picture{Src: search.ArtifactURL(th.Path), Href: page.ContentURL, Alt: "Preview of " + it.Name,
+			Width: th.Width, Height: th.Height}
+	}
+	pages := byKind["page"]
+	sort.Slice(pages, func(i, j int) bool { return pages[i].Path < pages[j].Path })
+	for i, a := range pages {
+		if i >= maxPages {
+			page.Notes = append(page.Notes, "Only the first "+strconv.Itoa(maxPages)+" pages are shown.")
+			break
+		}
+		page.Pages = append(page.Pages, picture{Src: search.ArtifactURL(a.Path), Href: search.ArtifactURL(a.Path),
+			Alt: "Page " + strconv.Itoa(i+1), Width: a.Width, Height: a.Height})
+	}
+	if len(page.Pages) > 0 {
+		page.Image = nil
+	}
+	for _, f := range []struct{ path, label string }{
+		{"text.text", "Text"}, {"pdf.text", "Document text"}, {"officex.text", "Document text"}, {"html.text", "Page text"},
+		{"email.text", "Message text"}, {"fdx.text", "Script text"}, {"csv.text", "Table text"}, {"xml.text", "Text"},
+	} {
+		if s, ok := lookup(meta, f.path).(string); ok && strings.TrimSpace(s) != "" {
+			page.Text, page.TextCut = truncate(s, maxTextRunes)
+			page.TextLabel = f.label
+			break
+		}
+	}
+}
+
+func firstThumb(arts []models.Artifact) *models.Artifact {
+	for i, a := range arts {
+		if a.Extractor == "thumbnailer" {
+			return &arts[i]
+		}
+	}
+	if len(arts) > 0 {
+		return &arts[0]
+	}
+	return nil
+}
+
+// artifactOf finds the artifact an extractor reported at rel (relative to
+// its own directory): stored paths end in "<extractor>/<rel>".
+func artifactOf(arts []models.Artifact, extractor, rel string) (models.Artifact, bool) {
+	if rel == "" {
+		return models.Artifact{}, false
+	}
+	suffix := "/" + extractor + "/" + path.Clean(rel)
+	for _, a := range arts {
+		if a.Extractor == extractor && (strings.HasSuffix(a.Path, suffix) || a.Path == rel) {
+			return a, true
+		}
+	}
+	return models.Artifact{}, false
+}
+
+func (u *UI) hitLane(ctx context.Context, p *access.Principal, itemID, q string) (lane, error) {
+	l := lane{Name: "hits", Title: "Search hits"}
+	vis, err := p.SearchVisibility(ctx, u.DB)
+	if err != nil {
+		return l, err
+	}
+	res, err := u.Search.SearchSegments(ctx, segmentRequest(q, itemID, maxLaneMarkers, 0), vis)
+	var ae *apperr.Error
+	if errors.As(err, &ae) && ae.Status < 500 {
+		return l, nil // words the engine refuses find no hits
+	}
+	if err != nil {
+		return l, err
+	}
+	words := queryWords(q)
+	for _, r := range res.Results {
+		t, _ := number(r.Result["time"])
+		label := ""
+		if lines := momentLines(r.Result, words); len(lines) > 0 {
+			label = lines[0].Kind
+			if text := partsText(lines[0].Parts); text != "" {
+				label += ": " + text
+			}
+		}
+		label, _ = truncate(label, 120)
+		l.Markers = append(l.Markers, marker{Href: itemHref(itemID, q, t), T: seconds(t), Label: label, Time: timecode(t)})
+	}
+	return l, nil
+}

@@ -1,0 +1,251 @@
+package web
+
+import (
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/search"
+)
+
+// laneTitles names the lanes under the player, in the order shown.
+var laneTitles = []struct{ Name, Title string }{
+	{"shots", "Shots"}, {"faces", "Faces"}, {"ocr", "Text on screen"}, {"captions", "Captions"},
+	{"speech", "Speech"}, {"qc", "Quality control"}, {"tags", "Tags and logos"}, {"hits", "Search hits"},
+}
+
+// lanes reads the timed data of an item: key frames, faces, text on
+// screen, captions and speech, QC events, tags and logos (the hits lane is
+// the search's, added by the caller). Lanes without markers are left out.
+func (u *UI) lanes(it models.Item, meta map[string]any, arts []models.Artifact, caps []models.Caption) []lane {
+	by := map[string][]marker{}
+	add := func(name string, t, end float64, kind, label string) *marker {
+		if len(by[name]) >= maxLaneMarkers || t < 0 {
+			return nil
+		}
+		label, _ = truncate(strings.TrimSpace(label), 120)
+		m := marker{Href: itemHref(it.ID, "", t), T: seconds(t), Kind: kind, Label: label, Time: timecode(t)}
+		if end > t {
+			m.End = seconds(end)
+		}
+		by[name] = append(by[name], m)
+		return &by[name][len(by[name])-1]
+	}
+	for _, f := range list(lookup(meta, "video_main_frames.frames")) {
+		t, ok := number(lookup(f, "time"))
+		if !ok {
+			continue
+		}
+		m := add("shots", t, 0, "", "Shot at "+timecode(t))
+		if m == nil {
+			continue
+		}
+		if a, ok := artifactOf(arts, "video_main_frames", str(lookup(f, "path"))); ok {
+			m.Img, m.ImgAlt = search.ArtifactURL(a.Path), "Key frame at "+timecode(t)
+		}
+	}
+	for _, f := range list(lookup(meta, "vendor_faces.faces")) {
+		t, ok := number(lookup(f, "time"))
+		if !ok {
+			continue
+		}
+		label := "Face"
+		if id := str(lookup(f, "person_id")); id != "" {
+			label = "Person " + id
+		}
+		add("faces", t, 0, "", label)
+	}
+	for _, f := range list(lookup(meta, "tesseract.frames")) {
+		t, ok := number(lookup(f, "time"))
+		text := strings.TrimSpace(str(lookup(f, "text")))
+		if ok && text != "" {
+			add("ocr", t, 0, "", text)
+		}
+	}
+	for _, c := range caps {
+		name := "captions"
+		if isSpeech(c) {
+			name = "speech"
+		}
+		for _, q := range captionCues(c) {
+			add(name, q.Start, q.End, "", q.Text)
+		}
+	}
+	qc := []struct{ list, kind, label string }{
+		{"black_scenes.scenes", "black", "Black"},
+		{"vendor_silence.silences", "silence", "Silence"},
+		{"vendor_color_bars.bars", "color_bars", "Colour bars"},
+	}
+	for _, e := range qc {
+		for _, ev := range list(lookup(meta, e.list)) {
+			start, ok := number(lookup(ev, "start"))
+			end, _ := number(lookup(ev, "end"))
+			if ok {
+				add("qc", start, end, e.kind, e.label)
+			}
+		}
+	}
+	for _, part := range []struct{ key, kind, label string }{{"head", "start", "Programme start"}, {"tail", "end", "Programme end"}} {
+		if ev, ok := lookup(meta, "vendor_start_end."+part.key).(map[string]any); ok {
+			if start, ok := number(ev["start"]); ok {
+				end, _ := number(ev["end"])
+				add("qc", start, end, part.kind, part.label)
+			}
+		}
+	}
+	for _, l := range list(lookup(meta, "tags.labels")) {
+		t, ok := number(lookup(l, "start"))
+		if !ok {
+			t, ok = number(lookup(l, "time"))
+		}
+		end, _ := number(lookup(l, "end"))
+		if name := str(lookup(l, "name")); ok && name != "" {
+			add("tags", t, end, "tag", name)
+		}
+	}
+	for _, d := range list(lookup(meta, "logos.detections")) {
+		t, ok := number(lookup(d, "time"))
+		if name := str(lookup(d, "name")); ok && name != "" {
+			add("tags", t, 0, "logo", "Logo: "+name)
+		}
+	}
+	var out []lane
+	for _, lt := range laneTitles {
+		ms := by[lt.Name]
+		if len(ms) == 0 {
+			continue
+		}
+		sort.SliceStable(ms, func(i, j int) bool { return secs(ms[i].T) < secs(ms[j].T) })
+		out = append(out, lane{Name: lt.Name, Title: lt.Title, Markers: ms})
+	}
+	return out
+}
+
+func secs(s string) float64 { f, _ := strconv.ParseFloat(s, 64); return f }
+
+func isSpeech(c models.Caption) bool {
+	return c.Source == "speech" || strings.HasPrefix(c.Extractor, "speech_to_text")
+}
+
+func captionCues(c models.Caption) []extractors.Cue {
+	var cues []extractors.Cue
+	_ = jsonUnmarshal(c.Cues, &cues)
+	return cues
+}
+
+// transcriptCues are the cues of every caption and speech transcript, in
+// time order (each a link to its time).
+func transcriptCues(itemID string, caps []models.Caption) []cue {
+	var out []cue
+	for _, c := range caps {
+		for _, q := range captionCues(c) {
+			text := strings.TrimSpace(q.Text)
+			if text == "" || q.Start < 0 {
+				continue
+			}
+			text, _ = truncate(text, 1000)
+			cu := cue{Href: itemHref(itemID, "", q.Start), T: seconds(q.Start), Time: timecode(q.Start), Text: text}
+			if q.End > q.Start {
+				cu.End = seconds(q.End)
+			}
+			out = append(out, cu)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return secs(out[i].T) < secs(out[j].T) })
+	if len(out) > maxCues {
+		out = out[:maxCues]
+	}
+	return out
+}
+
+// panels group the item's metadata by extractor family, each value a link
+// that searches for it.
+func (u *UI) panels(meta map[string]any) []panel {
+	declared := map[string]extractors.FieldType{}
+	for _, f := range u.Extractors.Fields() {
+		declared[f.Path] = f.Type
+	}
+	byFamily := map[extractors.Family][]panelGroup{}
+	names := make([]string, 0, len(meta))
+	for n := range meta {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fam := extractors.Family("")
+		if info, ok := u.Extractors.Get(name); ok {
+			fam = info.Family
+		}
+		g := panelGroup{Title: u.displayName(name)}
+		flatten(name, "", meta[name], func(field, key, value string) {
+			if len(g.Rows) >= maxPanelRows {
+				g.More++
+				return
+			}
+			row := metaRow{Key: key}
+			row.Value, _ = truncate(value, maxValueRunes)
+			if t, ok := declared[field]; ok && t != extractors.TypeText && len([]rune(value)) <= 200 {
+				row.Href = "/?f=" + url.QueryEscape(field+":"+value)
+			} else if len([]rune(value)) <= 100 && strings.TrimSpace(value) != "" {
+				row.Href = "/?q=" + url.QueryEscape(`"`+strings.ReplaceAll(value, `"`, "")+`"`)
+			}
+			g.Rows = append(g.Rows, row)
+		})
+		if len(g.Rows) > 0 {
+			byFamily[fam] = append(byFamily[fam], g)
+		}
+	}
+	var out []panel
+	for _, fam := range append(extractors.Families(), "") {
+		gs := byFamily[fam]
+		if len(gs) == 0 {
+			continue
+		}
+		title := fam.Name()
+		if title == "" {
+			title = "Other"
+		}
+		out = append(out, panel{Family: string(fam), Title: title, Groups: gs})
+	}
+	return out
+}
+
+// flatten calls emit for each scalar below v: its search field (the dotted
+// path without list indexes), its key as shown, and its value as text.
+// Lists of scalars give one row per value.
+func flatten(field, key string, v any, emit func(field, key, value string)) {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			sub := k
+			if key != "" {
+				sub = key + "." + k
+			}
+			flatten(field+"."+k, sub, x[k], emit)
+		}
+	case []any:
+		for i, e := range x {
+			sub := key + "[" + strconv.Itoa(i) + "]"
+			if _, scalar := e.(map[string]any); !scalar {
+				if _, isList := e.([]any); !isList {
+					sub = key
+				}
+			}
+			flatten(field, sub, e, emit)
+		}
+	case nil:
+	default:
+		if key == "" {
+			key = "value"
+		}
+		emit(field, key, str(x))
+	}
+}
