@@ -53,8 +53,15 @@ func Run(ctx context.Context, d Deps) error {
 		h.indexer = search.NewIndexer(d.DB, d.Search, h.Logger)
 		go h.indexer.Run(ctx)
 	}
+	var rp *reaper
 	if d.Redis != nil {
 		if err := queue.Declare(ctx, d.Redis, h.names); err != nil {
+			return err
+		}
+		// Registered before the first task, so that no live worker looks
+		// dead to the others (reaper.go).
+		rp = newReaper(d.Redis, h.names, h.Logger)
+		if err := rp.beat(ctx); err != nil {
 			return err
 		}
 	}
@@ -82,6 +89,23 @@ func Run(ctx context.Context, d Deps) error {
 	})
 	mux := h.Mux()
 	mux.Use(h.measure(track))
+	// The reaper beats until asynq has finished or given back every task,
+	// after the stop signal too.
+	reapCtx, stopReaper := context.WithCancel(base)
+	reaperDone := make(chan struct{})
+	if rp != nil {
+		mux.Use(rp.middleware())
+		go func() { defer close(reaperDone); rp.run(reapCtx) }()
+	} else {
+		close(reaperDone)
+	}
+	defer func() {
+		stopReaper()
+		<-reaperDone
+		if rp != nil {
+			rp.unregister(context.WithoutCancel(ctx))
+		}
+	}()
 	if err := srv.Start(mux); err != nil {
 		return err
 	}
