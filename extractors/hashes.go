@@ -44,7 +44,7 @@ func (hashes) Extract(ctx context.Context, in *Input) (*Result, error) {
 	sums := HashBytes(in.Content)
 	if in.Content == nil {
 		var err error
-		if in.Path == "" && in.Stream != nil {
+		if in.streams() {
 			sums, err = hashStream(ctx, in)
 		} else {
 			sums, err = HashFile(ctx, in.Path)

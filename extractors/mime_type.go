@@ -32,7 +32,7 @@ func (mimeType) Extract(ctx context.Context, in *Input) (*Result, error) {
 	} else {
 		var f io.ReadCloser
 		var err error
-		if in.Path == "" && in.Stream != nil {
+		if in.streams() {
 			f, err = in.Stream(ctx, sniffLimit)
 		} else {
 			f, err = os.Open(in.Path)

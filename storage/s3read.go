@@ -68,8 +68,16 @@ func (l *S3) ReadRange(ctx context.Context, container, path string, off, n int64
 		case http.StatusPreconditionFailed:
 			return nil, Entry{}, fmt.Errorf("read %s/%s: %w", container, path, ErrChanged)
 		case http.StatusRequestedRangeNotSatisfiable:
-			// Past the end: nothing to read.
-			return io.NopCloser(strings.NewReader("")), Entry{Path: path, Size: off, ETag: strings.Trim(etag, `"`)}, nil
+			// Past the end (an empty object, for any range): nothing to
+			// read; a HEAD says what the object is.
+			info, err := l.client.StatObject(ctx, container, l.prefix+path, minio.StatObjectOptions{})
+			if err != nil {
+				return nil, Entry{}, fmt.Errorf("stat %s/%s: %w", container, path, s3NotFound(err))
+			}
+			if etag != "" && strings.Trim(info.ETag, `"`) != strings.Trim(etag, `"`) {
+				return nil, Entry{}, fmt.Errorf("read %s/%s: %w", container, path, ErrChanged)
+			}
+			return io.NopCloser(strings.NewReader("")), s3Entry(path, info), nil
 		}
 		return nil, Entry{}, fmt.Errorf("read %s/%s: %w", container, path, s3NotFound(err))
 	}

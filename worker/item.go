@@ -214,8 +214,18 @@ func (h *Handler) harvestOne(ctx context.Context, src *source, t *target, item m
 		return nil, err
 	}
 	// A remote file reaches the disk only for an extractor that reads a
-	// path; the Inline ones read it in memory or as it streams in.
-	if src.remote == nil || !h.inlineOnly(names) {
+	// path: the Inline ones read it in memory or as it streams in, those
+	// that read ranges get them from a loopback URL.
+	switch {
+	case src.remote != nil && h.inlineOnly(names):
+	case src.remote != nil && h.rangesOnly(names):
+		url, release, err := ranges.serve(f.ranged(ctx))
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		f.path = url
+	default:
 		if err := f.local(ctx); errors.Is(err, storage.ErrNotFound) {
 			hv.gone = true
 			return hv, nil
@@ -259,6 +269,18 @@ func (h *Handler) harvestOne(ctx context.Context, src *source, t *target, item m
 func (h *Handler) inlineOnly(names []string) bool {
 	for _, n := range names {
 		if info, ok := h.Extractors.Get(n); ok && info.Implemented && !info.Inline {
+			return false
+		}
+	}
+	return true
+}
+
+// rangesOnly reports whether every extractor of names that can run is
+// Inline or reads ranges (Info.RangeReads), so that a remote file is
+// served to them by ranges instead of downloaded.
+func (h *Handler) rangesOnly(names []string) bool {
+	for _, n := range names {
+		if info, ok := h.Extractors.Get(n); ok && info.Implemented && !info.Inline && !readsRanges(info) {
 			return false
 		}
 	}

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,38 +11,39 @@ import (
 	"sync"
 	"time"
 
+	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/storage"
 )
 
-// headMax is how much of a large remote object is kept as it is first
-// read, so that a look at its first bytes (mime_type reads a few KiB)
-// and then a read from its start (hashes) share one GET.
-const headMax = 1 << 20
-
-// remoteObject is one object of a remote location (s3) being harvested:
-// the GET that fetch started, read by the extractors as it comes in
-// (Input.Stream) or copied once to a temporary file when an extractor
-// needs a path. Further reads, if any, are new GETs pinned to its ETag.
+// remoteObject is one large object of a remote location (s3) being
+// harvested. fetch read its first contentLimit bytes (head); the rest is
+// read only when an extractor reads past them: hashes as it streams in
+// (Input.Stream), or once into a temporary file when an extractor needs a
+// path; extractors that read ranges are served by windows (rangedFile).
+// Every GET after the first is pinned to the object's ETag.
 type remoteObject struct {
 	rr        storage.RangeReader
 	container string
 	path      string
 	entry     storage.Entry
+	head      []byte
 
 	mu   sync.Mutex
-	body io.ReadCloser // the first GET; nil once closed
-	head []byte        // the object's first bytes, read from body
-	pos  int64         // bytes of body consumed: len(head) while it can be read again from 0
+	body io.ReadCloser // the rest, from len(head), once a reader got there
+	pos  int64         // bytes of body consumed
+	used bool          // the rest was read: a new stream needs a new GET
 	read int64         // bytes received, from every GET
 }
 
-// stream implements extractors.Input.Stream.
+// stream implements extractors.Input.Stream: the first reader gets the
+// head and then the rest; a later one (rare: extractors run one after the
+// other, and only hashes reads to the end) a new GET.
 func (o *remoteObject) stream(ctx context.Context, limit int64) (io.ReadCloser, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.body != nil && o.pos == int64(len(o.head)) {
-		return &replay{o: o}, nil
+	if !o.used {
+		return &replay{o: o, ctx: ctx}, nil
 	}
 	rc, e, err := o.rr.ReadRange(ctx, o.container, o.path, 0, limit, o.entry.ETag)
 	if err != nil {
@@ -54,8 +56,7 @@ func (o *remoteObject) stream(ctx context.Context, limit int64) (io.ReadCloser, 
 	return &counted{r: rc, o: o}, nil
 }
 
-// close ends the first GET (its connection is dropped when the body was
-// not read to its end).
+// close ends the GET of the rest, if one was started.
 func (o *remoteObject) close() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -71,14 +72,14 @@ func (o *remoteObject) received() int64 {
 	return o.read
 }
 
-// errReplayLost: a second reader of the first GET moved it on (extractors
-// run one after the other, so only an abandoned one could).
+// errReplayLost: two readers of the object's first stream at once
+// (extractors run one after the other, so only an abandoned one could).
 var errReplayLost = errors.New("remote object read by two readers at once")
 
-// replay reads the object from its start: the kept head, then the first
-// GET's body, keeping what it reads while the head has room.
+// replay reads the object from its start: the head, then the rest.
 type replay struct {
 	o   *remoteObject
+	ctx context.Context
 	off int64
 }
 
@@ -86,27 +87,43 @@ func (r *replay) Read(p []byte) (int, error) {
 	o := r.o
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if r.off < int64(len(o.head)) {
+	head := int64(len(o.head))
+	if r.off < head {
 		n := copy(p, o.head[r.off:])
 		r.off += int64(n)
 		return n, nil
 	}
-	if o.body == nil || r.off != o.pos {
+	if r.off >= o.entry.Size {
+		return 0, io.EOF
+	}
+	if r.off != head+o.pos {
 		return 0, errReplayLost
 	}
-	n, err := o.body.Read(p)
-	if n > 0 {
-		if o.pos == int64(len(o.head)) && len(o.head)+n <= headMax {
-			o.head = append(o.head, p[:n]...)
+	if o.body == nil {
+		if o.used {
+			return 0, errReplayLost
 		}
-		o.pos += int64(n)
-		o.read += int64(n)
-		r.off += int64(n)
+		rc, e, err := o.rr.ReadRange(r.ctx, o.container, o.path, head, -1, o.entry.ETag)
+		if err != nil {
+			return 0, err
+		}
+		if e.Size != o.entry.Size {
+			rc.Close()
+			return 0, fmt.Errorf("read %s: %w", o.path, storage.ErrChanged)
+		}
+		o.body, o.used = rc, true
+	}
+	n, err := o.body.Read(p)
+	o.pos += int64(n)
+	o.read += int64(n)
+	r.off += int64(n)
+	if err == io.EOF && r.off < o.entry.Size {
+		err = fmt.Errorf("read %s: %w", o.path, io.ErrUnexpectedEOF)
 	}
 	return n, err
 }
 
-// Close leaves the first GET open: the next reader continues it.
+// Close leaves the GET of the rest open: the object's cleanup closes it.
 func (r *replay) Close() error { return nil }
 
 // counted is a later GET of the object, counted in its bytes received.
@@ -144,28 +161,31 @@ func (s *source) fetchRemote(ctx context.Context, t *target, item models.Item, f
 		}
 	}
 	start := time.Now()
-	body, entry, err := s.remote.ReadRange(ctx, s.container, item.Path, 0, -1, "")
+	// The first contentLimit bytes: the whole of a small file, the head
+	// of a large one (its type, its container's header).
+	body, entry, err := s.remote.ReadRange(ctx, s.container, item.Path, 0, contentLimit, "")
 	if err != nil {
 		return err
 	}
 	f.entry = entry
-	o := &remoteObject{rr: s.remote, container: s.container, path: item.Path, entry: entry, body: body}
+	head := make([]byte, min(entry.Size, contentLimit))
+	_, err = io.ReadFull(body, head)
+	body.Close()
+	if err != nil {
+		return fmt.Errorf("read %s: %w", item.Path, err) // shrunk while read: try again
+	}
 	if entry.Size <= contentLimit {
-		content := make([]byte, entry.Size)
-		_, err := io.ReadFull(body, content)
-		body.Close()
-		if err != nil {
-			return fmt.Errorf("read %s: %w", item.Path, err) // shrunk while read: try again
-		}
-		f.content = content
+		f.content = head
 		f.download = func() *models.Activity { return downloadActivity(t, item, entry.Size, time.Since(start)) }
 		f.local = func(ctx context.Context) error {
-			return s.toTemp(f, item, func(w io.Writer) error { _, err := w.Write(content); return err })
+			return s.toTemp(f, item, func(w io.Writer) error { _, err := w.Write(head); return err })
 		}
 		return nil
 	}
+	o := &remoteObject{rr: s.remote, container: s.container, path: item.Path, entry: entry, head: head, read: int64(len(head))}
 	f.cleanup = o.close
 	f.stream = o.stream
+	f.remote = o
 	var took time.Duration
 	f.download = func() *models.Activity {
 		if took == 0 {
@@ -219,3 +239,19 @@ func downloadActivity(t *target, item models.Item, n int64, took time.Duration) 
 	a.ItemID, a.Name, a.Bytes, a.Duration = item.ID, item.Name, n, took.Milliseconds()
 	return &a
 }
+
+// ranged is the file for the range server: its bytes in memory, or the
+// remote object read by windows.
+func (f *fetched) ranged(ctx context.Context) *rangedFile {
+	r := &rangedFile{ctx: ctx, size: f.entry.Size, modified: f.entry.LastModified, o: f.remote}
+	if f.remote != nil {
+		r.windows = []window{{off: 0, data: f.remote.head}}
+	}
+	if f.content != nil {
+		r.content, r.size = bytes.NewReader(f.content), int64(len(f.content))
+	}
+	return r
+}
+
+// readsRanges: see Info.RangeReads.
+func readsRanges(info extractors.Info) bool { return false }

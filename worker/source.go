@@ -68,6 +68,8 @@ type fetched struct {
 	content []byte // the whole file when small
 	// stream is Input.Stream: a large remote file read as it comes in.
 	stream func(ctx context.Context, limit int64) (io.ReadCloser, error)
+	// remote is a large remote file (nil for small ones, in content).
+	remote *remoteObject
 	// download is the harvestdownload activity of a remote file, once the
 	// extractors are done with it (nil for local files).
 	download func() *models.Activity

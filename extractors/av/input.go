@@ -1,6 +1,10 @@
 package av
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/metaharvest/metaharvest/extractors"
+)
 
 // Demuxers are the container and stream formats ffmpeg and ffprobe may open
 // for an extractor: audio, video, image and subtitle formats. Formats that
@@ -33,7 +37,16 @@ var Demuxers = []string{
 // path given as a file: URL so that no part of a name is read as a
 // protocol or an option. (The Runner gives programs /dev/null as stdin;
 // ffmpeg callers add -nostdin, which ffprobe does not know.)
+//
+// A remote object the worker serves by ranges on loopback
+// (extractors.IsRangeURL) is read over HTTP instead: only the http and tcp
+// protocols, so that the program fetches the ranges it seeks to rather
+// than the worker downloading the whole object first.
 func InputArgs(path string) []string {
+	if extractors.IsRangeURL(path) {
+		return []string{"-hide_banner", "-protocol_whitelist", "http,tcp",
+			"-format_whitelist", strings.Join(Demuxers, ","), "-i", path}
+	}
 	return []string{"-hide_banner", "-protocol_whitelist", "file",
 		"-format_whitelist", strings.Join(Demuxers, ","), "-i", "file:" + path}
 }

@@ -17,6 +17,9 @@ func Open(in *extractors.Input) (io.ReadCloser, error) {
 	if in.Content != nil {
 		return io.NopCloser(bytes.NewReader(in.Content)), nil
 	}
+	if extractors.IsRangeURL(in.Path) {
+		return openURL(in)
+	}
 	f, err := os.Open(in.Path)
 	if err != nil {
 		return nil, extractors.Transient(fmt.Errorf("open %s: %w", in.Name, err))
@@ -72,6 +75,9 @@ type At struct {
 func OpenAt(in *extractors.Input) (*At, error) {
 	if in.Content != nil {
 		return &At{ReaderAt: bytes.NewReader(in.Content), Size: int64(len(in.Content))}, nil
+	}
+	if extractors.IsRangeURL(in.Path) {
+		return openURLAt(in)
 	}
 	f, err := os.Open(in.Path)
 	if err != nil {

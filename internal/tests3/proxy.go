@@ -54,7 +54,7 @@ func NewProxy(target string) (*Proxy, error) {
 		w.WriteHeader(http.StatusBadGateway)
 	}
 	rp.ModifyResponse = func(resp *http.Response) error {
-		if resp.Request.Method == http.MethodGet {
+		if resp.Request.Method == http.MethodGet && (resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusPartialContent) {
 			resp.Body = &countingBody{ReadCloser: resp.Body, p: p, path: resp.Request.URL.Path}
 		}
 		return nil
@@ -118,7 +118,8 @@ func (p *Proxy) Refused() int {
 	return p.refused
 }
 
-// Sent is the number of body bytes of GET responses passed on for
+// Sent is the number of body bytes of successful GET responses (object
+// data, not error bodies) passed on for
 // bucket/key (the key as in the URL path, path-style addressing).
 func (p *Proxy) Sent(bucket, key string) int64 {
 	p.mu.Lock()
