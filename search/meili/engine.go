@@ -8,18 +8,20 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"sync"
 	"time"
 
 	"github.com/meilisearch/meilisearch-go"
+	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/search"
 )
 
 func init() {
 	search.Register("meili", func(cfg search.Config) (search.Engine, error) {
-		c := Config{URL: cfg.MeiliURL, APIKey: cfg.MeiliAPIKey, IndexPrefix: cfg.MeiliIndexPrefix, Logger: cfg.Logger}
+		c := Config{URL: cfg.MeiliURL, APIKey: cfg.MeiliAPIKey, IndexPrefix: cfg.MeiliIndexPrefix, Logger: cfg.Logger, DB: cfg.DB}
 		// Opened on first use (and retried), so a process started while
 		// Meilisearch is down still starts and answers 503 for search.
 		return search.Lazy("meili", func(ctx context.Context) (search.Engine, error) {
@@ -47,8 +49,13 @@ type Config struct {
 	MaxValuesPerFacet int64
 	// MaxTotalHits bounds total_hits and how deep pages go (default 1,000,000).
 	MaxTotalHits int64
-	// Logger receives settings updates; default slog.Default().
+	// Logger receives settings updates and failed tasks; default
+	// slog.Default().
 	Logger *slog.Logger
+	// DB, when set, is where the items of a write Meilisearch accepted but
+	// then failed are marked dirty again (search.MarkDirty), so that the
+	// drain writes them again: writes do not wait for their tasks.
+	DB *gorm.DB
 }
 
 // catalogueTTL: see the postgres backend; a request naming an unknown field
@@ -65,13 +72,18 @@ type Engine struct {
 	log                    *slog.Logger
 	items, segments, field string
 
-	mu      sync.Mutex
-	cats    map[search.Scope]cachedCatalogue
-	applied map[string]string // index uid -> settingsKey of what it has
+	mu       sync.Mutex
+	cats     map[search.Scope]cachedCatalogue
+	settings map[search.Scope]*indexSettings
+
+	writes writes // tasks sent and not yet seen done (write.go)
 }
 
 type cachedCatalogue struct {
-	cat    *search.Catalogue
+	cat *search.Catalogue
+	// seen are the leaves some document has had (declared ones too):
+	// Meilisearch refuses to restrict a search to a field no document has.
+	seen   map[string]bool
 	loaded time.Time
 }
 
@@ -106,7 +118,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		segments: cfg.IndexPrefix + "segments",
 		field:    cfg.IndexPrefix + "fields",
 		cats:     map[search.Scope]cachedCatalogue{},
-		applied:  map[string]string{},
+		settings: map[search.Scope]*indexSettings{},
 	}
 	if err := e.ensure(ctx); err != nil {
 		return nil, err
@@ -148,11 +160,7 @@ func (e *Engine) ensure(ctx context.Context) error {
 		}
 	}
 	for _, scope := range []search.Scope{search.ScopeItems, search.ScopeSegments} {
-		cat, _, err := e.catalogue(ctx, scope, true)
-		if err != nil {
-			return err
-		}
-		if err := e.applySettings(ctx, scope, cat); err != nil {
+		if err := e.applySettings(ctx, scope); err != nil {
 			return err
 		}
 	}
@@ -166,44 +174,53 @@ func (e *Engine) index(scope search.Scope) string {
 	return e.items
 }
 
-// applySettings updates an index's settings when the catalogue changed
-// them. New filterable attributes make Meilisearch re-index: it happens once
-// per new field, not per document.
-func (e *Engine) applySettings(ctx context.Context, scope search.Scope, cat *search.Catalogue) error {
+// applySettings gives an index the settings of the declared catalogue
+// (fields.go) unless it has them: the key of what it was given is kept in
+// the fields index. It runs when the engine starts, never for a write.
+func (e *Engine) applySettings(ctx context.Context, scope search.Scope) error {
 	uid := e.index(scope)
-	want := settings(cat, e.cfg.MaxValuesPerFacet, e.cfg.MaxTotalHits)
-	key := settingsKey(want)
-	e.mu.Lock()
-	have := e.applied[uid]
-	e.mu.Unlock()
-	if have == key {
-		return nil
+	want := declaredSettings(scope, e.cfg.MaxValuesPerFacet, e.cfg.MaxTotalHits)
+	key := want.key()
+	marker := fieldDoc{ID: fieldID("settings", uid), Scope: "settings", Path: key}
+	var have fieldDoc
+	err := e.client.Index(e.field).GetDocumentWithContext(ctx, marker.ID, nil, &have)
+	if err != nil && !isNotFound(err) {
+		return wrapErr(fmt.Errorf("get settings of %s: %w", uid, err))
 	}
-	if have == "" {
-		// First time in this process: the server may already be up to date.
-		cur, err := e.client.Index(uid).GetSettingsWithContext(ctx)
+	if err != nil || have.Path != key {
+		info, err := e.client.Index(uid).UpdateSettingsWithContext(ctx, want.base)
 		if err != nil {
-			return wrapErr(fmt.Errorf("get settings of %s: %w", uid, err))
+			return wrapErr(fmt.Errorf("update settings of %s: %w", uid, err))
 		}
-		if settingsKey(cur) == key && cur.Faceting != nil && cur.Faceting.MaxValuesPerFacet == want.Faceting.MaxValuesPerFacet {
-			e.mu.Lock()
-			e.applied[uid] = key
-			e.mu.Unlock()
-			return nil
+		if err := e.wait(ctx, info); err != nil {
+			return fmt.Errorf("update settings of %s: %w", uid, err)
 		}
+		if info, err = e.client.Index(uid).UpdateFilterableAttributesWithContext(ctx, &want.filterable); err != nil {
+			return wrapErr(fmt.Errorf("update filterable attributes of %s: %w", uid, err))
+		}
+		if err := e.wait(ctx, info); err != nil {
+			return fmt.Errorf("update filterable attributes of %s: %w", uid, err)
+		}
+		pk := search.FieldID
+		if info, err = e.client.Index(e.field).AddDocumentsWithContext(ctx, []fieldDoc{marker}, &meilisearch.DocumentOptions{PrimaryKey: &pk}); err != nil {
+			return wrapErr(fmt.Errorf("record settings of %s: %w", uid, err))
+		}
+		if err := e.wait(ctx, info); err != nil {
+			return fmt.Errorf("record settings of %s: %w", uid, err)
+		}
+		e.log.Info("search index settings updated", "index", uid)
 	}
-	info, err := e.client.Index(uid).UpdateSettingsWithContext(ctx, want)
-	if err != nil {
-		return wrapErr(fmt.Errorf("update settings of %s: %w", uid, err))
-	}
-	if err := e.wait(ctx, info); err != nil {
-		return fmt.Errorf("update settings of %s: %w", uid, err)
-	}
-	e.log.Info("search index settings updated", "index", uid, "fields", cat.Len())
 	e.mu.Lock()
-	e.applied[uid] = key
+	e.settings[scope] = want
 	e.mu.Unlock()
 	return nil
+}
+
+// indexSettingsOf returns what a scope's index allows.
+func (e *Engine) indexSettingsOf(scope search.Scope) *indexSettings {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.settings[scope]
 }
 
 // fieldDoc is one catalogue entry in the fields index.
@@ -222,58 +239,74 @@ func fieldID(scope search.Scope, path string) string {
 // catalogue returns the known fields of a scope, read from the fields index
 // (shared by every process using the server).
 func (e *Engine) catalogue(ctx context.Context, scope search.Scope, reload bool) (*search.Catalogue, bool, error) {
+	c, fresh, err := e.cached(ctx, scope, reload)
+	if err != nil {
+		return nil, false, err
+	}
+	return c.cat, fresh, nil
+}
+
+func (e *Engine) cached(ctx context.Context, scope search.Scope, reload bool) (cachedCatalogue, bool, error) {
 	e.mu.Lock()
 	c, ok := e.cats[scope]
 	e.mu.Unlock()
 	if ok && !reload && time.Since(c.loaded) < catalogueTTL {
-		return c.cat, false, nil
+		return c, false, nil
 	}
-	cats := map[search.Scope]*search.Catalogue{
-		search.ScopeItems:    search.NewCatalogue(search.ScopeItems),
-		search.ScopeSegments: search.NewCatalogue(search.ScopeSegments),
+	now := time.Now()
+	cats := map[search.Scope]cachedCatalogue{
+		search.ScopeItems:    {cat: search.NewCatalogue(search.ScopeItems), seen: map[string]bool{}, loaded: now},
+		search.ScopeSegments: {cat: search.NewCatalogue(search.ScopeSegments), seen: map[string]bool{}, loaded: now},
 	}
 	const page = 1000
 	for offset := int64(0); ; offset += page {
 		var res meilisearch.DocumentsResult
 		err := e.client.Index(e.field).GetDocumentsWithContext(ctx, &meilisearch.DocumentsQuery{Offset: offset, Limit: page}, &res)
 		if err != nil {
-			return nil, false, wrapErr(fmt.Errorf("load search fields: %w", err))
+			return cachedCatalogue{}, false, wrapErr(fmt.Errorf("load search fields: %w", err))
 		}
 		for _, h := range res.Results {
 			var f fieldDoc
 			raw, _ := json.Marshal(h)
 			if err := json.Unmarshal(raw, &f); err != nil {
-				return nil, false, fmt.Errorf("load search fields: %w", err)
+				return cachedCatalogue{}, false, fmt.Errorf("load search fields: %w", err)
 			}
-			if cat := cats[search.Scope(f.Scope)]; cat != nil {
-				cat.Add(f.Path, search.Kind(f.Kinds))
+			if c, ok := cats[search.Scope(f.Scope)]; ok {
+				c.cat.Add(f.Path, search.Kind(f.Kinds))
+				c.seen[f.Path] = true
 			}
 		}
 		if int64(len(res.Results)) < page {
 			break
 		}
 	}
-	now := time.Now()
 	e.mu.Lock()
-	for s, cat := range cats {
-		e.cats[s] = cachedCatalogue{cat: cat, loaded: now}
+	for s, c := range cats {
+		e.cats[s] = c
 	}
 	e.mu.Unlock()
 	return cats[scope], true, nil
 }
 
-// learn records the paths of prepared documents (fields index, then index
-// settings, then this process's copy).
+// learn records the paths of prepared documents (fields index, then this
+// process's copy), so that requests naming them are valid. It changes no
+// index setting (see fields.go).
 func (e *Engine) learn(ctx context.Context, scope search.Scope, docs []*search.Prepared) error {
-	cur, _, err := e.catalogue(ctx, scope, false)
+	cur, _, err := e.cached(ctx, scope, false)
 	if err != nil {
 		return err
 	}
-	next := cur.Clone()
+	next := cachedCatalogue{cat: cur.cat.Clone(), seen: maps.Clone(cur.seen), loaded: cur.loaded}
 	var added []fieldDoc
 	for _, p := range docs {
-		for path, k := range next.Merge(p) {
-			added = append(added, fieldDoc{ID: fieldID(scope, path), Scope: string(scope), Path: path, Kinds: int(k)})
+		changed := next.cat.Merge(p)
+		for path := range p.Kinds {
+			if !next.seen[path] || changed[path] != 0 {
+				if k, ok := next.cat.Kind(path); ok {
+					next.seen[path] = true
+					added = append(added, fieldDoc{ID: fieldID(scope, path), Scope: string(scope), Path: path, Kinds: int(k)})
+				}
+			}
 		}
 	}
 	if len(added) == 0 {
@@ -287,12 +320,9 @@ func (e *Engine) learn(ctx context.Context, scope search.Scope, docs []*search.P
 	if err := e.wait(ctx, info); err != nil {
 		return fmt.Errorf("record search fields: %w", err)
 	}
-	if err := e.applySettings(ctx, scope, next); err != nil {
-		return err
-	}
 	e.mu.Lock()
-	if c, ok := e.cats[scope]; ok && c.cat == cur {
-		e.cats[scope] = cachedCatalogue{cat: next, loaded: c.loaded}
+	if c, ok := e.cats[scope]; ok && c.cat == cur.cat {
+		e.cats[scope] = next
 	} else {
 		delete(e.cats, scope)
 	}
@@ -325,8 +355,11 @@ func (e *Engine) Drop(ctx context.Context) error {
 	}
 	e.mu.Lock()
 	e.cats = map[search.Scope]cachedCatalogue{}
-	e.applied = map[string]string{}
+	e.settings = map[search.Scope]*indexSettings{}
 	e.mu.Unlock()
+	e.writes.mu.Lock()
+	e.writes.pending, e.writes.retry = nil, nil
+	e.writes.mu.Unlock()
 	return nil
 }
 

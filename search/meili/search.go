@@ -114,7 +114,98 @@ func (e *Engine) plan(ctx context.Context, scope search.Scope, compile func(*sea
 		}
 		p, err = compile(cat)
 	}
-	return p, err
+	if err != nil {
+		return nil, err
+	}
+	c, _, err := e.cached(ctx, scope, false)
+	if err != nil {
+		return nil, err
+	}
+	return p, e.allowed(scope, p, c.seen)
+}
+
+// allowed refuses (400) a plan that filters, sorts or aggregates on a field
+// the index was not declared to filter or sort (fields.go); exists
+// conditions and hit counts look at the leaves that filter only.
+//
+// A search restricted to fields is restricted to those some document has
+// had (Meilisearch refuses the others, which match nothing anyway).
+func (e *Engine) allowed(scope search.Scope, p *search.Plan, seen map[string]bool) error {
+	s := e.indexSettingsOf(scope)
+	if s == nil {
+		return nil
+	}
+	bad := map[string]string{}
+	const why = "%s does not filter, sort or aggregate with the Meilisearch backend (only declared fields do)"
+	check := func(key, field string, kind search.Kind) {
+		if !s.filters(attr(field, kind)) {
+			bad[key] = fmt.Sprintf(why, field)
+		}
+	}
+	for _, t := range p.Terms {
+		check("filters", t.Field, 0)
+	}
+	for _, r := range p.Ranges {
+		check("filters", r.Field, r.Kind)
+	}
+	leaves := func(key string, conds []search.ExistsCond) {
+		for i, c := range conds {
+			var keep []string
+			for _, l := range c.Leaves {
+				if s.filters(l) {
+					keep = append(keep, l)
+				}
+			}
+			if len(keep) == 0 && len(c.Leaves) > 0 {
+				bad[key] = fmt.Sprintf(why, c.Field)
+			}
+			conds[i].Leaves = keep
+		}
+	}
+	leaves("filters", p.Exists)
+	leaves("filters", p.NotExists)
+	for i, hc := range p.HitCounts {
+		var keep []string
+		for _, l := range hc.Leaves {
+			if s.filters(l) {
+				keep = append(keep, l)
+			}
+		}
+		p.HitCounts[i].Leaves = keep
+	}
+	if len(p.SearchFields) > 0 {
+		var keep []string
+		for _, f := range p.SearchFields {
+			if !s.searches(f) {
+				bad["fields"] = fmt.Sprintf("%s is not searched as text with the Meilisearch backend (only declared fields are)", f)
+			} else if seen[f] {
+				keep = append(keep, f)
+			}
+		}
+		if len(keep) == 0 {
+			// No document has any of them: nothing matches.
+			p.Terms = append(p.Terms, search.TermCond{Field: search.FieldID})
+		}
+		p.SearchFields = keep
+	}
+	for _, k := range p.Sort {
+		if !s.sorts(attr(k.Field, k.Kind)) {
+			bad["sort_fields"] = fmt.Sprintf("%s does not sort with the Meilisearch backend (only declared fields that are not long text do)", k.Field)
+		}
+	}
+	for _, m := range p.Metrics {
+		check("aggregations", m.Field, m.Kind)
+	}
+	for _, t := range p.TermsAggs {
+		check("aggregations", t.Field, 0)
+	}
+	for _, h := range p.Histograms {
+		check("aggregations", h.Field, h.Kind)
+	}
+	if len(bad) > 0 {
+		return apperr.Invalid(bad)
+	}
+	return nil
 }
 
 // execute runs the search and, in the same multi-search, one counting query

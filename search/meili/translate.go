@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -83,53 +82,6 @@ func attr(field string, kind search.Kind) string {
 		return datesField + "." + field
 	}
 	return field
-}
-
-// settings returns the index settings for a catalogue: every known leaf is
-// filterable and sortable (dates also as instants), string leaves are
-// searchable (name first), facets are counted by frequency, and sort comes
-// first among ranking rules so that an explicit sort orders results as the
-// Postgres backend does.
-func settings(cat *search.Catalogue, maxValuesPerFacet, maxTotalHits int64) *meilisearch.Settings {
-	filterable := []string{search.FieldLocationGroups, search.FieldContainerGroups}
-	var sortable, searchable []string
-	for _, p := range cat.Paths() {
-		k, _ := cat.Kind(p)
-		filterable = append(filterable, p)
-		sortable = append(sortable, p)
-		if k&search.KindDate != 0 {
-			filterable = append(filterable, attr(p, search.KindDate))
-			sortable = append(sortable, attr(p, search.KindDate))
-		}
-		if k&(search.KindString|search.KindDate) != 0 && search.Searchable(p) {
-			searchable = append(searchable, p)
-		}
-	}
-	sort.SliceStable(searchable, func(i, j int) bool {
-		return searchable[i] == search.FieldName && searchable[j] != search.FieldName
-	})
-	return &meilisearch.Settings{
-		FilterableAttributes: filterable,
-		SortableAttributes:   sortable,
-		SearchableAttributes: searchable,
-		RankingRules:         []string{"sort", "words", "typo", "proximity", "attribute", "exactness"},
-		Faceting: &meilisearch.Faceting{
-			MaxValuesPerFacet: maxValuesPerFacet,
-			SortFacetValuesBy: map[string]meilisearch.SortFacetType{"*": meilisearch.SortFacetTypeCount},
-		},
-		Pagination: &meilisearch.Pagination{MaxTotalHits: maxTotalHits},
-	}
-}
-
-// settingsKey identifies the parts of settings that depend on the
-// catalogue. Filterable and sortable attributes are sets (the server returns
-// them sorted); the order of searchable ones ranks them.
-func settingsKey(s *meilisearch.Settings) string {
-	f, so := slices.Clone(s.FilterableAttributes), slices.Clone(s.SortableAttributes)
-	slices.Sort(f)
-	slices.Sort(so)
-	return strings.Join(f, "\x00") + "\x01" + strings.Join(so, "\x00") + "\x01" + strings.Join(s.SearchableAttributes, "\x00") +
-		"\x01" + strings.Join(s.RankingRules, "\x00")
 }
 
 // existsExpr: some leaf holds a value (not null, not empty), as the Postgres

@@ -23,7 +23,7 @@ func catalogue(t *testing.T) *search.Catalogue {
 		"_id": "x", "name": "a.mp4", "mime_type": "video/mp4", "size": 10, "last_modified": "2024-01-02T03:04:05Z",
 		"mediainfo": map[string]any{"video": map[string]any{"duration": 12.5, "codec": "h264"}},
 		"exiv2":     map[string]any{"date_time_original": "2021:01:02 10:00:00", "iso": 100},
-		"captions":  map[string]any{"text": "hello", "language": "en"},
+		"subs":      map[string]any{"text": "hello", "language": "en"},
 		"nsfw":      map[string]any{"nsfw": true},
 		"tags":      map[string]any{"items": []any{map[string]any{"name": "sea"}}},
 	})
@@ -90,8 +90,8 @@ func TestFilter(t *testing.T) {
 				now.Add(-time.Hour).Unix(), number(float64(time.Date(2026, 5, 11, 0, 0, 0, 0, time.UTC).UnixNano()-1)/1e9))},
 		{"exif date range", search.Request{Filters: &search.Filters{Ranges: []search.Range{{Field: "exiv2.date_time_original", From: "2020-01-01"}}}},
 			search.Visibility{All: true}, `("_dates.exiv2.date_time_original" >= 1577836800)`},
-		{"exists object", search.Request{Filters: &search.Filters{Exists: []string{"captions"}}}, search.Visibility{All: true},
-			`(("captions.language" EXISTS AND NOT "captions.language" IS NULL AND NOT "captions.language" IS EMPTY) OR ("captions.text" EXISTS AND NOT "captions.text" IS NULL AND NOT "captions.text" IS EMPTY))`},
+		{"exists object", search.Request{Filters: &search.Filters{Exists: []string{"subs"}}}, search.Visibility{All: true},
+			`(("subs.language" EXISTS AND NOT "subs.language" IS NULL AND NOT "subs.language" IS EMPTY) OR ("subs.text" EXISTS AND NOT "subs.text" IS NULL AND NOT "subs.text" IS EMPTY))`},
 		{"not exists", search.Request{Filters: &search.Filters{NotExists: []string{"nsfw.nsfw"}}}, search.Visibility{All: true},
 			`NOT (("nsfw.nsfw" EXISTS AND NOT "nsfw.nsfw" IS NULL AND NOT "nsfw.nsfw" IS EMPTY))`},
 	}
@@ -106,7 +106,7 @@ func TestFilter(t *testing.T) {
 
 func TestSearchRequest(t *testing.T) {
 	p := compile(t, search.Request{
-		Query: "sea ho", Limit: 5000, Page: 2, Fields: []string{"captions"},
+		Query: "sea ho", Limit: 5000, Page: 2, Fields: []string{"subs"},
 		SortFields: []search.SortField{{Field: "last_modified"}, {Field: "size", Asc: true}, {Field: "name", Asc: true}},
 		Aggregations: &search.Aggregations{
 			Metrics:    []search.MetricAgg{{Name: "m", Field: "last_modified", Type: "max"}, {Name: "n", Field: "size", Type: "sum"}},
@@ -121,7 +121,7 @@ func TestSearchRequest(t *testing.T) {
 	if !slices.Equal(r.Sort, []string{"_dates.last_modified:desc", "size:asc", "name:asc"}) {
 		t.Fatalf("sort: %v", r.Sort)
 	}
-	if !slices.Equal(r.AttributesToSearchOn, []string{"captions.language", "captions.text"}) ||
+	if !slices.Equal(r.AttributesToSearchOn, []string{"subs.language", "subs.text"}) ||
 		!slices.Equal(r.AttributesToHighlight, r.AttributesToSearchOn) || r.HighlightPreTag != "<em>" || r.HighlightPostTag != "</em>" {
 		t.Fatalf("fields and highlights: %+v", r)
 	}
@@ -149,13 +149,14 @@ func TestSearchRequest(t *testing.T) {
 		t.Fatalf("placeholder filter: %v", r.Filter)
 	}
 
-	// Hit counts: one counting query per type with known paths.
-	p = compile(t, search.Request{Query: "x", HitCounts: map[string]int{"caption": 0, "ocr": 0, "nsfw": 0}})
+	// Hit counts: one counting query per type with known paths (declared
+	// or seen: this test binary links every extractor, as production does).
+	p = compile(t, search.Request{Query: "x", HitCounts: map[string]int{"caption": 0, "ocr": 0, "nsfw": 0, "sport": 0}})
 	reqs, types := hitCountRequests("idx", p, search.Visibility{All: true})
-	if !slices.Equal(types, []string{"caption", "nsfw"}) || len(reqs) != 2 {
+	if !slices.Equal(types, []string{"caption", "nsfw", "ocr", "sport"}) || len(reqs) != 4 {
 		t.Fatalf("hit counts: %v", types)
 	}
-	if *reqs[0].HitsPerPage != 0 || reqs[0].Query != "x" || !strings.Contains(reqs[0].Filter.(string), `"captions.text" EXISTS`) {
+	if *reqs[0].HitsPerPage != 0 || reqs[0].Query != "x" || !strings.Contains(reqs[0].Filter.(string), `"captions.`) {
 		t.Fatalf("hit count request: %+v", reqs[0])
 	}
 }
@@ -181,31 +182,38 @@ func TestDocumentAndSettings(t *testing.T) {
 		t.Fatalf("derived fields: %v", d)
 	}
 
-	s := settings(catalogue(t), 1000, 5000)
-	for _, want := range []string{"_location_groups", "_container_groups", "_id", "size", "last_modified", "_dates.last_modified", "_dates.exiv2.date_time_original", "tags.items.name"} {
-		if !slices.Contains(s.FilterableAttributes, want) {
-			t.Fatalf("filterable lacks %s: %v", want, s.FilterableAttributes)
+	checkItemSettings(t)
+}
+
+// The items index filters every declared field, the generic provider
+// names and custom fields; it sorts declared fields but long text; a field
+// only a document brought neither filters nor sorts.
+func checkItemSettings(t *testing.T) {
+	s := declaredSettings(search.ScopeItems, 1000, 5000)
+	for _, want := range []string{"_location_groups", "_container_groups", "_id", "size", "last_modified", "_dates.last_modified",
+		"tags.items.name", "labels.names", "fields.f1", "pdf.text", "hashes.sha256"} {
+		if !s.filters(want) {
+			t.Errorf("%s does not filter", want)
 		}
 	}
-	if slices.Contains(s.SortableAttributes, "_location_groups") || !slices.Contains(s.SortableAttributes, "_dates.last_modified") {
-		t.Fatalf("sortable: %v", s.SortableAttributes)
+	for _, not := range []string{"json.some.key", "xmlish"} {
+		if s.filters(not) {
+			t.Errorf("%s filters", not)
+		}
 	}
-	if s.SearchableAttributes[0] != "name" || slices.Contains(s.SearchableAttributes, "_id") ||
-		slices.Contains(s.SearchableAttributes, "location_id") || slices.Contains(s.SearchableAttributes, "size") ||
-		!slices.Contains(s.SearchableAttributes, "captions.text") {
-		t.Fatalf("searchable: %v", s.SearchableAttributes)
+	if s.sorts("_location_groups") || !s.sorts("_dates.last_modified") || !s.sorts("size") || s.sorts("pdf.text") || s.sorts("json.some.key") {
+		t.Errorf("sortable: %v", s.base.SortableAttributes)
 	}
-	if s.RankingRules[0] != "sort" || s.Faceting.MaxValuesPerFacet != 1000 || s.Faceting.SortFacetValuesBy["*"] != meilisearch.SortFacetTypeCount || s.Pagination.MaxTotalHits != 5000 {
-		t.Fatalf("settings: %+v", s)
+	if s.base.SearchableAttributes[0] != "name" || slices.Contains(s.base.SearchableAttributes, "_id") ||
+		slices.Contains(s.base.SearchableAttributes, "location_id") || slices.Contains(s.base.SearchableAttributes, "size") ||
+		!s.searches("captions.text") || !s.searches("pdf.text") || !s.searches("labels.names") {
+		t.Errorf("searchable: %v", s.base.SearchableAttributes)
 	}
-	if settingsKey(s) == settingsKey(settings(search.NewCatalogue(search.ScopeItems), 1000, 5000)) {
-		t.Fatal("settings key ignores new fields")
+	if s.base.RankingRules[0] != "sort" || s.base.Faceting.MaxValuesPerFacet != 1000 || s.base.Faceting.SortFacetValuesBy["*"] != meilisearch.SortFacetTypeCount || s.base.Pagination.MaxTotalHits != 5000 {
+		t.Errorf("settings: %+v", s.base)
 	}
-	shuffled := *s
-	shuffled.FilterableAttributes = slices.Clone(s.FilterableAttributes)
-	slices.Reverse(shuffled.FilterableAttributes)
-	if settingsKey(&shuffled) != settingsKey(s) {
-		t.Fatal("settings key depends on the order of filterable attributes")
+	if s.key() != declaredSettings(search.ScopeItems, 1000, 5000).key() || s.key() == declaredSettings(search.ScopeItems, 1001, 5000).key() {
+		t.Error("settings key")
 	}
 }
 
@@ -306,15 +314,14 @@ func TestValidID(t *testing.T) {
 // filters on their source and language from the start, before any
 // captioned segment was indexed.
 func TestSegmentSettingsSearchTranscripts(t *testing.T) {
-	s := settings(search.NewCatalogue(search.ScopeSegments), 1000, 5000)
+	s := declaredSettings(search.ScopeSegments, 1000, 5000)
 	for _, f := range []string{"summary.transcript.text", "summary.transcript.source", "summary.transcript.language"} {
-		if !slices.Contains(s.SearchableAttributes, f) || !slices.Contains(s.FilterableAttributes, f) {
-			t.Errorf("%s: searchable %v, filterable %v", f, s.SearchableAttributes, s.FilterableAttributes)
+		if !s.searches(f) || !s.filters(f) {
+			t.Errorf("%s: searchable %v, filterable %v", f, s.base.SearchableAttributes, s.filterable)
 		}
 	}
-	if !slices.Contains(s.SortableAttributes, "summary.transcript.start_at") || slices.Contains(s.SearchableAttributes, "summary.transcript.start_at") ||
-		slices.Contains(s.SearchableAttributes, "item_id") {
-		t.Errorf("settings %+v", s)
+	if !s.sorts("summary.transcript.start_at") || !s.sorts("time") || s.searches("item_id") {
+		t.Errorf("settings %+v", s.base)
 	}
 	p, err := search.Prepare(search.Document{"_id": "v-5210", "item_id": "v", "time": 5.21,
 		"summary": map[string]any{"transcript": []any{map[string]any{"text": "made amiable himself", "source": "speech", "language": "en", "start_at": 5.21, "end_at": 8}}}})

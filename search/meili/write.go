@@ -1,20 +1,70 @@
 package meili
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
+	"sync"
+	"time"
 
 	"github.com/meilisearch/meilisearch-go"
 
 	"github.com/metaharvest/metaharvest/search"
 )
 
-// writeBatch bounds the documents of one request.
-const writeBatch = 1000
+// Writes are sent without waiting for their tasks: Meilisearch has each
+// one on disk when it answers (a task survives a kill and runs after the
+// restart) and runs them in the order sent, so that the next batch is built
+// while it indexes this one, and consecutive batches are indexed together
+// (autobatching). The engine keeps the tasks it sent and waits only where a
+// read needs what was written (read-your-writes):
+//   - UpsertSegments reads the items' visibility lists from the items index:
+//     it waits for the items' tasks first;
+//   - Sync waits for every task sent (reindex ends with it; tests call it
+//     before they search);
+//   - a document the engine was asked to write again after its task failed
+//     is sent alone and waited for, so that the caller learns which one
+//     Meilisearch refuses (the drain then leaves it dirty, see search.Drain);
+//   - more than maxPending tasks outstanding: the oldest is waited for (so
+//     that a harvest does not run ahead of what Meilisearch indexes).
+//
+// A task that fails after it was accepted has its items marked dirty again
+// (Config.DB), so that nothing is lost: the drain writes them again.
 
-// Upsert adds or replaces documents, waits until they are searchable, and
-// copies their visibility lists to the segments of these items.
+// Batch sizes of one request: Meilisearch indexes a payload of a few MiB as
+// fast per document as a larger one, and consecutive tasks of an index are
+// indexed together anyway.
+const (
+	maxBatchDocs  = 10_000
+	maxBatchBytes = 8 << 20
+	maxPending    = 8
+)
+
+// sent is a task the engine has not seen done.
+type sent struct {
+	uid   int64
+	index string
+	items []string // the items whose documents (or segments) it writes
+}
+
+type writes struct {
+	mu      sync.Mutex
+	pending []sent
+	retry   map[string]bool // items of failed tasks, sent alone next time
+}
+
+func (w *writes) add(s sent) {
+	w.mu.Lock()
+	w.pending = append(w.pending, s)
+	w.mu.Unlock()
+}
+
+// Upsert sends documents and returns when Meilisearch has their task (see
+// above: they are searchable once it ran, which Sync waits for). It also
+// sends the new visibility lists of the segments of these items.
 func (e *Engine) Upsert(ctx context.Context, docs []search.Document) error {
 	if len(docs) == 0 {
 		return nil
@@ -30,28 +80,246 @@ func (e *Engine) Upsert(ctx context.Context, docs []search.Document) error {
 	if err := e.learn(ctx, search.ScopeItems, prepared); err != nil {
 		return err
 	}
-	pk := search.FieldID
-	for start := 0; start < len(prepared); start += writeBatch {
-		batch := prepared[start:min(start+writeBatch, len(prepared))]
-		out := make([]map[string]any, len(batch))
-		for i, p := range batch {
-			out[i] = document(p)
+	if err := e.send(ctx, e.items, prepared, itemsOf(prepared, false), "index documents"); err != nil {
+		return err
+	}
+	return e.refreshSegmentGroups(ctx, prepared)
+}
+
+// itemsOf lists the item ids of prepared documents (of segments: their
+// item_id).
+func itemsOf(prepared []*search.Prepared, segments bool) []string {
+	out := make([]string, 0, len(prepared))
+	for _, p := range prepared {
+		if !segments {
+			out = append(out, p.ID)
+		} else if id, ok := p.Public["item_id"].(string); ok {
+			out = append(out, id)
 		}
-		info, err := e.client.Index(e.items).AddDocumentsWithContext(ctx, out, &meilisearch.DocumentOptions{PrimaryKey: &pk})
+	}
+	return out
+}
+
+// send adds or replaces documents of an index in batches sized for
+// Meilisearch, without waiting for their tasks, except for items whose
+// last task failed: those are sent alone and waited for.
+func (e *Engine) send(ctx context.Context, index string, prepared []*search.Prepared, items []string, what string) error {
+	e.settle(ctx)
+	var retry, rest []*search.Prepared
+	var retryItems, restItems []string
+	e.writes.mu.Lock()
+	for i, p := range prepared {
+		if e.writes.retry[items[i]] {
+			retry, retryItems = append(retry, p), append(retryItems, items[i])
+		} else {
+			rest, restItems = append(rest, p), append(restItems, items[i])
+		}
+	}
+	e.writes.mu.Unlock()
+	pk := search.FieldID
+	opts := &meilisearch.DocumentOptions{PrimaryKey: &pk}
+	for i, p := range retry {
+		raw, err := json.Marshal(document(p))
 		if err != nil {
-			return wrapErr(fmt.Errorf("index documents: %w", err))
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		info, err := e.client.Index(index).AddDocumentsNdjsonWithContext(ctx, raw, opts)
+		if err != nil {
+			return wrapErr(fmt.Errorf("%s: %w", what, err))
 		}
 		if err := e.wait(ctx, info); err != nil {
-			return fmt.Errorf("index documents: %w", err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
-		if err := e.refreshSegmentGroups(ctx, batch); err != nil {
+		e.writes.mu.Lock()
+		delete(e.writes.retry, retryItems[i])
+		e.writes.mu.Unlock()
+	}
+	var buf bytes.Buffer
+	var batchItems []string
+	flush := func() error {
+		if buf.Len() == 0 {
+			return nil
+		}
+		info, err := e.client.Index(index).AddDocumentsNdjsonWithContext(ctx, buf.Bytes(), opts)
+		if err != nil {
+			return wrapErr(fmt.Errorf("%s: %w", what, err))
+		}
+		e.writes.add(sent{uid: info.TaskUID, index: index, items: batchItems})
+		buf.Reset()
+		batchItems = nil
+		return nil
+	}
+	for i, p := range rest {
+		raw, err := json.Marshal(document(p))
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		if buf.Len() > 0 && (buf.Len()+len(raw) > maxBatchBytes || len(batchItems) >= maxBatchDocs) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		buf.Write(raw)
+		buf.WriteByte('\n')
+		batchItems = append(batchItems, restItems[i])
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	return e.backpressure(ctx)
+}
+
+// enqueued records a task sent for items.
+func (e *Engine) enqueued(ctx context.Context, info *meilisearch.TaskInfo, index string, items []string) error {
+	e.writes.add(sent{uid: info.TaskUID, index: index, items: slices.Clone(items)})
+	return e.backpressure(ctx)
+}
+
+// backpressure waits for the oldest tasks while more than maxPending are
+// outstanding.
+func (e *Engine) backpressure(ctx context.Context) error {
+	for {
+		e.writes.mu.Lock()
+		if len(e.writes.pending) <= maxPending {
+			e.writes.mu.Unlock()
+			return nil
+		}
+		oldest := e.writes.pending[0]
+		e.writes.mu.Unlock()
+		if err := e.waitFor(ctx, func(s sent) bool { return s.uid <= oldest.uid }); err != nil {
 			return err
 		}
 	}
-	return nil
 }
 
-// refreshSegmentGroups gives the segments of these items their lists.
+// settle forgets the tasks that are done, without waiting (one request):
+// failed ones have their items marked dirty again.
+func (e *Engine) settle(ctx context.Context) {
+	e.writes.mu.Lock()
+	uids := make([]int64, 0, len(e.writes.pending))
+	for _, s := range e.writes.pending {
+		uids = append(uids, s.uid)
+	}
+	e.writes.mu.Unlock()
+	if len(uids) == 0 {
+		return
+	}
+	res, err := e.client.GetTasksWithContext(ctx, &meilisearch.TasksQuery{UIDS: uids, Limit: int64(len(uids))})
+	if err != nil {
+		return // the next wait reports an unreachable server
+	}
+	done := map[int64]meilisearch.Task{}
+	for _, t := range res.Results {
+		if finished(t.Status) {
+			done[t.UID] = t
+		}
+	}
+	e.forget(ctx, done)
+}
+
+func finished(s meilisearch.TaskStatus) bool {
+	return s == meilisearch.TaskStatusSucceeded || s == meilisearch.TaskStatusFailed || s == meilisearch.TaskStatusCanceled
+}
+
+// forget drops done tasks from the pending list and handles failures.
+func (e *Engine) forget(ctx context.Context, done map[int64]meilisearch.Task) error {
+	if len(done) == 0 {
+		return nil
+	}
+	var failed []sent
+	var errs []error
+	e.writes.mu.Lock()
+	kept := e.writes.pending[:0]
+	for _, s := range e.writes.pending {
+		t, ok := done[s.uid]
+		if !ok {
+			kept = append(kept, s)
+			continue
+		}
+		if t.Status != meilisearch.TaskStatusSucceeded {
+			failed = append(failed, s)
+			errs = append(errs, fmt.Errorf("task %d (%s) %s: %s (%s)", t.UID, t.Type, t.Status, t.Error.Message, t.Error.Code))
+		}
+	}
+	e.writes.pending = kept
+	for _, s := range failed {
+		if e.writes.retry == nil {
+			e.writes.retry = map[string]bool{}
+		}
+		for _, id := range s.items {
+			e.writes.retry[id] = true
+		}
+	}
+	e.writes.mu.Unlock()
+	for i, s := range failed {
+		e.log.Error("search write failed after Meilisearch accepted it; its items are indexed again",
+			"index", s.index, "items", len(s.items), "err", errs[i])
+		if e.cfg.DB != nil && len(s.items) > 0 {
+			mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			err := search.MarkDirty(e.cfg.DB.WithContext(mctx), s.items...)
+			cancel()
+			if err != nil {
+				errs[i] = errors.Join(errs[i], err)
+				continue
+			}
+			errs[i] = nil
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// waitFor waits until every pending task that match selects is done, and
+// returns the failures of those that failed (after marking their items
+// dirty again, when it can).
+func (e *Engine) waitFor(ctx context.Context, match func(sent) bool) error {
+	e.writes.mu.Lock()
+	var last int64 = -1
+	for _, s := range e.writes.pending {
+		if match(s) {
+			last = max(last, s.uid)
+		}
+	}
+	e.writes.mu.Unlock()
+	if last < 0 {
+		return nil
+	}
+	// Tasks run in the order they were sent: when the last one is done,
+	// so is every earlier one.
+	if _, err := e.client.WaitForTaskWithContext(ctx, last, taskPoll); err != nil {
+		return wrapErr(fmt.Errorf("wait for task %d: %w", last, err))
+	}
+	var uids []int64
+	e.writes.mu.Lock()
+	for _, s := range e.writes.pending {
+		if s.uid <= last {
+			uids = append(uids, s.uid)
+		}
+	}
+	e.writes.mu.Unlock()
+	res, err := e.client.GetTasksWithContext(ctx, &meilisearch.TasksQuery{UIDS: uids, Limit: int64(len(uids))})
+	if err != nil {
+		return wrapErr(fmt.Errorf("read tasks: %w", err))
+	}
+	done := map[int64]meilisearch.Task{}
+	for _, t := range res.Results {
+		if finished(t.Status) {
+			done[t.UID] = t
+		}
+	}
+	return e.forget(ctx, done)
+}
+
+// Sync waits until every write sent so far is searchable, and reports the
+// writes that failed (their items are marked dirty again when the engine
+// has a database).
+func (e *Engine) Sync(ctx context.Context) error {
+	return e.waitFor(ctx, func(sent) bool { return true })
+}
+
+// refreshSegmentGroups gives the segments of these items their lists. It
+// reads what the segments index holds now: a segment write still pending
+// for one of these items runs before the update sent here, and the drain
+// replaces an item's segments right after its document anyway.
 func (e *Engine) refreshSegmentGroups(ctx context.Context, items []*search.Prepared) error {
 	byItem := make(map[string]*search.Prepared, len(items))
 	ids := make([]string, 0, len(items))
@@ -60,6 +328,7 @@ func (e *Engine) refreshSegmentGroups(ctx context.Context, items []*search.Prepa
 		ids = append(ids, p.ID)
 	}
 	var updates []map[string]any
+	var touched []string
 	const page = 10_000
 	for offset := int64(0); ; offset += page {
 		var res meilisearch.DocumentsResult
@@ -85,6 +354,7 @@ func (e *Engine) refreshSegmentGroups(ctx context.Context, items []*search.Prepa
 					search.FieldLocationGroups:  groupsOrPublic(p.LocationGroups),
 					search.FieldContainerGroups: groupsOrPublic(p.ContainerGroups),
 				})
+				touched = append(touched, s.ItemID)
 			}
 		}
 		if int64(len(res.Results)) < page {
@@ -99,7 +369,7 @@ func (e *Engine) refreshSegmentGroups(ctx context.Context, items []*search.Prepa
 	if err != nil {
 		return wrapErr(fmt.Errorf("refresh segment visibility: %w", err))
 	}
-	return e.wait(ctx, info)
+	return e.enqueued(ctx, info, e.segments, touched)
 }
 
 // Delete removes documents.
@@ -111,7 +381,7 @@ func (e *Engine) Delete(ctx context.Context, ids []string) error {
 	if err != nil {
 		return wrapErr(fmt.Errorf("delete documents: %w", err))
 	}
-	return e.wait(ctx, info)
+	return e.enqueued(ctx, info, e.items, nil)
 }
 
 // UpsertSegments adds or replaces segments; when the item's document is
@@ -123,6 +393,10 @@ func (e *Engine) UpsertSegments(ctx context.Context, segs []search.Segment) erro
 	itemIDs := map[string]bool{}
 	for _, s := range segs {
 		itemIDs[s.ItemID] = true
+	}
+	// Read-your-writes: the items' lists must be the ones last sent.
+	if err := e.waitFor(ctx, func(s sent) bool { return s.index == e.items }); err != nil {
+		return err
 	}
 	groups, err := e.itemGroups(ctx, itemIDs)
 	if err != nil {
@@ -146,22 +420,7 @@ func (e *Engine) UpsertSegments(ctx context.Context, segs []search.Segment) erro
 	if err := e.learn(ctx, search.ScopeSegments, prepared); err != nil {
 		return err
 	}
-	pk := search.FieldID
-	for start := 0; start < len(prepared); start += writeBatch {
-		batch := prepared[start:min(start+writeBatch, len(prepared))]
-		out := make([]map[string]any, len(batch))
-		for i, p := range batch {
-			out[i] = document(p)
-		}
-		info, err := e.client.Index(e.segments).AddDocumentsWithContext(ctx, out, &meilisearch.DocumentOptions{PrimaryKey: &pk})
-		if err != nil {
-			return wrapErr(fmt.Errorf("index segments: %w", err))
-		}
-		if err := e.wait(ctx, info); err != nil {
-			return fmt.Errorf("index segments: %w", err)
-		}
-	}
-	return nil
+	return e.send(ctx, e.segments, prepared, itemsOf(prepared, true), "index segments")
 }
 
 // itemGroups reads the visibility lists of indexed items.
@@ -171,8 +430,9 @@ func (e *Engine) itemGroups(ctx context.Context, itemIDs map[string]bool) (map[s
 		ids = append(ids, id)
 	}
 	out := map[string][2][]string{}
-	for start := 0; start < len(ids); start += writeBatch {
-		chunk := ids[start:min(start+writeBatch, len(ids))]
+	const chunkSize = 1000
+	for start := 0; start < len(ids); start += chunkSize {
+		chunk := ids[start:min(start+chunkSize, len(ids))]
 		var res meilisearch.DocumentsResult
 		err := e.client.Index(e.items).GetDocumentsWithContext(ctx, &meilisearch.DocumentsQuery{
 			Limit: int64(len(chunk)), Filter: fmt.Sprintf("%s IN %s", quote(search.FieldID), quoteList(chunk)),
@@ -216,5 +476,5 @@ func (e *Engine) DeleteSegmentsOfItems(ctx context.Context, itemIDs []string) er
 	if err != nil {
 		return wrapErr(fmt.Errorf("delete segments: %w", err))
 	}
-	return e.wait(ctx, info)
+	return e.enqueued(ctx, info, e.segments, nil)
 }
