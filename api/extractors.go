@@ -23,13 +23,17 @@ import (
 // available (harvests only ever run available extractors).
 
 type extractorJSON struct {
-	Name        string   `json:"name"`
-	DisplayName string   `json:"display_name"`
-	Version     string   `json:"version"`
-	Enabled     bool     `json:"enabled"`
-	Available   bool     `json:"available"`
-	Reason      string   `json:"reason"`
-	Tools       []string `json:"tools"`
+	Name        string `json:"name"`
+	DisplayName string `json:"display_name"`
+	// Family groups extractors by what they tell about a file (the web UI
+	// groups an item's metadata by it); FamilyName is its display name.
+	Family     string   `json:"family"`
+	FamilyName string   `json:"family_name"`
+	Version    string   `json:"version"`
+	Enabled    bool     `json:"enabled"`
+	Available  bool     `json:"available"`
+	Reason     string   `json:"reason"`
+	Tools      []string `json:"tools"`
 }
 
 func (s *Server) extractorOut(info extractors.Info, enabled bool) extractorJSON {
@@ -38,7 +42,8 @@ func (s *Server) extractorOut(info extractors.Info, enabled bool) extractorJSON 
 	if tools == nil {
 		tools = []string{}
 	}
-	return extractorJSON{Name: info.Name, DisplayName: info.DisplayName, Version: info.Version, Enabled: enabled,
+	return extractorJSON{Name: info.Name, DisplayName: info.DisplayName, Family: string(info.Family), FamilyName: info.Family.Name(),
+		Version: info.Version, Enabled: enabled,
 		Available: ok, Reason: reason, Tools: tools}
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/metaharvest/metaharvest/extractors/standard" // the api knows the extractors the binary links
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/models"
 )
@@ -67,16 +68,21 @@ func TestExtractorSettings(t *testing.T) {
 		x := list.Extractors[i]
 		ok, reason := e.srv.Extractors.Available(info.Name)
 		if x.Name != info.Name || x.DisplayName != info.DisplayName || x.Version != info.Version ||
-			x.Enabled != info.DefaultEnabled || x.Available != ok || x.Reason != reason || len(x.Tools) != len(info.Tools) {
+			x.Enabled != info.DefaultEnabled || x.Available != ok || x.Reason != reason || len(x.Tools) != len(info.Tools) ||
+			x.Family != string(info.Family) || x.FamilyName == "" || x.FamilyName != info.Family.Name() {
 			t.Errorf("listed %+v for %+v", x, info)
 		}
+	}
+	if x := list.find(t, "exiv2"); x.Family != "images" || x.FamilyName != "Images" {
+		t.Errorf("exiv2 family %q %q", x.Family, x.FamilyName)
 	}
 	if h := list.find(t, "hashes"); !h.Enabled || !h.Available || h.Reason != "" || h.Tools == nil {
 		t.Fatalf("hashes %+v", h)
 	}
-	if x := list.find(t, "exiv2"); x.Enabled || x.Available || x.Reason != "not implemented in this release" ||
-		!slices.Equal(x.Tools, []string{"exiftool"}) {
-		t.Fatalf("exiv2 %+v", x)
+	// tags is off by default, and cannot run without its provider's settings.
+	if x := list.find(t, "tags"); x.Enabled || x.Available || !strings.Contains(x.Reason, "recognition provider setting") ||
+		!slices.Equal(x.Tools, []string{"ffmpeg", "ffprobe"}) {
+		t.Fatalf("tags %+v", x)
 	}
 
 	put := func(name string, on bool) extractorJSON {
@@ -123,11 +129,11 @@ func TestExtractorSettings(t *testing.T) {
 		t.Fatalf("enabled_at moved on a no-op enable: %v -> %v", first, st.EnabledAt)
 	}
 	// Enabling an extractor that is off by default (and not available here).
-	if x := put("exiv2", true); x.Available || x.Reason == "" {
-		t.Fatalf("exiv2 %+v", x)
+	if x := put("tags", true); x.Available || x.Reason == "" {
+		t.Fatalf("tags %+v", x)
 	}
-	if st, _ := extSetting(t, e, "exiv2"); !enabled("exiv2") || st.EnabledAt == nil {
-		t.Fatalf("exiv2 setting %+v", st)
+	if st, _ := extSetting(t, e, "tags"); !enabled("tags") || st.EnabledAt == nil {
+		t.Fatalf("tags setting %+v", st)
 	}
 	// Enabling an extractor already enabled by default: no switch, no time.
 	put("store", true)

@@ -145,8 +145,9 @@ func TestHarvestOfRecentlyWalkedContainerSaysSkipped(t *testing.T) {
 }
 
 // air-api-sample's harvest sends 48 extractor names, brand-prefixed ones
-// and provider extractors without a counterpart among them: 202 (issue 9:
-// 400 unknown extractors), the aliases resolved, unknown names still 400.
+// and provider extractors (gms2t, gmlogos) among them: 202 (issue 9: 400
+// unknown extractors), the aliases resolved to the extractors the binary
+// links, unknown names still 400.
 func TestHarvestAcceptsOriginalClientExtractorNames(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -166,17 +167,18 @@ func TestHarvestAcceptsOriginalClientExtractorNames(t *testing.T) {
 		"force": true, "ignore_recently_walked": true, "priority": 1}).status(202).json()
 	st := e.jobStatus(r["request_id"].(string))
 	got := strings.Join(st.Extractors, ",")
-	for _, want := range []string{"vendor_faces", "tesseract", "vendorsports", "gms2t", "gmlogos"} {
+	for _, want := range []string{"vendor_faces", "tesseract", "vendorsports", "speech_to_text", "logos"} {
 		if !strings.Contains(","+got+",", ","+want+",") {
 			t.Errorf("job extractors lack %s: %s", want, got)
 		}
 	}
-	for _, alias := range []string{"gm_faces", "gmocr", "stow"} {
+	for _, alias := range []string{"gm_faces", "gmocr", "stow", "gms2t", "gmlogos"} {
 		if strings.Contains(","+got+",", ","+alias+",") {
 			t.Errorf("job extractors keep the alias %s: %s", alias, got)
 		}
 	}
-	if !strings.HasPrefix(got, "store,mime_type,") || len(st.Extractors) != 48 {
+	// The 48 names, and text, which tokens needs.
+	if !strings.HasPrefix(got, "store,mime_type,") || len(st.Extractors) != 49 {
 		t.Errorf("job extractors (%d): %s", len(st.Extractors), got)
 	}
 	bad := e.do("POST", "/api/control/harvest", e.adminToken, map[string]any{"location_id": locID, "container_id": ctrID,
@@ -188,7 +190,7 @@ func TestHarvestAcceptsOriginalClientExtractorNames(t *testing.T) {
 	// Profiles and settings know the aliases too.
 	p := e.do("POST", "/api/data/extractor-profiles", e.adminToken, map[string]any{"name": "old names",
 		"extractors": []string{"gm_faces", "stow", "gms2t", "vendor_faces"}}).status(201).json()
-	if got := p["extractors"]; strings.Join(toStrings(got), ",") != "gms2t,store,vendor_faces" {
+	if got := p["extractors"]; strings.Join(toStrings(got), ",") != "speech_to_text,store,vendor_faces" {
 		t.Fatalf("profile extractors %v", got)
 	}
 	s := e.do("PUT", "/api/data/extractors/gmocr", e.adminToken, map[string]any{"enabled": true}).status(200).json()

@@ -66,6 +66,24 @@ func (r *Registry) Resolve(name string) (resolved string, ok bool) {
 	return "", false
 }
 
+// Aliases returns the names of the original product's clients that
+// resolve to another extractor once it is registered, with that extractor's
+// API name: the brand-prefixed aliases and the provider extractors that
+// have a counterpart here. extractors/standard checks every target against
+// the linked extractors, so that the table cannot drift.
+func Aliases() map[string]string {
+	out := make(map[string]string, len(aliases)+len(providerExtractors))
+	for a, t := range aliases {
+		out[a] = t
+	}
+	for a, p := range providerExtractors {
+		if p.Target != "" {
+			out[a] = p.Target
+		}
+	}
+	return out
+}
+
 // unregisteredReason says why a provider-backed extractor of the original
 // product cannot run here; ok is false for other unregistered names.
 func unregisteredReason(name string) (reason string, ok bool) {

@@ -13,8 +13,8 @@
 //
 //	func init() {
 //		extractors.MustRegister(extractors.Info{
-//			Name: "mediainfo", DisplayName: "Media Info", Version: "1.0.0",
-//			Implemented: true, DefaultEnabled: true,
+//			Name: "mediainfo", DisplayName: "Media Info", Family: extractors.FamilyTechnical,
+//			Version: "1.0.0", Implemented: true, DefaultEnabled: true,
 //			Tools:  []string{"ffprobe"},
 //			Accept: extractors.AcceptMIME([]string{"video/", "audio/"}),
 //			Fields: []extractors.Field{{Path: "video.duration", Type: extractors.TypeNumber, Doc: "seconds"}},
@@ -22,14 +22,22 @@
 //		})
 //	}
 //
-// The names of the reference are placeholders in catalogue.go until their
-// implementation registers and replaces them. Families of extractors live in
-// sub-packages (extractors/ffprobe, extractors/image, ...) linked into the
-// binary by extractors/standard. The base extractors (store, mime_type) are
-// Always run, first; an extractor that reads another's data names it in
-// After. Accept lets a harvest skip files an extractor does not handle
-// without running it or recording anything. Fields are the search catalogue
-// (a declared field filters before any document has it) and are checked by
+// That declaration is the one place an extractor is described: the registry
+// (Default) is the one list of extractors, read by the extractor list of the
+// API, the README's table (checked by extractors/standard), the search
+// catalogue and the web UI, which groups an item's metadata by Family
+// (family.go). Register refuses an Info without a known Family.
+//
+// The base extractors (store, mime_type, hashes) live in this package; the
+// others in sub-packages (extractors/probe for mediainfo and its kin,
+// extractors/images for exiv2 and thumbnailer, extractors/broadcast,
+// extractors/ocr, extractors/documents ... see extractors/standard, which
+// links them all into the binary). The base extractors store and mime_type
+// are Always run, first; an extractor that reads another's data names it in
+// After (or in Needs, when a harvest naming it must run the other too).
+// Accept lets a harvest skip files an extractor does not handle without
+// running it or recording anything. Fields are the search catalogue (a
+// declared field filters before any document has it) and are checked by
 // extractortest.Suite against what the extractor really writes.
 //
 // New is called once per process, with the extractor's Settings (read from

@@ -40,11 +40,13 @@ type Info struct {
 	// reached through Settings (its key, its URL): a Required setting that is
 	// not set makes the extractor unavailable ("not available: ... not set").
 	Provider string
-	// Implemented is false for API names of the reference whose
-	// implementation has not landed (the placeholders of catalogue.go): such
-	// extractors are known (settings, profiles and harvest requests may name
-	// them) but never run. Registering an implemented Info under a
-	// placeholder's name replaces the placeholder.
+	// Implemented is false for an API name whose implementation has not
+	// landed (a placeholder, declared once by its family with its name,
+	// family and version): it is known (settings, profiles and harvest
+	// requests may name it) but never runs, and Available says "not
+	// implemented in this release". Registering an implemented Info under a
+	// placeholder's name replaces the placeholder. Every extractor of the
+	// reference is implemented today.
 	Implemented bool
 	// DefaultEnabled says whether a new installation enables the extractor.
 	DefaultEnabled bool

@@ -52,9 +52,10 @@ func NewRegistry() *Registry {
 		orders: map[string][]string{}}
 }
 
-// Default is the registry filled by the init functions of this package and
-// its families (linked by extractors/standard): every extractor API name of
-// the reference.
+// Default is the registry filled by the init functions of this package
+// (the base extractors) and of its families (linked by
+// extractors/standard): the one list of the extractors a program knows,
+// each declared once, by its family.
 var Default = NewRegistry()
 
 // MustRegister registers info in Default and panics on an invalid or duplicate
@@ -67,8 +68,9 @@ func Names() []string { return Default.Names() }
 // Register adds info. It fails on an empty or duplicate name, a Family
 // that is not one of Families, an Implemented extractor without New, After
 // or Needs naming itself, Needs that would close a cycle with the
-// registered extractors, or malformed Fields. An implemented Info replaces a placeholder (not Implemented) of
-// the same name; anything else registered twice is an error.
+// registered extractors, or malformed Fields. An implemented Info replaces
+// a placeholder (not Implemented) of the same name; anything else
+// registered twice is an error.
 func (r *Registry) Register(info Info) error {
 	if info.Name == "" {
 		return errors.New("register extractor: empty name")

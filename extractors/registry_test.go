@@ -8,36 +8,6 @@ import (
 	"testing"
 )
 
-func TestCatalogueTools(t *testing.T) {
-	t.Parallel()
-	for name, want := range map[string][]string{
-		"mediainfo":         {"ffprobe"},
-		"exiv2":             {"exiftool"},
-		"tesseract":         {"tesseract"},
-		"pdf":               {"pdfinfo", "pdftotext"},
-		"document_pages":    {"pdfinfo", "pdftoppm"},
-		"thumbnailer":       {"ffmpeg"},
-		"video_main_frames": {"ffmpeg"},
-		"video_previews":    {"ffmpeg"},
-		"black_scenes":      {"ffmpeg"},
-		"volumedetect":      {"ffmpeg"},
-		"audiopeak":         {"ffmpeg"},
-		"weather":           nil,
-		"geocoding":         nil,
-		"hashes":            nil,
-	} {
-		info, ok := Default.Get(name)
-		if !ok || !slices.Equal(info.Tools, want) {
-			t.Errorf("Get(%s) = %v, %v; want tools %v", name, info.Tools, ok, want)
-		}
-	}
-	for _, name := range []string{"weather", "geocoding"} {
-		if info, _ := Default.Get(name); info.Provider == "" {
-			t.Errorf("%s: no provider", name)
-		}
-	}
-}
-
 func TestRegistry(t *testing.T) {
 	t.Parallel()
 	r := NewRegistry()

@@ -45,7 +45,7 @@ func TestAccept(t *testing.T) {
 	}
 }
 
-// The family replaces the catalogue's placeholders in the Default registry.
+// The family registers its extractors in the Default registry.
 func TestRegisteredInDefault(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"mediainfo", "audioinfo", "m2ts", "dpx", "drm"} {
