@@ -60,6 +60,13 @@ type Info struct {
 	// is still recovered and recorded): for folders of small files these
 	// are most of what a harvest does.
 	Inline bool
+	// RangeReads: the extractor reads the file only through av.InputArgs
+	// (ffmpeg, ffprobe) and doctext.OpenAt (Go parsers), or through
+	// Content, so that it also runs on a remote object served by ranges
+	// on loopback (Input.Path is then an http URL, see IsRangeURL): a
+	// harvest whose extractors are all Inline or RangeReads reads the few
+	// ranges they look at instead of downloading the object.
+	RangeReads bool
 	// After names extractors whose data this one reads from Input.Prior (or
 	// whose artifacts it reads, such as the frames of video_main_frames).
 	// When both run in a harvest, they run first. A name that is not
@@ -132,10 +139,11 @@ type Input struct {
 	Name string
 	// Path is a local path of the file's content: the worker downloads to a
 	// temporary file when the storage has no local path. The name of that
-	// file says nothing about the item: use Name. It is empty only when
-	// every extractor of the harvest is Inline and the content is in
-	// Content or Stream (a remote object read into memory or as it comes
-	// in: no copy on disk).
+	// file says nothing about the item: use Name. For a remote object it
+	// is empty when every extractor of the harvest is Inline (the content
+	// is in Content or Stream: no copy on disk), and a loopback URL
+	// serving byte ranges (IsRangeURL) when every one is Inline or
+	// RangeReads.
 	Path string
 	// Size of the item in bytes as the storage reports it; negative if unknown.
 	Size int64
