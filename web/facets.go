@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,6 +18,9 @@ import (
 // catalogue's: base fields and the fields extractors declare.
 type facetDef struct {
 	Key, Title string
+	// fields are the catalogue fields the facet reads: a facet is offered
+	// only when the engine's catalogue has them all.
+	fields []string
 	// heavy facets read extracted data of every matching document and run
 	// only for smaller result sets (heavyFacetLimit).
 	heavy   bool
@@ -48,7 +52,7 @@ type facetValue struct {
 
 func termsFacet(key, title, field string, heavy bool, label func(string) string) facetDef {
 	name := "f_" + key
-	return facetDef{Key: key, Title: title, heavy: heavy,
+	return facetDef{Key: key, Title: title, heavy: heavy, fields: []string{field},
 		agg: func(a *search.Aggregations) {
 			a.Terms = append(a.Terms, search.TermsAgg{Name: name, Field: field, Size: 10})
 		},
@@ -104,6 +108,16 @@ func (u *UI) facetDefs(ctx context.Context) ([]facetDef, error) {
 		termsFacet("lang", "Language", "vendorlanguage.language", true, same),
 		facesFacet(), qcFacet(),
 	}
+	// Facets over fields of extractors this build does not have are left
+	// out (the engine would refuse them).
+	defs = slices.DeleteFunc(defs, func(fd facetDef) bool {
+		for _, f := range fd.fields {
+			if _, ok := u.catalogue[f]; !ok {
+				return true
+			}
+		}
+		return false
+	})
 	fields, err := u.customFields(ctx)
 	if err != nil {
 		return nil, err
@@ -153,7 +167,7 @@ func sortedBuckets(counts map[string]int64, label func(string) string, desc bool
 }
 
 func yearFacet() facetDef {
-	return facetDef{Key: "year", Title: "Year modified", heavy: true, agg: dayAgg,
+	return facetDef{Key: "year", Title: "Year modified", heavy: true, agg: dayAgg, fields: []string{search.FieldLastModified},
 		buckets: func(_ searchState, res *search.AggregationResults) []bucket {
 			return sortedBuckets(dayCounts(res, func(t time.Time) string { return t.Format("2006") }), same, true)
 		},
@@ -173,7 +187,7 @@ func monthFacet() facetDef {
 		}
 		return t.Format("January 2006")
 	}
-	return facetDef{Key: "month", Title: "Month modified", heavy: true, agg: dayAgg,
+	return facetDef{Key: "month", Title: "Month modified", heavy: true, agg: dayAgg, fields: []string{search.FieldLastModified},
 		buckets: func(st searchState, res *search.AggregationResults) []bucket {
 			// Months are offered once a year is chosen (twelve at most).
 			year := ""
@@ -213,7 +227,7 @@ func durationFacet() facetDef {
 		}
 		return v
 	}
-	return facetDef{Key: "duration", Title: "Duration", heavy: true,
+	return facetDef{Key: "duration", Title: "Duration", heavy: true, fields: []string{durationField},
 		agg: func(a *search.Aggregations) {
 			a.Histograms = append(a.Histograms, search.HistogramAgg{Name: name, Field: durationField, Interval: 60, MinCount: 1})
 		},
@@ -267,7 +281,7 @@ func atLeastOne(res *search.AggregationResults, name string) int64 {
 
 func facesFacet() facetDef {
 	const name = "f_faces"
-	return facetDef{Key: "faces", Title: "Faces", heavy: true,
+	return facetDef{Key: "faces", Title: "Faces", heavy: true, fields: []string{facesField},
 		agg: func(a *search.Aggregations) { a.Histograms = append(a.Histograms, countHistogram(name, facesField)) },
 		buckets: func(_ searchState, res *search.AggregationResults) []bucket {
 			if n := atLeastOne(res, name); n > 0 {
@@ -291,7 +305,7 @@ func qcFacet() facetDef {
 		}
 		return v
 	}
-	return facetDef{Key: "qc", Title: "Quality control", heavy: true,
+	return facetDef{Key: "qc", Title: "Quality control", heavy: true, fields: qcFields(),
 		agg: func(a *search.Aggregations) {
 			for _, q := range qcFlags {
 				a.Histograms = append(a.Histograms, countHistogram("f_qc_"+q.Value, q.Field))
@@ -315,6 +329,14 @@ func qcFacet() facetDef {
 		},
 		label: label,
 	}
+}
+
+func qcFields() []string {
+	var out []string
+	for _, q := range qcFlags {
+		out = append(out, q.Field)
+	}
+	return out
 }
 
 // checkFacetValue refuses values a facet cannot have ("" when fine);

@@ -118,6 +118,13 @@ func number(v any) (float64, bool) {
 		return float64(x), true
 	case int64:
 		return float64(x), true
+	case int32:
+		return float64(x), true
+	case float32:
+		return float64(x), true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil && !math.IsNaN(f) && !math.IsInf(f, 0)
 	case string:
 		f, err := strconv.ParseFloat(x, 64)
 		return f, err == nil && !math.IsNaN(f) && !math.IsInf(f, 0)
@@ -143,6 +150,8 @@ func str(v any) string {
 		return x
 	case float64:
 		return strconv.FormatFloat(x, 'f', -1, 64)
+	case json.Number:
+		return x.String()
 	case bool:
 		return strconv.FormatBool(x)
 	case nil:

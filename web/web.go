@@ -47,6 +47,9 @@ type UI struct {
 	routes []Route
 	pages  map[string]*template.Template
 	assets *assetSet
+	// catalogue is the search engine's fixed item catalogue (base fields
+	// and the fields the extractors declare): the facets offered.
+	catalogue map[string]search.Kind
 }
 
 // Route is one page route and the scope it needs (ScopePublic: none).
@@ -72,7 +75,7 @@ func New(d Deps) (*UI, error) {
 	if d.SessionTTL <= 0 {
 		d.SessionTTL = 12 * time.Hour
 	}
-	u := &UI{Deps: d, mux: http.NewServeMux()}
+	u := &UI{Deps: d, mux: http.NewServeMux(), catalogue: search.BaseFields(search.ScopeItems)}
 	var err error
 	if u.assets, err = loadAssets(); err != nil {
 		return nil, err

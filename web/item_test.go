@@ -1,0 +1,85 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The item page of a video carries the markup item.js works with (ids,
+// classes, data attributes), and without script every marker and cue is
+// a link to the page at its time.
+func TestItemPageContract(t *testing.T) {
+	t.Parallel()
+	c := newCorpus(t)
+	admin := c.signIn(adminEmail, adminPassword)
+	id := c.clip
+	base := "/items/" + url.PathEscape(id)
+	body := c.page(base+"?t=12.5&q=lighthouse", admin, http.StatusOK)
+	want := []string{
+		`<main id="item" data-item-id="` + id + `" data-start="12.5">`,
+		`<video id="player" controls preload="metadata" src="/api/data/items/` + id + `/content"></video>`,
+		`<section id="timeline" aria-label="Timeline" data-duration="20">`,
+		`<div class="playhead" hidden></div>`,
+		`<button type="button" id="prev-hit" hidden>Previous hit</button>`,
+		`<button type="button" id="next-hit" hidden>Next hit</button>`,
+		`<div class="lane" data-lane="shots"><h3 class="lane-name">Shots</h3><ol class="markers">`,
+		`<a class="marker" href="` + base + `?t=4" data-t="4"><img src="/api/data/artifacts/ab/` + id + `/video_main_frames/frames/000004000.jpg" alt="Key frame at 00:00:04"`,
+		`<div class="lane" data-lane="captions">`,
+		`<a class="marker" href="` + base + `?t=12" data-t="12" data-end="13">`,
+		`<div class="lane" data-lane="ocr">`, `HARBOUR SIGN`,
+		`<div class="lane" data-lane="qc">`,
+		`<a class="marker" href="` + base + `?t=15" data-t="15" data-end="16" data-kind="black">`,
+		`<div class="lane" data-lane="hits">`,
+		`<a class="marker" href="` + base + `?q=lighthouse&amp;t=12" data-t="12">`,
+		`<section id="transcript" aria-label="Transcript">`,
+		`<input type="search" id="transcript-filter" aria-label="Filter the transcript"`,
+		`<ol class="cues">`,
+		`<li><a class="cue" href="` + base + `?t=1" data-t="1" data-end="2"><span class="cue-time">00:00:01</span> <span class="cue-text">The ferry leaves at noon</span></a></li>`,
+		`<span class="cue-text">The lighthouse &lt;b&gt;beam&lt;/b&gt;</span>`,
+		`<script type="module" src="/assets/js/item.js?v=` + c.ui.assets.version + `"></script>`,
+		// Metadata by family, values searching for themselves.
+		`<section class="panel" data-family="technical"><h3>Technical</h3>`,
+		`<a href="/?f=mediainfo.video.codec%3Ah264">h264</a>`,
+		`<details class="raw"><summary>Raw data (JSON)</summary>`,
+	}
+	for _, w := range want {
+		if !strings.Contains(body, w) {
+			t.Errorf("the item page lacks %s", w)
+		}
+	}
+	if t.Failed() {
+		t.Logf("%s", body)
+	}
+	// Lanes come in their order; the hits lane is only there with words.
+	order := regexp.MustCompile(`data-lane="(\w+)"`).FindAllStringSubmatch(body, -1)
+	var lanes []string
+	for _, m := range order {
+		lanes = append(lanes, m[1])
+	}
+	if strings.Join(lanes, ",") != "shots,ocr,captions,qc,hits" {
+		t.Errorf("lanes %v", lanes)
+	}
+	plain := c.page(base, admin, http.StatusOK)
+	if strings.Contains(plain, `data-lane="hits"`) || strings.Contains(plain, "data-start=") {
+		t.Errorf("hits lane or start without q/t")
+	}
+	if bad := c.page(base+"?t=abc", admin, http.StatusOK); strings.Contains(bad, "data-start=") || !strings.Contains(bad, "must be a number of seconds") {
+		t.Errorf("bad t: %.3000s", bad)
+	}
+	// Without captions:read the transcript is empty; without segments:read no hits.
+	items := c.signInAs("items@example.com", "items:read")
+	limited := c.page(base+"?q=lighthouse", items, http.StatusOK)
+	if strings.Contains(limited, "ferry") || strings.Contains(limited, `data-lane="hits"`) {
+		t.Errorf("a user without captions:read or segments:read sees captions or hits")
+	}
+
+	// A document: its page count and text; a text file: its text.
+	doc := c.page("/items/"+url.PathEscape(c.pdf), admin, http.StatusOK)
+	if !strings.Contains(doc, "<dt>Pages</dt><dd>2</dd>") || !strings.Contains(doc, `<pre class="doctext">The budget for the lighthouse keeper`) ||
+		strings.Contains(doc, `id="timeline"`) {
+		t.Errorf("document page: %.4000s", doc)
+	}
+}
