@@ -280,7 +280,7 @@ func (h *Handler) inlineOnly(names []string) bool {
 // served to them by ranges instead of downloaded.
 func (h *Handler) rangesOnly(names []string) bool {
 	for _, n := range names {
-		if info, ok := h.Extractors.Get(n); ok && info.Implemented && !info.Inline && !readsRanges(info) {
+		if info, ok := h.Extractors.Get(n); ok && info.Implemented && !info.Inline && !info.RangeReads {
 			return false
 		}
 	}

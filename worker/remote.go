@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/storage"
 )
@@ -252,6 +251,3 @@ func (f *fetched) ranged(ctx context.Context) *rangedFile {
 	}
 	return r
 }
-
-// readsRanges: see Info.RangeReads.
-func readsRanges(info extractors.Info) bool { return false }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/internal/metrics"
 	"github.com/metaharvest/metaharvest/internal/testredis"
@@ -233,5 +235,62 @@ func TestS3SlowDownRetriedAndCounted(t *testing.T) {
 			t.Fatalf("s3 retries counted: %v (%v), want %d", got, err, refused.Load())
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A large video harvested with extractors that read ranges (mediainfo:
+// ffprobe and the MP4 box walk) is served to them by ranges on loopback:
+// a small part of it is read, nothing is written to disk, and the result
+// is the one a download gives.
+func TestS3RangeReads(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		t.Skip("ffmpeg not installed")
+	}
+	f := newS3Fixture(t, extractortest.Registry(t, nil, "store", "mime_type", "mediainfo"))
+	// 120 s of stereo PCM in a QuickTime file, its index (moov) at the
+	// end: ffprobe reads the start, seeks to the end, and reads a little
+	// of the data.
+	clip := filepath.Join(t.TempDir(), "clip.mov")
+	if out, err := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", "anoisesrc=d=120:r=48000", "-ac", "2",
+		"-c:a", "pcm_s16le", clip).CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg: %v: %s", err, out)
+	}
+	b, err := os.ReadFile(clip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.srv.PutObject(t, f.bucket, "clip.mov", b)
+	f.startWorker()
+	req := f.harvest(jobs.Spec{Extractors: []string{"mediainfo"}, OverrideExtractors: true})
+	if job := f.waitJob(req, time.Minute); job.ErrorCount != 0 {
+		t.Fatalf("job: %+v", job)
+	}
+	var it models.Item
+	f.db.Where("container_id = ? AND path = ?", f.ctr.ID, "clip.mov").Take(&it)
+	var meta struct {
+		Mediainfo struct {
+			Duration    float64 `json:"duration"`
+			StreamCount int     `json:"stream_count"`
+		} `json:"mediainfo"`
+	}
+	if err := json.Unmarshal(it.Metadata, &meta); err != nil {
+		t.Fatal(err)
+	}
+	if meta.Mediainfo.Duration < 119.9 || meta.Mediainfo.Duration > 120.1 || meta.Mediainfo.StreamCount != 1 {
+		t.Fatalf("mediainfo through ranges: %s", it.Metadata)
+	}
+	sent := f.proxy.Sent(f.bucket, "clip.mov")
+	t.Logf("%d of %d bytes read (%.2f%%)", sent, len(b), 100*float64(sent)/float64(len(b)))
+	if sent > int64(len(b))/10 {
+		t.Errorf("%d of %d bytes read: not a small part", sent, len(b))
+	}
+	var dl models.Activity
+	f.db.Where("request_id = ? AND item_id = ? AND kind = ?", req, it.ID, models.ActivityHarvestDownload).Take(&dl)
+	if dl.Bytes != sent {
+		t.Errorf("harvestdownload says %d bytes, the server sent %d", dl.Bytes, sent)
+	}
+	if _, err := os.Stat(filepath.Join(f.deps.Config.DataDir, "tmp")); !os.IsNotExist(err) {
+		t.Errorf("a temporary file was made for extractors that read ranges (tmp dir: %v)", err)
 	}
 }

@@ -59,6 +59,7 @@ func init() {
 		Family:         extractors.FamilyTechnical,
 		Version:        "1.0.0",
 		Implemented:    true,
+		RangeReads:     true,
 		DefaultEnabled: true,
 		Accept: extractors.AcceptMIME([]string{"application/zip", "application/x-tar", "application/gzip",
 			"application/x-gzip", "application/x-bzip2", "application/x-xz", "application/x-7z-compressed", "application/zstd"},

@@ -147,8 +147,10 @@ func Read(ctx context.Context, run *extractors.Runner, in *extractors.Input) (*P
 				return nil, fmt.Errorf("ffprobe gave up after %s: the file makes it read without end (garbage after a short stream?)", limit)
 			}
 			// ffprobe names the input in its messages: the temporary path
-			// would make every file's error text (and error_hash) unique.
-			return nil, &toolError{msg: "ffprobe: " + strings.ReplaceAll(err.Error(), "file:"+in.Path, "input"), err: err}
+			// (or a remote object's loopback URL) would make every file's
+			// error text (and error_hash) unique.
+			msg := strings.ReplaceAll(strings.ReplaceAll(err.Error(), "file:"+in.Path, "input"), in.Path, "input")
+			return nil, &toolError{msg: "ffprobe: " + msg, err: err}
 		}
 		return Parse(out)
 	})

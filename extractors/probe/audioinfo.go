@@ -22,6 +22,7 @@ var audioinfoInfo = extractors.Info{
 	Family:         extractors.FamilyTechnical,
 	Version:        "1.0.0",
 	Implemented:    true,
+	RangeReads:     true,
 	DefaultEnabled: true,
 	Tools:          []string{"ffprobe"},
 	Accept:         acceptMIME(mediaMIME, mediaExts...),

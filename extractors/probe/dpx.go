@@ -29,6 +29,7 @@ var dpxInfo = extractors.Info{
 	Family:         extractors.FamilyTechnical,
 	Version:        "1.0.0",
 	Implemented:    true,
+	RangeReads:     true,
 	DefaultEnabled: true,
 	Accept:         acceptMIME([]string{"image/x-dpx", "image/dpx"}, "dpx"),
 	Fields: []extractors.Field{

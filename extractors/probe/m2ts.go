@@ -27,6 +27,7 @@ var m2tsInfo = extractors.Info{
 	Family:         extractors.FamilyTechnical,
 	Version:        "1.0.0",
 	Implemented:    true,
+	RangeReads:     true,
 	DefaultEnabled: true,
 	Tools:          []string{"ffprobe"},
 	Accept:         acceptMIME([]string{"video/mp2t", "video/vnd.dlna.mpeg-tts"}, tsExts...),

@@ -37,6 +37,7 @@ var mediainfoInfo = extractors.Info{
 	Family:         extractors.FamilyTechnical,
 	Version:        "1.0.0",
 	Implemented:    true,
+	RangeReads:     true,
 	DefaultEnabled: true,
 	Tools:          []string{"ffprobe"},
 	Accept:         acceptMediainfo,
