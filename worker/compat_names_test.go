@@ -44,7 +44,7 @@ func TestHarvestWithOriginalClientExtractorNames(t *testing.T) {
 		t.Errorf("hashes: ran %v, error %q", ok, e)
 	}
 	// gms2t is the offline speech to text here (extractors/speech) and
-	// gmlogos the logo detection (extractors/vendor): they ran under their
+	// gmlogos the logo detection (extractors/recognition): they ran under their
 	// own names, and a text file is neither's (nothing recorded).
 	for _, alias := range []string{"gm_faces", "gmocr", "stow", "gmsports", "gms2t", "gmlogos"} {
 		if _, ok := errs[alias]; ok {

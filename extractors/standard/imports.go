@@ -6,21 +6,21 @@
 package standard
 
 import (
-	_ "github.com/metaharvest/metaharvest/extractors"           // base extractors
-	_ "github.com/metaharvest/metaharvest/extractors/archive"   // archive
-	_ "github.com/metaharvest/metaharvest/extractors/broadcast" // broadcast quality control
-	_ "github.com/metaharvest/metaharvest/extractors/captions"  // caption_files, captions, captionsv2
-	_ "github.com/metaharvest/metaharvest/extractors/documents" // text, csv, json, xml, html, email, fdx, dbf
-	_ "github.com/metaharvest/metaharvest/extractors/faces"     // vendor_faces
-	_ "github.com/metaharvest/metaharvest/extractors/images"    // exiv2, thumbnailer
-	_ "github.com/metaharvest/metaharvest/extractors/nlp"       // tokens, vendorlanguage, tokens_provider
-	_ "github.com/metaharvest/metaharvest/extractors/nsfw"      // nsfw (a Node sidecar: deploy/nsfw), nsfw_provider
-	_ "github.com/metaharvest/metaharvest/extractors/ocr"       // tesseract, slates, credits, vendor_digital_slates, vendor_texted, vendor_textless
-	_ "github.com/metaharvest/metaharvest/extractors/office"    // officex
-	_ "github.com/metaharvest/metaharvest/extractors/pdf"       // pdf, document_pages
-	_ "github.com/metaharvest/metaharvest/extractors/places"    // geocoding, weather
-	_ "github.com/metaharvest/metaharvest/extractors/probe"     // mediainfo, audioinfo, m2ts, dpx, drm
-	_ "github.com/metaharvest/metaharvest/extractors/speech"    // speech_to_text, speech_to_text_provider
-	_ "github.com/metaharvest/metaharvest/extractors/vendor"    // vendor_audio_classification, vendorsports, tags, logos (providers)
-	_ "github.com/metaharvest/metaharvest/extractors/video"     // video_main_frames, video_previews, audio_previews
+	_ "github.com/metaharvest/metaharvest/extractors"             // base extractors
+	_ "github.com/metaharvest/metaharvest/extractors/archive"     // archive
+	_ "github.com/metaharvest/metaharvest/extractors/broadcast"   // broadcast quality control
+	_ "github.com/metaharvest/metaharvest/extractors/captions"    // caption_files, captions, captionsv2
+	_ "github.com/metaharvest/metaharvest/extractors/documents"   // text, csv, json, xml, html, email, fdx, dbf
+	_ "github.com/metaharvest/metaharvest/extractors/faces"       // vendor_faces
+	_ "github.com/metaharvest/metaharvest/extractors/images"      // exiv2, thumbnailer
+	_ "github.com/metaharvest/metaharvest/extractors/nlp"         // tokens, vendorlanguage, tokens_provider
+	_ "github.com/metaharvest/metaharvest/extractors/nsfw"        // nsfw (a Node sidecar: deploy/nsfw), nsfw_provider
+	_ "github.com/metaharvest/metaharvest/extractors/ocr"         // tesseract, slates, credits, vendor_digital_slates, vendor_texted, vendor_textless
+	_ "github.com/metaharvest/metaharvest/extractors/office"      // officex
+	_ "github.com/metaharvest/metaharvest/extractors/pdf"         // pdf, document_pages
+	_ "github.com/metaharvest/metaharvest/extractors/places"      // geocoding, weather
+	_ "github.com/metaharvest/metaharvest/extractors/probe"       // mediainfo, audioinfo, m2ts, dpx, drm
+	_ "github.com/metaharvest/metaharvest/extractors/recognition" // vendor_audio_classification, vendorsports, tags, logos (providers)
+	_ "github.com/metaharvest/metaharvest/extractors/speech"      // speech_to_text, speech_to_text_provider
+	_ "github.com/metaharvest/metaharvest/extractors/video"       // video_main_frames, video_previews, audio_previews
 )

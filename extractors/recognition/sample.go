@@ -1,4 +1,4 @@
-package vendor
+package recognition
 
 // Bounds of the vendor analyses' samples (the samples themselves are cut
 // by extractors/provider: AudioClip, Frames).

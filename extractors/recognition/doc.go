@@ -1,11 +1,12 @@
-// Package vendor holds the analyses that need a third-party provider here
-// (no offline model for them exists in the registries this project can
-// install from), each sending a bounded sample of the item to its
-// provider through extractors/provider (its package doc holds the request
-// and answer contract) and storing what it answers. Without their
-// provider's settings they are listed as "not available: <provider>
-// provider setting ... not set" and never run; all are off by default
-// (they cost money and send the item's content away).
+// Package recognition holds the extractors of the recognition family:
+// analyses that need a third-party provider here (no offline model for
+// them exists in the registries this project can install from), each
+// sending a bounded sample of the item to its provider through
+// extractors/provider (its package doc holds the request and answer
+// contract) and storing what it answers. Without their provider's
+// settings they are listed as "not available: <provider> provider
+// setting ... not set" and never run; all are off by default (they cost
+// money and send the item's content away).
 //
 //   - vendor_audio_classification (what an item's sound is: speech, music,
 //     crowd...) and vendorsports (the sport a video shows), the reference's
@@ -45,4 +46,4 @@
 // counts those tags and logos by the segments they are in; tags and logos
 // also store their names counted over the pictures (appearances), which
 // is all a picture item has, since a picture has no segments.
-package vendor
+package recognition
