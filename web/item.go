@@ -195,8 +195,14 @@ func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 		}
 	}
 	page.Panels = u.panels(meta)
-	if raw, err := json.MarshalIndent(meta, "", "  "); err == nil && meta != nil {
-		page.RawJSON, page.RawCut = truncateBytes(string(raw), maxRawJSON)
+	if meta != nil {
+		var raw strings.Builder
+		enc := json.NewEncoder(&raw)
+		enc.SetEscapeHTML(false) // the template escapes; \u003c would only be harder to read
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(meta); err == nil {
+			page.RawJSON, page.RawCut = truncateBytes(raw.String(), maxRawJSON)
+		}
 	}
 	if p.Can("activity:read") {
 		jobs, _, err := query.ItemJobs(db, v, it, query.Page{Limit: 10})
@@ -301,6 +307,10 @@ func (u *UI) preview(page *itemPage, it models.Item, mediaType string, meta map[
 	if th := firstThumb(byKind["thumbnail"]); th != nil && page.Player == nil {
 		page.Image = &picture{Src: search.ArtifactURL(th.Path), Href: page.ContentURL, Alt: "Preview of " + it.Name,
 			Width: th.Width, Height: th.Height}
+	} else if mediaType == search.TypeImage {
+		// No thumbnail (yet): the picture itself, as an image element (no
+		// script of an SVG runs there).
+		page.Image = &picture{Src: page.ContentURL, Href: page.ContentURL, Alt: it.Name}
 	}
 	pages := byKind["page"]
 	sort.Slice(pages, func(i, j int) bool { return pages[i].Path < pages[j].Path })

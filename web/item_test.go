@@ -78,7 +78,7 @@ func TestItemPageContract(t *testing.T) {
 
 	// A document: its page count and text; a text file: its text.
 	doc := c.page("/items/"+url.PathEscape(c.pdf), admin, http.StatusOK)
-	if !strings.Contains(doc, "<dt>Pages</dt><dd>2</dd>") || !strings.Contains(doc, `<pre class="doctext">The budget for the lighthouse keeper`) ||
+	if !strings.Contains(doc, "<dt>Pages</dt><dd>2</dd>") || !strings.Contains(doc, `<pre class="doctext" tabindex="0">The budget for the lighthouse keeper`) ||
 		strings.Contains(doc, `id="timeline"`) {
 		t.Errorf("document page: %.4000s", doc)
 	}
