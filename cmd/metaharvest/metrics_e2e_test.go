@@ -182,7 +182,7 @@ func TestMetricsMoveAtTheirMeasuringPoints(t *testing.T) {
 	// A search against an engine that is down: a second api whose
 	// Meilisearch does not answer (the engine opens lazily; 503).
 	searches := map[string]string{"operation": "search"}
-	broken, _ := p.startAPI(append(common, "MEILI_URL=http://"+testproc.FreeAddr(t))...)
+	broken, _ := p.startAPI(append(common, "MEILI_URL=http://"+testproc.FreeAddr(t), "MEILI_ENV=development")...)
 	broken.call("POST", "/api/data/search", map[string]any{"query": "words"}, http.StatusServiceUnavailable)
 	after = waitFor("the failed search", func(m map[string]*dto.MetricFamily) bool {
 		return moved(m, "metaharvest_search_errors_total", searches) >= 1

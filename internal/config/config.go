@@ -28,7 +28,12 @@ type Config struct {
 	// MeiliURL selects the Meilisearch search backend when set (MEILI_URL).
 	MeiliURL string
 	// MeiliAPIKey authenticates against Meilisearch (MEILI_API_KEY). Secret.
+	// Required with MEILI_URL unless MeiliDevelopment.
 	MeiliAPIKey string
+	// MeiliDevelopment (MEILI_ENV=development, as Meilisearch's own option
+	// is named) accepts a Meilisearch without a key; the default,
+	// production, refuses to start without one.
+	MeiliDevelopment bool
 	// DataDir holds the upload store, thumbnails and frames (DATA_DIR, default "./data").
 	DataDir string
 	// AdminEmail and AdminPassword create the first admin on a start with no users
@@ -191,6 +196,7 @@ func Load(get Getenv) (Config, error) {
 		RedisNamespace:               str("REDIS_NAMESPACE", ""),
 		MeiliURL:                     str("MEILI_URL", ""),
 		MeiliAPIKey:                  str("MEILI_API_KEY", ""),
+		MeiliDevelopment:             str("MEILI_ENV", "production") == "development",
 		DataDir:                      str("DATA_DIR", "./data"),
 		AdminEmail:                   str("ADMIN_EMAIL", ""),
 		AdminPassword:                str("ADMIN_PASSWORD", ""),
@@ -237,6 +243,18 @@ func Load(get Getenv) (Config, error) {
 		if u, err := url.Parse(c.MeiliURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			problems = append(problems, "MEILI_URL must be an http(s) URL")
 		}
+		// The key is never quoted in a message: only said to be missing
+		// or too short.
+		switch {
+		case c.MeiliAPIKey == "" && !c.MeiliDevelopment:
+			problems = append(problems, "MEILI_API_KEY must be set with MEILI_URL: a Meilisearch without a master key "+
+				"answers anyone who reaches it (set MEILI_ENV=development to run without one on a development machine)")
+		case c.MeiliAPIKey != "" && len(c.MeiliAPIKey) < 16:
+			problems = append(problems, "MEILI_API_KEY must be at least 16 characters (Meilisearch refuses shorter master keys)")
+		}
+	}
+	if v := str("MEILI_ENV", "production"); v != "production" && v != "development" {
+		problems = append(problems, "MEILI_ENV must be production or development")
 	}
 	for key, v := range map[string]string{"LOGO_PROVIDER_URL": c.LogoProviderURL, "LOGO_BUCKET_PUBLIC_URL": c.LogoBucket.PublicURL} {
 		if v == "" {
