@@ -79,7 +79,8 @@ func TestItemPageContract(t *testing.T) {
 	// A document: its page count and text; a text file: its text.
 	doc := c.page("/items/"+url.PathEscape(c.pdf), admin, http.StatusOK)
 	if !strings.Contains(doc, "<dt>Pages</dt><dd>2</dd>") || !strings.Contains(doc, `<pre class="doctext" tabindex="0">The budget for the lighthouse keeper`) ||
-		strings.Contains(doc, `id="timeline"`) {
+		strings.Contains(doc, `id="timeline"`) ||
+		!strings.Contains(doc, `<a class="picture" href="/api/data/items/`+c.pdf+`/content"><img src="/api/data/artifacts/cd/`+c.pdf+`/document_pages/thumbnail.jpg" alt="Preview of budget.pdf" width="64" height="90"></a>`) {
 		t.Errorf("document page: %.4000s", doc)
 	}
 }

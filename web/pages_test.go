@@ -46,6 +46,8 @@ func newCorpus(t *testing.T) *corpus {
 	c.hostile = e.item("pub", pub, "odd/"+hostileName, "video/mp4", map[string]any{"mediainfo": map[string]any{"duration": 3.0}})
 	c.pdf = e.item("pub", pub, "docs/budget.pdf", "application/pdf", map[string]any{
 		"pdf": map[string]any{"page_count": 2, "text": "The budget for the lighthouse keeper <img src=y onerror=alert(3)>"}})
+	e.must(e.db.Create(&models.Artifact{ItemID: c.pdf, Path: "cd/" + c.pdf + "/document_pages/thumbnail.jpg",
+		Extractor: "document_pages", Kind: "thumbnail", Width: 64, Height: 90}).Error)
 	c.secret = e.item("sec", sec, "secret_plan.txt", "text/plain", map[string]any{"text": map[string]any{"text": "secret lighthouse plan"}})
 	e.index(c.clip, c.hostile, c.pdf, c.secret)
 	return c

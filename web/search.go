@@ -367,9 +367,12 @@ func (u *UI) runSearch(ctx context.Context, p *access.Principal, st searchState,
 	for _, r := range res.Results {
 		ids = append(ids, str(r.Result[search.FieldID]))
 	}
-	thumbs, err := query.Thumbnails(u.DB.WithContext(ctx), ids)
-	if err != nil {
-		return err
+	// Thumbnails are artifacts, which the api serves to items:read only.
+	thumbs := map[string]query.Thumbnail{}
+	if p.Can("items:read") {
+		if thumbs, err = query.Thumbnails(u.DB.WithContext(ctx), ids); err != nil {
+			return err
+		}
 	}
 	for _, r := range res.Results {
 		page.Results = append(page.Results, u.resultView(st, r, thumbs))
@@ -586,4 +589,3 @@ func (u *UI) customFields(ctx context.Context) ([]models.CustomField, error) {
 	rows, _, err := query.Fields(u.DB.WithContext(ctx), query.Page{Limit: 8})
 	return rows, err
 }
-

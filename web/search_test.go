@@ -132,6 +132,14 @@ func TestSearchPage(t *testing.T) {
 			t.Errorf("%s: want %s: %.3000s", target, want, body)
 		}
 	}
+	thumb := `<img src="/api/data/artifacts/cd/` + c.pdf + `/document_pages/thumbnail.jpg" alt="" loading="lazy">`
+	if !strings.Contains(all, thumb) {
+		t.Errorf("no thumbnail for the PDF: %.5000s", all)
+	}
+	// Artifacts need items:read: a searcher without it gets no broken image.
+	if body := c.page("/", c.signInAs("searcher@example.com", "search:read"), http.StatusOK); strings.Contains(body, "/api/data/artifacts/") {
+		t.Errorf("a thumbnail for a user who may not load it")
+	}
 	page := c.page("/?q=lighthouse&view=list", admin, http.StatusOK)
 	for _, want := range []string{`<ol class="results list">`, `href="/items/` + c.clip + `?q=lighthouse"`, "Matched in: Transcript",
 		"Matched in: Document text", `<a href="/moments?q=lighthouse">`} {
