@@ -40,7 +40,8 @@ func main() {
 	large := flag.String("large", "20x25,2x512", "large-file sets, FILESxMIB separated by commas")
 	spaceN := flag.Int("space-items", 200_000, "items harvested for the space suite")
 	scaleN := flag.Int("scale-items", 1_000_000, "items seeded for the scale suite")
-	only := flag.String("only", "", "run one suite: harvest, space, scale, search, s3 or extractors")
+	webN := flag.Int("web-items", 200_000, "items seeded for the web suite")
+	only := flag.String("only", "", "run one suite: harvest, space, scale, search, s3, web or extractors")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -49,7 +50,7 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	cfg := benchConfig{smallN: *smallN, spaceN: *spaceN, scaleN: *scaleN, only: *only}
+	cfg := benchConfig{smallN: *smallN, spaceN: *spaceN, scaleN: *scaleN, webN: *webN, only: *only}
 	for _, set := range strings.FieldsFunc(*large, func(r rune) bool { return r == ',' }) {
 		var files, mib int
 		if _, err := fmt.Sscanf(strings.TrimSpace(set), "%dx%d", &files, &mib); err != nil || files < 1 || mib < 1 {
@@ -66,9 +67,9 @@ func main() {
 }
 
 type benchConfig struct {
-	smallN, spaceN, scaleN int
-	large                  [][2]int
-	only                   string
+	smallN, spaceN, scaleN, webN int
+	large                        [][2]int
+	only                         string
 }
 
 func run(cfg benchConfig) error {
@@ -107,6 +108,11 @@ func run(cfg benchConfig) error {
 	}
 	if suite("s3") {
 		if err := benchS3(ctx); err != nil {
+			return err
+		}
+	}
+	if suite("web") {
+		if err := benchWeb(ctx, cfg.webN); err != nil {
 			return err
 		}
 	}
