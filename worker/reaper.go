@@ -37,7 +37,10 @@ import (
 // A worker is dead when its key expires: at most reaperTTL after its last
 // beat. Its tasks run again at most reaperTTL + reaperEvery after its death
 // (plus the time a worker takes to pick them up); handlers are idempotent,
-// so a task that ran halfway runs again to the same rows. A task given back
+// so a task that ran halfway runs again to the same rows. A worker that
+// could not reach Redis does not reap until reaperTTL after it can again:
+// the others could not beat either, and their keys may have expired
+// meanwhile (a Redis restart) although they live. A task given back
 // reaperMaxTakeovers times (it may be what kills its workers) is left to
 // asynq's recoverer, which counts it as a retry and archives it when
 // retries run out. Hosts' clocks must agree within reaperGrace - 1 s: a
@@ -65,6 +68,12 @@ type reaper struct {
 	mu       sync.Mutex
 	running  map[string]int       // task id -> handlers running it in this process
 	finished map[string]time.Time // task id -> when its handler returned
+
+	// trustFrom is when this worker may reap again after it could not
+	// reach Redis (zero: it may): the others could not beat either, and
+	// their keys may have expired meanwhile (a Redis restart) although
+	// they live. Only run's goroutine uses it.
+	trustFrom time.Time
 }
 
 func newReaper(rdb *redis.Client, names queue.Names, log *slog.Logger) *reaper {
@@ -160,8 +169,8 @@ func (r *reaper) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-beat.C:
-			if err := r.beat(ctx); err != nil && ctx.Err() == nil {
-				r.log.Warn("worker heartbeat failed", slog.String("error", err.Error()))
+			if err := r.beat(ctx); err != nil {
+				r.distrust(ctx, err, "worker heartbeat failed")
 			}
 		case <-reap.C:
 			r.reapLogged(ctx)
@@ -169,11 +178,25 @@ func (r *reaper) run(ctx context.Context) {
 	}
 }
 
+// distrust notes that Redis could not be reached: no reaping until every
+// live worker has had reaperTTL of beats to register again.
+func (r *reaper) distrust(ctx context.Context, err error, what string) {
+	if ctx.Err() != nil {
+		return
+	}
+	r.trustFrom = time.Now().Add(reaperTTL + reaperBeat)
+	r.log.Warn(what, slog.String("error", err.Error()))
+}
+
 func (r *reaper) reapLogged(ctx context.Context) {
-	moved, err := r.reap(ctx, time.Now())
+	now := time.Now()
+	if now.Before(r.trustFrom) {
+		return
+	}
+	moved, err := r.reap(ctx, now)
 	switch {
-	case err != nil && ctx.Err() == nil:
-		r.log.Warn("taking over the tasks of dead workers failed", slog.String("error", err.Error()))
+	case err != nil:
+		r.distrust(ctx, err, "taking over the tasks of dead workers failed")
 	case len(moved) > 0:
 		r.log.Warn("took over the tasks of a dead worker", slog.Int("tasks", len(moved)), slog.Any("task_ids", moved))
 	}

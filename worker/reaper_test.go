@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"slices"
 	"sync/atomic"
@@ -105,6 +106,14 @@ func TestReaperGivesBackOnlyOrphans(t *testing.T) {
 	}
 	live.rdb.Del(ctx, dead.workerKey(dead.id))
 
+	// A reaper that could not reach Redis waits before it trusts that
+	// missing keys mean dead workers.
+	other.distrust(ctx, errors.New("connection refused"), "test")
+	other.reapLogged(ctx)
+	if got := f.state(q, orphan); got != asynq.TaskStateActive {
+		t.Fatalf("a reaper fresh from a Redis outage took over a task (%v)", got)
+	}
+	other.trustFrom = time.Time{}
 	moved, err := other.reap(ctx, now)
 	if err != nil {
 		t.Fatal(err)
