@@ -106,6 +106,7 @@ func (u *UI) facetDefs(ctx context.Context) ([]facetDef, error) {
 		termsFacet("container", "Container", search.FieldContainerName, false, same),
 		yearFacet(), monthFacet(), durationFacet(),
 		termsFacet("lang", "Language", "vendorlanguage.language", true, same),
+		termsFacet("caplang", "Caption language", search.FieldTranscript+".languages", true, same),
 		facesFacet(), qcFacet(),
 	}
 	// Facets over fields of extractors this build does not have are left

@@ -27,8 +27,8 @@ import (
 //
 //	q      the words (the engine's web-search syntax)
 //	f      a filter "key:value", repeated; key is a facet (type, mime, ext,
-//	       location, container, year, month, duration, lang, faces, qc,
-//	       fields.<id>) or any field of the search catalogue (a term)
+//	       location, container, year, month, duration, lang, caplang, faces,
+//	       qc, fields.<id>) or any field of the search catalogue (a term)
 //	sort   relevance, name, newest, oldest, largest, smallest, longest
 //	page   1, 2, ...
 //	view   grid (default) or list

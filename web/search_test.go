@@ -148,3 +148,23 @@ func TestSearchPage(t *testing.T) {
 		}
 	}
 }
+
+// A custom field with values is a facet under its name; its value filters.
+func TestCustomFieldFacet(t *testing.T) {
+	t.Parallel()
+	c := newCorpus(t)
+	f := c.apiCall("POST", "/api/data/v3/fields", c.adminToken, map[string]any{"name": "Rights <holder>", "data_type": "string"}, 201)
+	fid := f["id"].(string)
+	c.apiCall("POST", "/api/data/v3/fielddata/"+c.clip+"/field/"+fid, c.adminToken, map[string]any{"string_value": "ACME & Co"}, 201)
+	c.index(c.clip)
+	admin := c.signIn(adminEmail, adminPassword)
+	body := c.page("/", admin, http.StatusOK)
+	link := `<a href="/?f=fields.` + fid + `%3AACME&#43;%26&#43;Co">ACME &amp; Co</a> <span class="count">1</span>`
+	if !strings.Contains(body, "<h3>Rights &lt;holder&gt;</h3>") || !strings.Contains(body, link) {
+		t.Fatalf("custom field facet: %.6000s", body)
+	}
+	narrowed := c.page("/?f=fields."+fid+"%3AACME+%26+Co", admin, http.StatusOK)
+	if !strings.Contains(narrowed, `<h2 id="results-title">1 result`) || !strings.Contains(narrowed, "Rights &lt;holder&gt;: ACME &amp; Co") {
+		t.Fatalf("custom field filter: %.6000s", narrowed)
+	}
+}
