@@ -25,7 +25,7 @@ import (
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/scheduler"
 	"github.com/metaharvest/metaharvest/search"
-	_ "github.com/metaharvest/metaharvest/search/meili"    // search backend, chosen by MEILI_URL
+	"github.com/metaharvest/metaharvest/search/meili"      // search backend, chosen by MEILI_URL
 	_ "github.com/metaharvest/metaharvest/search/postgres" // search backend without MEILI_URL
 	"github.com/metaharvest/metaharvest/web"
 	"github.com/metaharvest/metaharvest/worker"
@@ -82,7 +82,15 @@ func run(ctx context.Context, role string, cfg config.Config, logger *slog.Logge
 		return err
 	}
 	if role == "reindex" {
-		n, err := search.Reindex(ctx, db, engine)
+		if cfg.MeiliURL != "" {
+			// Opened at once (not lazily), so that reindex can wait until
+			// what it sent is searchable (Sync).
+			if engine, err = meili.New(ctx, meili.Config{URL: cfg.MeiliURL, APIKey: cfg.MeiliAPIKey,
+				IndexPrefix: indexPrefix, Logger: logger, DB: db}); err != nil {
+				return err
+			}
+		}
+		n, err := reindex(ctx, db, rdb, engine, cfg.RedisNamespace, logger)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"gorm.io/gorm"
+
+	"github.com/metaharvest/metaharvest/search"
+)
+
+// reindex fills the search engine from the database's rows: the way to move
+// an existing platform to Meilisearch (or to rebuild an index). It runs
+// beside harvests, resumes where it stopped, and says how far it is.
+//
+//   - A fresh run empties the engine (Reset), marks every live item dirty in
+//     the search outbox (one statement), and records its start in Redis.
+//   - The outbox is drained by reindexDrainers drainers at once (the
+//     workers' indexers help), in large batches; Meilisearch takes writes
+//     without waiting for each (search/meili), so the drain runs at the
+//     speed Meilisearch ingests.
+//   - A run that finds the record of an unfinished one resumes: it only
+//     drains what is left.
+//   - Items changed since the start by processes that index elsewhere (the
+//     Postgres backend, before they were switched) are marked again and
+//     drained; then it waits until everything sent is searchable and
+//     removes the record.
+//
+// Switching engines loses nothing when the api and workers are switched
+// first (their changes then wait in the outbox) and reindex runs after.
+func reindex(ctx context.Context, db *gorm.DB, rdb *redis.Client, engine search.Engine, namespace string, logger *slog.Logger) (int, error) {
+	key := "metaharvest:reindex"
+	if namespace != "" {
+		key += ":" + namespace
+	}
+	var started time.Time
+	val, err := rdb.Get(ctx, key).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		if err := db.WithContext(ctx).Raw(`SELECT now()`).Scan(&started).Error; err != nil {
+			return 0, fmt.Errorf("reindex: %w", err)
+		}
+		if err := engine.Reset(ctx); err != nil {
+			return 0, fmt.Errorf("reset search engine: %w", err)
+		}
+		if err := search.MarkDirtyWhere(db.WithContext(ctx), "true"); err != nil {
+			return 0, err
+		}
+		if err := rdb.Set(ctx, key, started.Format(time.RFC3339Nano), 0).Err(); err != nil {
+			return 0, fmt.Errorf("record the reindex: %w", err)
+		}
+		logger.Info("reindex started", slog.String("engine", engine.Name()))
+	case err != nil:
+		return 0, fmt.Errorf("read the reindex record: %w", err)
+	default:
+		if started, err = time.Parse(time.RFC3339Nano, val); err != nil {
+			return 0, fmt.Errorf("reindex record %q: %w", val, err)
+		}
+		logger.Info("reindex resumed", slog.String("engine", engine.Name()), slog.Time("started", started))
+	}
+
+	var total int64
+	db.WithContext(ctx).Raw(`SELECT count(*) FROM items WHERE deleted_at IS NULL`).Scan(&total)
+	stop := reportProgress(ctx, db, total, logger)
+	n, err := drainAll(ctx, db, engine)
+	if err == nil {
+		// Changed since the start by processes indexing elsewhere.
+		if err = search.MarkDirtyWhere(db.WithContext(ctx), "updated_at >= ?", started); err == nil {
+			var m int
+			m, err = drainAll(ctx, db, engine)
+			n += m
+		}
+	}
+	for attempt := 0; err == nil && attempt < 3; attempt++ {
+		// Everything sent is searchable; a write that failed is dirty
+		// again, and drained again.
+		if s, ok := engine.(interface{ Sync(context.Context) error }); ok {
+			if err = s.Sync(ctx); err != nil {
+				break
+			}
+		}
+		var left int64
+		db.WithContext(ctx).Raw(`SELECT count(*) FROM search_outbox`).Scan(&left)
+		if left == 0 {
+			break
+		}
+		var m int
+		m, err = drainAll(ctx, db, engine)
+		n += m
+	}
+	stop()
+	if err != nil {
+		return n, err
+	}
+	if err := rdb.Del(ctx, key).Err(); err != nil {
+		return n, fmt.Errorf("remove the reindex record: %w", err)
+	}
+	return n, nil
+}
+
+// reindexDrainers drain the outbox side by side: one builds documents
+// from Postgres while another's are sent.
+const (
+	reindexDrainers = 3
+	reindexBatch    = 2000
+)
+
+func drainAll(ctx context.Context, db *gorm.DB, engine search.Engine) (int, error) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var n int
+	var errs []error
+	for range reindexDrainers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m, err := search.Drain(ctx, db, engine, reindexBatch)
+			mu.Lock()
+			n += m
+			if err != nil {
+				errs = append(errs, err)
+			}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return n, errors.Join(errs...)
+}
+
+// reportProgress logs every few seconds how many items are left and the
+// rate; stop ends it.
+func reportProgress(ctx context.Context, db *gorm.DB, total int64, logger *slog.Logger) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(5 * time.Second)
+		defer t.Stop()
+		begin, last := time.Now(), int64(-1)
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			var left int64
+			db.WithContext(ctx).Raw(`SELECT count(*) FROM search_outbox`).Scan(&left)
+			if left == last {
+				continue
+			}
+			last = left
+			indexed := max(total-left, 0)
+			logger.Info("reindex progress", slog.Int64("indexed", indexed), slog.Int64("items", total),
+				slog.Int64("left", left), slog.Float64("items_per_second", float64(indexed)/time.Since(begin).Seconds()))
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
