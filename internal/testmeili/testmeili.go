@@ -121,6 +121,16 @@ func Available() bool {
 	return err == nil || os.Getenv("CI") != ""
 }
 
+// Launch runs a server outside a test (the benchmarks), with its database
+// in dir; Kill stops it.
+func Launch(dir string) (*Server, error) {
+	s := &Server{Dir: dir, Key: randomHex(16)}
+	if err := s.start(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 // Start runs a server owned by t, stopped in t.Cleanup.
 func Start(t testing.TB) *Server {
 	t.Helper()
