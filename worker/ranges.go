@@ -64,7 +64,21 @@ func (s *rangeServer) start() {
 	s.objects = map[string]*rangedFile{}
 	s.base = "http://" + l.Addr().String() + "/"
 	srv := &http.Server{Handler: http.HandlerFunc(s.handle), ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(l) // for the life of the process
+	go srv.Serve(smallBuffers{l}) // for the life of the process
+}
+
+// smallBuffers gives accepted connections a small send buffer: a tool
+// that asked for the rest of the file from an offset reads a little and
+// seeks elsewhere, and what the kernel buffered for it beyond that was
+// fetched from the object for nothing.
+type smallBuffers struct{ net.Listener }
+
+func (l smallBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(64 << 10)
+	}
+	return c, err
 }
 
 func (s *rangeServer) handle(w http.ResponseWriter, r *http.Request) {
@@ -86,7 +100,7 @@ func (s *rangeServer) handle(w http.ResponseWriter, r *http.Request) {
 // where the last window ended, up to the largest; a few windows are kept.
 const (
 	firstWindow = 256 << 10
-	maxWindow   = 4 << 20
+	maxWindow   = 1 << 20
 	keptWindows = 4
 )
 

@@ -143,7 +143,7 @@ func benchS3(ctx context.Context) error {
 	return b.walk(ctx)
 }
 
-// video harvests a 2 GiB QuickTime video (raw 1080p frames, its index at
+// video harvests a 2 GiB QuickTime video (raw 4:2:2 1080p frames, its index at
 // the end) with the technical extractors that read ranges (mediainfo,
 // besides store and mime_type) and reports how many of its bytes were
 // read. The file is written by ffmpeg straight into versitygw's posix
@@ -157,8 +157,8 @@ func (b *s3Bench) video(ctx context.Context, c *minio.Client) error {
 		return err
 	}
 	path := filepath.Join(b.vgw.Dir, "video", "clip.mov")
-	if out, err := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=1920x1080:r=25", "-frames:v", "690",
-		"-c:v", "rawvideo", "-pix_fmt", "yuv420p", path).CombinedOutput(); err != nil {
+	if out, err := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=1920x1080:r=25", "-frames:v", "518",
+		"-c:v", "rawvideo", "-pix_fmt", "uyvy422", path).CombinedOutput(); err != nil {
 		return fmt.Errorf("ffmpeg: %v: %s", err, out)
 	}
 	fi, err := os.Stat(path)
@@ -386,7 +386,9 @@ func (b *s3Bench) harvestWith(ctx context.Context, endpoint, bucket string, want
 				return 0, err
 			}
 			if job.ErrorCount > 0 {
-				return 0, fmt.Errorf("harvest of bucket %s: %d errors", bucket, job.ErrorCount)
+				var failed models.Activity
+				b.db.Where("request_id = ? AND kind = ? AND error <> ''", started.RequestID, models.ActivityExtractor).Limit(1).Find(&failed)
+				return 0, fmt.Errorf("harvest of bucket %s: %d errors (%s: %s)", bucket, job.ErrorCount, failed.Name, failed.Error)
 			}
 			recorded = job.WalkComplete && job.IndexedCount >= want
 		}
@@ -606,12 +608,18 @@ func (b *s3Bench) cliS3(ctx context.Context, endpoint, bucket string) (time.Dura
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
+	// The user's own configuration and credentials stay out of it.
+	conf := filepath.Join(b.dir, "aws-config")
+	if err := os.WriteFile(conf, nil, 0o600); err != nil {
+		return 0, err
+	}
 	start := time.Now()
 	cp := exec.CommandContext(ctx, "aws", "s3", "cp", "--recursive", "--only-show-errors", "--endpoint-url", endpoint, "s3://"+bucket, dir)
 	cp.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID="+b.vgw.AccessKey, "AWS_SECRET_ACCESS_KEY="+b.vgw.SecretKey,
-		"AWS_DEFAULT_REGION=us-east-1", "AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null")
+		"AWS_DEFAULT_REGION=us-east-1", "AWS_CONFIG_FILE="+conf, "AWS_SHARED_CREDENTIALS_FILE="+conf)
 	if out, err := cp.CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("aws s3 cp: %v: %s", err, bytes.TrimSpace(out))
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		return 0, fmt.Errorf("aws s3 cp: %v: %s", err, lines[len(lines)-1])
 	}
 	if out, err := exec.CommandContext(ctx, "sh", "-c", "find '"+dir+"' -type f -print0 | xargs -0 sha256sum > /dev/null").CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("sha256sum: %v: %s", err, out)

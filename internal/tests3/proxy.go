@@ -25,6 +25,8 @@ type Proxy struct {
 
 	srv      *httptest.Server
 	delay    atomic.Int64 // nanoseconds added before each request
+	inFlight atomic.Int64 // GETs being answered
+	maxGets  atomic.Int64 // the most inFlight was
 	slowDown atomic.Pointer[func(*http.Request) bool]
 
 	mu       sync.Mutex
@@ -60,6 +62,12 @@ func NewProxy(target string) (*Proxy, error) {
 		return nil
 	}
 	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			n := p.inFlight.Add(1)
+			defer p.inFlight.Add(-1)
+			for m := p.maxGets.Load(); n > m && !p.maxGets.CompareAndSwap(m, n); m = p.maxGets.Load() {
+			}
+		}
 		if d := time.Duration(p.delay.Load()); d > 0 {
 			t := time.NewTimer(d)
 			select {
@@ -127,8 +135,12 @@ func (p *Proxy) Sent(bucket, key string) int64 {
 	return p.sent["/"+bucket+"/"+strings.TrimPrefix(key, "/")]
 }
 
+// MaxGets is the most GET requests that were being answered at once.
+func (p *Proxy) MaxGets() int { return int(p.maxGets.Load()) }
+
 // Reset forgets the counts.
 func (p *Proxy) Reset() {
+	p.maxGets.Store(0)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	clear(p.requests)
