@@ -41,7 +41,7 @@ func main() {
 	spaceN := flag.Int("space-items", 200_000, "items harvested for the space suite")
 	scaleN := flag.Int("scale-items", 1_000_000, "items seeded for the scale suite")
 	webN := flag.Int("web-items", 200_000, "items seeded for the web suite")
-	only := flag.String("only", "", "run one suite: harvest, space, scale, search, s3, web or extractors")
+	only := flag.String("only", "", "run one suite: harvest, space, scale, search, s3, web, extractors or meili")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -113,6 +113,11 @@ func run(cfg benchConfig) error {
 	}
 	if suite("web") {
 		if err := benchWeb(ctx, cfg.webN); err != nil {
+			return err
+		}
+	}
+	if suite("meili") {
+		if err := benchMeili(ctx, cfg.smallN, cfg.large, cfg.webN); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,338 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/meilisearch/meilisearch-go"
+
+	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/internal/config"
+	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/internal/jobs"
+	"github.com/metaharvest/metaharvest/internal/queue"
+	"github.com/metaharvest/metaharvest/internal/testmeili"
+	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/search"
+	"github.com/metaharvest/metaharvest/search/meili"
+	"github.com/metaharvest/metaharvest/search/searchtest"
+	"github.com/metaharvest/metaharvest/worker"
+)
+
+// The Meilisearch suite (-only meili): the platform with the Meilisearch
+// backend against a Meilisearch started here (internal/testmeili, the
+// binary deploy/setup.sh --s3 installs):
+//   - small files end to end against bare Meilisearch ingest of the same
+//     documents (read back from the platform's index and posted again in
+//     batches of 500 without waiting, until the last task succeeded), into
+//     an index with the platform's settings and one with 9 filterable
+//     attributes;
+//   - large files end to end against coreutils md5sum, sha1sum, sha256sum;
+//   - freshness: batch commit to searchable;
+//   - search through the API at 200k documents, beside the Postgres
+//     backend on the same corpus.
+func benchMeili(ctx context.Context, smallN int, large [][2]int, searchN int) error {
+	if _, err := testmeili.Binary(); err != nil {
+		fmt.Printf("meilisearch suite skipped: %v\n\n", err)
+		return nil
+	}
+	dir, err := os.MkdirTemp("", "mhbench-meili-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	srv, err := testmeili.Launch(dir)
+	if err != nil {
+		return err
+	}
+	defer srv.Kill()
+	fmt.Printf("meilisearch %s (internal/testmeili)\n", testmeili.Version)
+	env, err := newMeiliEnv(ctx, srv)
+	if err != nil {
+		return err
+	}
+	defer env.close()
+	if err := benchMeiliSmall(ctx, env, srv, smallN); err != nil {
+		return err
+	}
+	for _, l := range large {
+		if err := benchLarge(ctx, env, l[0], l[1]); err != nil {
+			return err
+		}
+	}
+	return benchMeiliSearch(ctx, srv, searchN)
+}
+
+// newMeiliEnv is newEnv with the Meilisearch backend (indexes prefixed by
+// the run's namespace).
+func newMeiliEnv(ctx context.Context, srv *testmeili.Server) (*env, error) {
+	cfg, err := config.Load(os.LookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	dbURL, drop, err := scratchDB(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cfg.DatabaseURL = dbURL
+	cfg.RedisNamespace = "bench" + ids.New()[:8]
+	cfg.MeiliURL, cfg.MeiliAPIKey = srv.URL, srv.Key
+	dir, err := os.MkdirTemp("", "mhbench-")
+	if err != nil {
+		return nil, err
+	}
+	cfg.DataDir = filepath.Join(dir, "data")
+	db, err := models.Open(dbURL)
+	if err != nil {
+		return nil, err
+	}
+	opt, err := queue.RedisOpt(cfg.RedisURL)
+	if err != nil {
+		return nil, err
+	}
+	client := asynq.NewClient(opt)
+	e := &env{cfg: cfg, db: db, client: client, opt: opt, dir: dir, dropDB: drop,
+		starter: &jobs.Starter{DB: db, Queue: client, Names: queue.Names{Namespace: cfg.RedisNamespace}, Registry: extractors.Default}}
+	engine, err := meili.New(ctx, meili.Config{URL: srv.URL, APIKey: srv.Key, IndexPrefix: cfg.RedisNamespace + "_", DB: db,
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, err
+	}
+	e.engine = engine
+	wctx, cancel := context.WithCancel(ctx)
+	e.workers = cancel
+	go worker.Run(wctx, worker.Deps{Config: cfg, DB: db, Queue: client, RedisOpt: opt, Search: engine,
+		Logger: slog.New(slog.DiscardHandler)})
+	return e, nil
+}
+
+func benchMeiliSmall(ctx context.Context, e *env, srv *testmeili.Server, n int) error {
+	root := filepath.Join(e.dir, "small")
+	buf := make([]byte, 4096)
+	for i := 0; i < n; i++ {
+		p := filepath.Join(root, "media", fmt.Sprintf("d%03d", i%100), fmt.Sprintf("f%06d.bin", i))
+		if i < 100 {
+			os.MkdirAll(filepath.Dir(p), 0o755)
+		}
+		rand.Read(buf)
+		if err := os.WriteFile(p, buf, 0o644); err != nil {
+			return err
+		}
+	}
+	client := meilisearch.New(srv.URL, meilisearch.WithAPIKey(srv.Key))
+	fmt.Printf("small files with Meilisearch: %d x 4 KiB (store, mime_type, hashes), end to end, against bare Meilisearch ingest of the same documents\n", n)
+	var platform, nine []float64
+	for round := 1; round <= 3; round++ {
+		run, err := e.harvestE2E(ctx, root, smallFileExtractors, int64(n), false)
+		if err != nil {
+			return err
+		}
+		docs, err := meiliDocuments(ctx, client, e.cfg.RedisNamespace+"_items", run.locID)
+		if err != nil {
+			return err
+		}
+		if len(docs) != n {
+			return fmt.Errorf("the platform's index has %d documents of the harvest, want %d", len(docs), n)
+		}
+		// The platform's settings: an engine made on another prefix
+		// gives its index exactly those.
+		prefix := "bare" + ids.New()[:6] + "_"
+		if _, err := meili.New(ctx, meili.Config{URL: srv.URL, APIKey: srv.Key, IndexPrefix: prefix, Logger: slog.New(slog.DiscardHandler)}); err != nil {
+			return err
+		}
+		tp, err := bareIngest(ctx, client, prefix+"items", docs)
+		if err != nil {
+			return err
+		}
+		// Nine filterable attributes, nothing else set.
+		uid := "nine" + ids.New()[:6]
+		info, err := client.CreateIndexWithContext(ctx, &meilisearch.IndexConfig{Uid: uid, PrimaryKey: search.FieldID})
+		if err == nil {
+			_, err = client.WaitForTaskWithContext(ctx, info.TaskUID, 20*time.Millisecond)
+		}
+		if err != nil {
+			return err
+		}
+		filterable := []any{"_location_groups", "_container_groups", "location_id", "store_container_id", "mime_type", "type", "extension", "size", "last_modified"}
+		if info, err = client.Index(uid).UpdateFilterableAttributesWithContext(ctx, &filterable); err == nil {
+			_, err = client.WaitForTaskWithContext(ctx, info.TaskUID, 20*time.Millisecond)
+		}
+		if err != nil {
+			return err
+		}
+		t9, err := bareIngest(ctx, client, uid, docs)
+		if err != nil {
+			return err
+		}
+		ofs := float64(n) / run.searchable.Seconds()
+		pfs, nfs := float64(n)/tp.Seconds(), float64(n)/t9.Seconds()
+		platform, nine = append(platform, ofs/pfs), append(nine, ofs/nfs)
+		fmt.Printf("  round %d: metaharvest searchable %6.0f files/s (%s); bare Meilisearch, platform settings %6.0f docs/s, ratio %.2fx; 9 filterable %6.0f docs/s, ratio %.2fx\n",
+			round, ofs, run.searchable.Round(time.Millisecond), pfs, ofs/pfs, nfs, ofs/nfs)
+		for _, idx := range []string{prefix + "items", prefix + "segments", prefix + "fields", uid} {
+			client.DeleteIndexWithContext(ctx, idx)
+		}
+	}
+	sort.Float64s(platform)
+	sort.Float64s(nine)
+	fmt.Printf("  median ratio against bare ingest, platform settings  %5.2fx  (target >= 0.8x)\n", platform[1])
+	fmt.Printf("  median ratio against bare ingest, 9 filterable       %5.2fx\n", nine[1])
+	run, err := e.harvestE2E(ctx, root, smallFileExtractors, int64(n), true)
+	if err != nil {
+		return err
+	}
+	p50, p99 := percentiles(run.freshness)
+	fmt.Printf("  freshness: %d batch commits watched; commit -> searchable p50 %s, p99 %s, max %s  (target p99 <= 2 s)\n\n",
+		len(run.freshness), p50.Round(time.Millisecond), p99.Round(time.Millisecond), maxDuration(run.freshness).Round(time.Millisecond))
+	return nil
+}
+
+// meiliDocuments reads back the documents of a location as the platform
+// stored them.
+func meiliDocuments(ctx context.Context, c meilisearch.ServiceManager, uid, locID string) ([]json.RawMessage, error) {
+	var out []json.RawMessage
+	const page = 5000
+	for offset := int64(0); ; offset += page {
+		var res struct {
+			Results []json.RawMessage `json:"results"`
+		}
+		var raw meilisearch.DocumentsResult
+		err := c.Index(uid).GetDocumentsWithContext(ctx, &meilisearch.DocumentsQuery{Offset: offset, Limit: page,
+			Filter: fmt.Sprintf("location_id = %q", locID)}, &raw)
+		if err != nil {
+			return nil, err
+		}
+		b, _ := json.Marshal(raw)
+		if err := json.Unmarshal(b, &res); err != nil {
+			return nil, err
+		}
+		out = append(out, res.Results...)
+		if len(res.Results) < page {
+			return out, nil
+		}
+	}
+}
+
+// bareIngest posts documents in batches of 500 without waiting between
+// them and returns the time until the last task succeeded.
+func bareIngest(ctx context.Context, c meilisearch.ServiceManager, uid string, docs []json.RawMessage) (time.Duration, error) {
+	pk := search.FieldID
+	start := time.Now()
+	var last int64
+	for i := 0; i < len(docs); i += 500 {
+		var buf bytes.Buffer
+		for _, d := range docs[i:min(i+500, len(docs))] {
+			buf.Write(d)
+			buf.WriteByte('\n')
+		}
+		info, err := c.Index(uid).AddDocumentsNdjsonWithContext(ctx, buf.Bytes(), &meilisearch.DocumentOptions{PrimaryKey: &pk})
+		if err != nil {
+			return 0, err
+		}
+		last = info.TaskUID
+	}
+	t, err := c.WaitForTaskWithContext(ctx, last, 10*time.Millisecond)
+	if err != nil {
+		return 0, err
+	}
+	if t.Status != meilisearch.TaskStatusSucceeded {
+		return 0, fmt.Errorf("bare ingest: task %d %s: %s", t.UID, t.Status, t.Error.Message)
+	}
+	return time.Since(start), nil
+}
+
+// benchMeiliSearch indexes the same generated corpus in both backends and
+// times a name query and a terms aggregation through the API of each.
+func benchMeiliSearch(ctx context.Context, srv *testmeili.Server, docs int) error {
+	dbURL, drop, err := scratchDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer drop()
+	db, err := models.Open(dbURL)
+	if err != nil {
+		return err
+	}
+	defer func() { s, _ := db.DB(); s.Close() }()
+	cfg, err := config.Load(os.LookupEnv)
+	if err != nil {
+		return err
+	}
+	cfg.RedisNamespace = "bench" + ids.New()[:8]
+	pg, err := search.Open(search.Config{DB: db})
+	if err != nil {
+		return err
+	}
+	me, err := meili.New(ctx, meili.Config{URL: srv.URL, APIKey: srv.Key, IndexPrefix: cfg.RedisNamespace + "_", DB: db,
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return err
+	}
+	corpus := searchtest.NewCorpus(docs, 7, time.Now())
+	fmt.Printf("search with Meilisearch beside Postgres: %d item documents, through the API (admin)\n", docs)
+	for _, eng := range []search.Engine{pg, me} {
+		start := time.Now()
+		for i := 0; i < len(corpus.Docs); i += 1000 {
+			if err := eng.Upsert(ctx, corpus.Docs[i:min(i+1000, len(corpus.Docs))]); err != nil {
+				return err
+			}
+		}
+		if err := me.Sync(ctx); err != nil {
+			return err
+		}
+		fmt.Printf("  %-8s index built in %s (%.0f docs/s)\n", eng.Name(), time.Since(start).Round(time.Millisecond), float64(docs)/time.Since(start).Seconds())
+	}
+	sqlDB, _ := db.DB()
+	for _, t := range []string{"search_documents", "search_sources", "search_fulltext", "search_flat", "search_numbers"} {
+		sqlDB.ExecContext(ctx, `VACUUM ANALYZE `+t)
+	}
+	name := search.Request{Query: searchtest.MarkerName, Limit: 20}
+	agg := search.Request{Limit: 20, Aggregations: &search.Aggregations{Terms: []search.TermsAgg{{Name: "mime", Field: "mime_type"}}}}
+	type result struct{ nameP50, nameP99, aggP50 time.Duration }
+	results := map[string]result{}
+	for _, eng := range []search.Engine{pg, me} {
+		client, base, tok, stop, err := startAPI(ctx, cfg, db, eng)
+		if err != nil {
+			return err
+		}
+		var names, aggs []time.Duration
+		for r := -3; r < 60; r++ {
+			t0 := time.Now()
+			if err := apiCall(client, base, tok, "POST", "/api/data/search", name, nil); err != nil {
+				stop()
+				return err
+			}
+			d1 := time.Since(t0)
+			t0 = time.Now()
+			if err := apiCall(client, base, tok, "POST", "/api/data/search", agg, nil); err != nil {
+				stop()
+				return err
+			}
+			if r >= 0 {
+				names, aggs = append(names, d1), append(aggs, time.Since(t0))
+			}
+		}
+		stop()
+		n50, n99 := percentiles(names)
+		a50, _ := percentiles(aggs)
+		results[eng.Name()] = result{n50, n99, a50}
+		// A second api on the same database: a fresh admin is not made twice.
+		cfg.RedisNamespace = "bench" + ids.New()[:8]
+	}
+	for _, name := range []string{"postgres", "meili"} {
+		r := results[name]
+		fmt.Printf("  %-8s name query p50 %7.2f ms  p99 %7.2f ms   terms aggregation (mime_type, every document) p50 %7.2f ms\n",
+			name, ms(r.nameP50), ms(r.nameP99), ms(r.aggP50))
+	}
+	fmt.Println()
+	return nil
+}
