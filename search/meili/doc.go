@@ -2,10 +2,16 @@
 // set. It registers itself with search.Register as "meili".
 //
 // Three indexes (prefix + items, segments, fields) hold the documents, the
-// segments and the shared field catalogue. Every catalogued leaf is
-// filterable and sortable, string leaves searchable (name first); settings
-// are updated, and awaited, when a new field appears. Upserts and deletes
-// wait for their tasks, so that a document is searchable when Upsert returns.
+// segments and the shared field catalogue (with the key of the settings
+// each index was given). The settings come from the declared catalogue
+// when the engine starts and never change for a write (fields.go): declared
+// fields filter and sort, long text filters only, the generic provider
+// names and custom fields filter by pattern; other fields documents bring
+// are stored and returned, and a request that filters, sorts or aggregates
+// on one answers 400. Writes are sent without waiting for their tasks and
+// become searchable when Meilisearch has run them; the engine waits only
+// where a read needs them, and a task that fails has its items marked
+// dirty again (write.go).
 //
 // Requests are translated by pure functions (translate.go): filter
 // expressions with every attribute and value double-quoted and escaped,
@@ -23,5 +29,6 @@
 // up to MaxValuesPerFacet distinct values among the matches; typo tolerance
 // applies to words of five letters or more.
 //
-// Its live tests run the shared suite when MEILI_URL is set.
+// Its tests run the shared suite against a real Meilisearch
+// (internal/testmeili).
 package meili
