@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -301,8 +302,10 @@ func TestS3RangeReads(t *testing.T) {
 func TestS3RemoteConcurrency(t *testing.T) {
 	t.Parallel()
 	f := newS3Fixture(t, nil)
-	f.deps.Config.RemoteConcurrency = 5
-	for i := range 40 {
+	// More than the CPUs, which bounded local files' concurrency.
+	limit := 2*runtime.NumCPU() + 3
+	f.deps.Config.RemoteConcurrency = limit
+	for i := range 2 * limit {
 		f.put(fmt.Sprintf("o%02d.bin", i), 100)
 	}
 	// Each request waits, so that the task's reads overlap.
@@ -311,8 +314,8 @@ func TestS3RemoteConcurrency(t *testing.T) {
 	req := f.harvest(jobs.Spec{Extractors: []string{"mime_type", "hashes"}, OverrideExtractors: true})
 	f.waitJob(req, time.Minute)
 	f.checkHashes(req)
-	// One task of 40 files: the walk's listing is done before it starts.
-	if got := f.proxy.MaxGets(); got > 5 || got < 2 {
-		t.Fatalf("at most %d GETs at once, want up to REMOTE_CONCURRENCY=5 (and more than one)", got)
+	// One task of all the files: the walk's listing is done before it starts.
+	if got := f.proxy.MaxGets(); got > limit || got <= runtime.NumCPU() {
+		t.Fatalf("at most %d GETs at once, want up to REMOTE_CONCURRENCY=%d and more than the %d CPUs", got, limit, runtime.NumCPU())
 	}
 }
