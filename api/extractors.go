@@ -34,6 +34,48 @@ type extractorJSON struct {
 	Available  bool     `json:"available"`
 	Reason     string   `json:"reason"`
 	Tools      []string `json:"tools"`
+	// Settings are the extractor's declared settings (never their values:
+	// a key or a URL may be secret).
+	Settings []settingJSON `json:"settings"`
+}
+
+// settingJSON is the declaration of a setting: its environment variable,
+// kind, default and bounds, as the registry checks them at start.
+type settingJSON struct {
+	Name     string   `json:"name"`
+	Env      string   `json:"env"`
+	Kind     string   `json:"kind"`
+	Default  string   `json:"default"`
+	Min      *float64 `json:"min,omitempty"`
+	Max      *float64 `json:"max,omitempty"`
+	Above    bool     `json:"min_excluded,omitempty"`
+	Choices  []string `json:"choices,omitempty"`
+	Want     string   `json:"want"`
+	Required bool     `json:"required"`
+	Secret   bool     `json:"secret"`
+	Doc      string   `json:"doc"`
+}
+
+func settingsOut(decl []extractors.Setting) []settingJSON {
+	out := make([]settingJSON, len(decl))
+	for i, s := range decl {
+		o := settingJSON{Name: s.Name, Env: s.Env, Kind: string(s.Kind), Default: s.Default, Want: s.Want(),
+			Required: s.Required, Secret: s.Secret, Doc: s.Doc}
+		if s.Secret {
+			o.Default = ""
+		}
+		switch s.Kind {
+		case extractors.KindInt, extractors.KindNumber:
+			o.Min, o.Above = &s.Min, s.Above
+			if s.Max != 0 {
+				o.Max = &s.Max
+			}
+		case extractors.KindChoice:
+			o.Choices = strings.Fields(s.Choices)
+		}
+		out[i] = o
+	}
+	return out
 }
 
 func (s *Server) extractorOut(info extractors.Info, enabled bool) extractorJSON {
@@ -44,7 +86,7 @@ func (s *Server) extractorOut(info extractors.Info, enabled bool) extractorJSON 
 	}
 	return extractorJSON{Name: info.Name, DisplayName: info.DisplayName, Family: string(info.Family), FamilyName: info.Family.Name(),
 		Version: info.Version, Enabled: enabled,
-		Available: ok, Reason: reason, Tools: tools}
+		Available: ok, Reason: reason, Tools: tools, Settings: settingsOut(info.Settings)}
 }
 
 // GET /api/data/extractors

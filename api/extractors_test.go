@@ -76,6 +76,22 @@ func TestExtractorSettings(t *testing.T) {
 	if x := list.find(t, "exiv2"); x.Family != "images" || x.FamilyName != "Images" {
 		t.Errorf("exiv2 family %q %q", x.Family, x.FamilyName)
 	}
+	// Settings are listed as declared, with kind and bounds; a secret's
+	// default is never shown, nor any value.
+	pages := list.find(t, "document_pages").Settings
+	if len(pages) != 2 || pages[0].Env != "DOCUMENT_PAGES_MAX_PAGES" || pages[0].Kind != "integer" || pages[0].Default != "50" ||
+		pages[0].Min == nil || *pages[0].Min != 1 || pages[0].Max == nil || *pages[0].Max != 1000 ||
+		pages[0].Want != "a whole number from 1 to 1000" {
+		t.Errorf("document_pages settings %+v", pages)
+	}
+	for _, st := range list.find(t, "tags").Settings {
+		if st.Name == "key" && (!st.Secret || !st.Required || st.Default != "" || st.Kind != "text") {
+			t.Errorf("tags key %+v", st)
+		}
+	}
+	if st := list.find(t, "hashes").Settings; st == nil || len(st) != 0 {
+		t.Errorf("hashes settings %v, want []", st)
+	}
 	if h := list.find(t, "hashes"); !h.Enabled || !h.Available || h.Reason != "" || h.Tools == nil {
 		t.Fatalf("hashes %+v", h)
 	}

@@ -40,11 +40,17 @@
 // declared field filters before any document has it) and are checked by
 // extractortest.Suite against what the extractor really writes.
 //
-// New is called once per process, with the extractor's Settings (read from
-// the environment: provider keys, languages) and the shared Runner; the
-// extractor it returns serves every harvest of the process concurrently. An
-// extractor whose Required settings are unset, or whose New fails, is not
-// available: harvests that ask for it record "not available: <reason>".
+// Settings declare what an extractor reads from the environment (provider
+// keys, languages, limits) with a kind, a default and bounds (settings.go).
+// Register refuses a malformed declaration; Configure checks the values
+// once at start and logs each bad one in the one format of Setting.Check
+// ("setting DOCUMENT_PAGES_MAX_PAGES = "0": want a whole number from 1 to
+// 1000"); New reads them with Env.Int, Env.Number and Env.Choice, never
+// parsing by hand. New is called once per process, with those settings and
+// the shared Runner; the extractor it returns serves every harvest of the
+// process concurrently. An extractor whose Required settings are unset,
+// whose settings hold a bad value, or whose New fails, is not available:
+// harvests that ask for it record "not available: <reason>".
 //
 // # Errors
 //

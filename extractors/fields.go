@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
-	"strings"
 	"time"
 )
 
@@ -61,27 +60,14 @@ func checkFields(info Info) error {
 	return nil
 }
 
-// Setting is a configuration value an extractor reads from the environment.
-type Setting struct {
-	// Name is how the extractor asks Env for it ("languages", "key").
-	Name string
-	// Env is the environment variable that sets it ("TESSERACT_LANGUAGES").
-	Env string
-	// Default applies when the variable is unset.
-	Default string
-	// Secret values (provider keys) are never logged or returned.
-	Secret bool
-	// Required settings make the extractor unavailable while unset.
-	Required bool
-	// Doc says what it is, for the README and the extractor list.
-	Doc string
-}
-
 // Env is what an extractor is made with (Info.New): its settings, the
 // shared runner of external programs, a logger.
 type Env struct {
 	// Settings of this extractor by Setting.Name (defaults applied).
 	Settings map[string]string
+	// Declared are the extractor's declarations (Info.Settings), which
+	// the typed accessors (Int, Number, Choice) parse by.
+	Declared []Setting
 	// Runner starts external programs, capping the heavy ones.
 	Runner *Runner
 	// Logger for the rare event an extractor logs itself (a helper process
@@ -106,25 +92,4 @@ type Config struct {
 	// measures itself. It is called from the harvesting goroutines: it must
 	// be quick and safe for concurrent use.
 	Observer func(name string, took time.Duration, err error)
-}
-
-// settingsOf resolves info's settings: values set in the environment, else
-// defaults. missing lists the Env names of Required settings without value.
-func settingsOf(info Info, lookup func(string) (string, bool)) (vals map[string]string, missing []string) {
-	vals = map[string]string{}
-	for _, s := range info.Settings {
-		v, ok := "", false
-		if lookup != nil {
-			v, ok = lookup(s.Env)
-			v = strings.TrimSpace(v)
-		}
-		if !ok || v == "" {
-			v = s.Default
-		}
-		if v == "" && s.Required {
-			missing = append(missing, s.Env)
-		}
-		vals[s.Name] = v
-	}
-	return vals, missing
 }

@@ -119,8 +119,8 @@ func TestSettingsProvidersAndSetUp(t *testing.T) {
 	var gotEnv Env
 	r.MustRegister(Info{Name: "weather", Family: FamilyTechnical, Implemented: true, Provider: "weather",
 		Settings: []Setting{
-			{Name: "key", Env: "TEST_WEATHER_KEY", Secret: true, Required: true},
-			{Name: "url", Env: "TEST_WEATHER_URL", Default: "https://weather.example"},
+			{Name: "key", Env: "TEST_WEATHER_KEY", Kind: KindText, Secret: true, Required: true},
+			{Name: "url", Env: "TEST_WEATHER_URL", Kind: KindText, Default: "https://weather.example"},
 		},
 		New: func(env Env) (Extractor, error) { made.Add(1); gotEnv = env; return hashes{}, nil }})
 	r.MustRegister(Info{Name: "broken", Family: FamilyTechnical, Implemented: true,

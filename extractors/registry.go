@@ -90,6 +90,9 @@ func (r *Registry) Register(info Info) error {
 	if err := checkFields(info); err != nil {
 		return err
 	}
+	if err := checkSettings(info); err != nil {
+		return err
+	}
 	info = cloneInfo(info)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -291,12 +294,34 @@ func (r *Registry) Configure(cfg Config) {
 	r.made = map[string]*made{}
 	r.mu.Unlock()
 	closeMade(old)
+	// The settings are checked here, once at start, and each bad value is
+	// logged in the one format of Setting.Check; the extractor is then not
+	// available, with that reason (Available), until the value is fixed.
+	for _, err := range r.CheckSettings() {
+		cfg.Logger.Error("extractor setting refused: the extractor is not available", slog.String("error", err.Error()))
+	}
+}
+
+// CheckSettings returns an error for each implemented extractor whose
+// configured settings (Configure's Lookup, else the defaults) hold a value
+// that is not one of its setting (Setting.Check), by extractor name.
+func (r *Registry) CheckSettings() []error {
+	r.mu.RLock()
+	lookup := r.cfg.Lookup
+	r.mu.RUnlock()
+	var errs []error
+	for _, info := range r.All() {
+		if _, _, bad := settingsOf(info, lookup); bad != nil && info.Implemented {
+			errs = append(errs, fmt.Errorf("extractor %s: %w", info.Name, bad))
+		}
+	}
+	return errs
 }
 
 // Available reports whether the extractor can run here: it is registered,
-// implemented, every tool it needs is found on PATH, and its required
-// settings are set. When it cannot, reason says why in words fit for an API
-// response. Tool look-ups are cached for the life of the registry. An
+// implemented, every tool it needs is found on PATH, its required settings
+// are set and every setting holds a value of its kind (Setting.Check).
+// When it cannot, reason says why in words fit for an API response. Tool look-ups are cached for the life of the registry. An
 // extractor whose New fails is found out on first use (Run records it).
 func (r *Registry) Available(name string) (ok bool, reason string) {
 	info, found := r.lookup(name)
@@ -317,12 +342,16 @@ func (r *Registry) Available(name string) (ok bool, reason string) {
 	r.mu.RLock()
 	lookup := r.cfg.Lookup
 	r.mu.RUnlock()
-	if _, missing := settingsOf(info, lookup); len(missing) > 0 {
+	_, missing, bad := settingsOf(info, lookup)
+	if len(missing) > 0 {
 		what := "setting"
 		if info.Provider != "" {
 			what = info.Provider + " provider setting"
 		}
 		return false, fmt.Sprintf("%s %s not set", what, strings.Join(missing, ", "))
+	}
+	if bad != nil {
+		return false, bad.Error()
 	}
 	return true, ""
 }
@@ -334,7 +363,7 @@ func (r *Registry) Settings(name string) map[string]string {
 	r.mu.RLock()
 	lookup := r.cfg.Lookup
 	r.mu.RUnlock()
-	vals, _ := settingsOf(info, lookup)
+	vals, _, _ := settingsOf(info, lookup)
 	for _, s := range info.Settings {
 		if s.Secret && vals[s.Name] != "" {
 			vals[s.Name] = "<set>"
@@ -361,8 +390,12 @@ func (r *Registry) extractor(info Info) (Extractor, error) {
 		if cfg.Logger == nil {
 			cfg.Logger = slog.Default()
 		}
-		vals, _ := settingsOf(info, cfg.Lookup)
-		env := Env{Settings: vals, Runner: cfg.Runner, Logger: cfg.Logger.With(slog.String("extractor", info.Name))}
+		vals, _, bad := settingsOf(info, cfg.Lookup)
+		if bad != nil {
+			m.err = bad
+			return
+		}
+		env := Env{Settings: vals, Declared: info.Settings, Runner: cfg.Runner, Logger: cfg.Logger.With(slog.String("extractor", info.Name))}
 		func() {
 			defer func() {
 				if v := recover(); v != nil {

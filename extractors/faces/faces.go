@@ -48,9 +48,9 @@ func init() {
 		Accept:         images.AcceptPictures,
 		Fields:         fields,
 		Settings: []extractors.Setting{
-			{Name: "min_score", Env: "FACES_MIN_SCORE", Default: "25",
+			{Name: "min_score", Env: "FACES_MIN_SCORE", Kind: extractors.KindNumber, Default: "25", Min: 0,
 				Doc: "weakest pigo score kept as a face (false positives of the sample set scored up to 17, real faces 79 and more)"},
-			{Name: "max_pixels", Env: "FACES_MAX_PIXELS", Default: strconv.Itoa(images.DefaultMaxPixels),
+			{Name: "max_pixels", Env: "FACES_MAX_PIXELS", Kind: extractors.KindInt, Default: strconv.Itoa(images.DefaultMaxPixels), Min: 1,
 				Doc: "largest picture decoded, in pixels; larger ones are refused before decoding"},
 		},
 		New: newFaces,
@@ -121,19 +121,19 @@ type faces struct {
 var _ extractors.Extractor = (*faces)(nil)
 
 func newFaces(env extractors.Env) (extractors.Extractor, error) {
-	score, err := strconv.ParseFloat(env.Get("min_score"), 32)
-	if err != nil || score < 0 {
-		return nil, fmt.Errorf("FACES_MIN_SCORE %q: want a number >= 0", env.Get("min_score"))
+	score, err := env.Number("min_score")
+	if err != nil {
+		return nil, err
 	}
-	px, err := strconv.ParseInt(env.Get("max_pixels"), 10, 64)
-	if err != nil || px < 1 {
-		return nil, fmt.Errorf("FACES_MAX_PIXELS %q: want a positive number", env.Get("max_pixels"))
+	px, err := env.Int("max_pixels")
+	if err != nil {
+		return nil, err
 	}
 	cascade, err := unpackCascade(facefinder)
 	if err != nil {
 		return nil, err
 	}
-	return &faces{run: env.Runner, load: images.NewLoader(env.Runner, px), cascade: cascade, minScore: float32(score)}, nil
+	return &faces{run: env.Runner, load: images.NewLoader(env.Runner, int64(px)), cascade: cascade, minScore: float32(score)}, nil
 }
 
 // unpackCascade reads a pigo cascade; pigo indexes the bytes without

@@ -34,12 +34,12 @@ func init() {
 		// Phone videos carry the same camera, time and GPS tags.
 		Accept: extractors.AcceptMIME([]string{"image/", "video/mp4", "video/quicktime", "video/3gpp", "video/x-m4v"}),
 		Fields: exiv2Fields,
-		Settings: []extractors.Setting{{Name: "processes", Env: "EXIFTOOL_PROCESSES", Default: "2",
+		Settings: []extractors.Setting{{Name: "processes", Env: "EXIFTOOL_PROCESSES", Kind: extractors.KindInt, Default: "2", Min: 1, Max: 64,
 			Doc: "exiftool processes kept running per worker process (each serves one file at a time)"}},
 		New: func(env extractors.Env) (extractors.Extractor, error) {
-			n, err := strconv.Atoi(env.Get("processes"))
-			if err != nil || n < 1 || n > 64 {
-				return nil, fmt.Errorf("EXIFTOOL_PROCESSES %q: want a number from 1 to 64", env.Get("processes"))
+			n, err := env.Int("processes")
+			if err != nil {
+				return nil, err
 			}
 			return &exiv2{tool: newStayOpen(env.Runner, env.Logger, n, exiftoolArgs())}, nil
 		},

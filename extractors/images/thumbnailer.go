@@ -37,14 +37,14 @@ func init() {
 		Tools:          []string{"ffmpeg", "ffprobe"},
 		Accept:         AcceptPictures,
 		Fields:         thumbnailerFields,
-		Settings: []extractors.Setting{{Name: "max_pixels", Env: "THUMBNAIL_MAX_PIXELS", Default: strconv.Itoa(DefaultMaxPixels),
+		Settings: []extractors.Setting{{Name: "max_pixels", Env: "THUMBNAIL_MAX_PIXELS", Kind: extractors.KindInt, Default: strconv.Itoa(DefaultMaxPixels), Min: 1,
 			Doc: "largest picture decoded, in pixels (width x height); larger ones are refused before decoding"}},
 		New: func(env extractors.Env) (extractors.Extractor, error) {
-			n, err := strconv.ParseInt(env.Get("max_pixels"), 10, 64)
-			if err != nil || n < 1 {
-				return nil, fmt.Errorf("THUMBNAIL_MAX_PIXELS %q: want a positive number", env.Get("max_pixels"))
+			n, err := env.Int("max_pixels")
+			if err != nil {
+				return nil, err
 			}
-			return &thumbnailer{run: env.Runner, load: NewLoader(env.Runner, n)}, nil
+			return &thumbnailer{run: env.Runner, load: NewLoader(env.Runner, int64(n))}, nil
 		},
 	})
 }

@@ -69,7 +69,7 @@ func envOf(set map[string]string) extractors.Env {
 	for k, v := range set {
 		vals[k] = v
 	}
-	return extractors.Env{Settings: vals, Runner: extractors.NewRunner(2), Logger: slog.Default()}
+	return extractors.Env{Settings: vals, Declared: settings, Runner: extractors.NewRunner(2), Logger: slog.Default()}
 }
 
 // registry is a registry of its own for a test, closed when it ends.

@@ -262,7 +262,7 @@ func TestSidecarAbsent(t *testing.T) {
 	}{
 		{map[string]string{"NSFW_SIDECAR_DIR": empty}, "not available: set-up failed: nsfw sidecar not installed at " + empty + " (no server.js)"},
 		{map[string]string{"NSFW_SIDECAR_DIR": sidecarDir, "NSFW_NODE": "/nonexistent/node"}, `node program "/nonexistent/node" not found`},
-		{map[string]string{"NSFW_SIDECAR_DIR": sidecarDir, "NSFW_MODEL": "ResNet"}, `NSFW_MODEL "ResNet"`},
+		{map[string]string{"NSFW_SIDECAR_DIR": sidecarDir, "NSFW_MODEL": "ResNet"}, `not available: setting NSFW_MODEL = "ResNet": want one of MobileNetV2, MobileNetV2Mid, InceptionV3`},
 	} {
 		o := run(t, registry(t, c.env), "testdata/video-001.png", "image/png", nil, "")
 		if !errors.Is(o.Err, extractors.ErrUnavailable) || !strings.Contains(o.Err.Error(), c.want) {

@@ -46,12 +46,12 @@ func init() {
 const DefaultThreshold = 0.5
 
 var settings = []extractors.Setting{
-	{Name: "dir", Env: "NSFW_SIDECAR_DIR", Default: "deploy/nsfw",
+	{Name: "dir", Env: "NSFW_SIDECAR_DIR", Kind: extractors.KindText, Default: "deploy/nsfw",
 		Doc: "directory of the sidecar (server.js and its node_modules, installed by deploy/setup.sh); a relative path is taken from the working directory of the worker"},
-	{Name: "node", Env: "NSFW_NODE", Default: "node", Doc: "the Node.js program that runs the sidecar (18 or later)"},
-	{Name: "processes", Env: "NSFW_PROCESSES", Default: "1",
-		Doc: "sidecar processes per worker process (1 to 4), each ~180 MB once loaded and one picture at a time"},
-	{Name: "model", Env: "NSFW_MODEL", Default: "MobileNetV2",
+	{Name: "node", Env: "NSFW_NODE", Kind: extractors.KindText, Default: "node", Doc: "the Node.js program that runs the sidecar (18 or later)"},
+	{Name: "processes", Env: "NSFW_PROCESSES", Kind: extractors.KindInt, Default: "1", Min: 1, Max: 4,
+		Doc: "sidecar processes per worker process, each ~180 MB once loaded and one picture at a time"},
+	{Name: "model", Env: "NSFW_MODEL", Kind: extractors.KindChoice, Default: "MobileNetV2", Choices: "MobileNetV2 MobileNetV2Mid InceptionV3",
 		Doc: "nsfwjs model: MobileNetV2 (224 px, fastest), MobileNetV2Mid (224 px) or InceptionV3 (299 px, several times slower, ~540 MB)"},
 	thresholdSetting,
 	maxPixelsSetting,
@@ -59,27 +59,19 @@ var settings = []extractors.Setting{
 
 // Settings both adult-content extractors (nsfw, nsfw_provider) read.
 var (
-	thresholdSetting = extractors.Setting{Name: "threshold", Env: "NSFW_THRESHOLD", Default: strconv.FormatFloat(DefaultThreshold, 'f', -1, 64),
+	thresholdSetting = extractors.Setting{Name: "threshold", Env: "NSFW_THRESHOLD", Kind: extractors.KindNumber,
+		Default: strconv.FormatFloat(DefaultThreshold, 'f', -1, 64), Min: 0, Above: true, Max: 1,
 		Doc: "adult-content score (0 to 1: for nsfwjs porn + hentai + sexy, for a provider its nsfw_score) from which a picture or a frame is nsfw"}
-	maxPixelsSetting = extractors.Setting{Name: "max_pixels", Env: "NSFW_MAX_PIXELS", Default: strconv.Itoa(images.DefaultMaxPixels),
+	maxPixelsSetting = extractors.Setting{Name: "max_pixels", Env: "NSFW_MAX_PIXELS", Kind: extractors.KindInt, Default: strconv.Itoa(images.DefaultMaxPixels), Min: 1,
 		Doc: "largest picture decoded, in pixels; larger ones are refused before decoding"}
 )
 
 // readThreshold and readMaxPixels read those settings.
-func readThreshold(env extractors.Env) (float64, error) {
-	th, err := strconv.ParseFloat(env.Get("threshold"), 64)
-	if err != nil || !(th > 0 && th <= 1) {
-		return 0, fmt.Errorf("NSFW_THRESHOLD %q: want a number above 0, at most 1", env.Get("threshold"))
-	}
-	return th, nil
-}
+func readThreshold(env extractors.Env) (float64, error) { return env.Number("threshold") }
 
 func readMaxPixels(env extractors.Env) (int64, error) {
-	px, err := strconv.ParseInt(env.Get("max_pixels"), 10, 64)
-	if err != nil || px < 1 {
-		return 0, fmt.Errorf("NSFW_MAX_PIXELS %q: want a positive number", env.Get("max_pixels"))
-	}
-	return px, nil
+	px, err := env.Int("max_pixels")
+	return int64(px), err
 }
 
 var fields = func() []extractors.Field {
@@ -130,14 +122,17 @@ func newNSFW(env extractors.Env) (extractors.Extractor, error) {
 
 // build makes the extractor without starting its sidecar.
 func build(env extractors.Env) (*nsfw, error) {
-	model := env.Get("model")
+	model, err := env.Choice("model")
+	if err != nil {
+		return nil, err
+	}
 	side, ok := modelSides[model]
 	if !ok {
-		return nil, fmt.Errorf("NSFW_MODEL %q: want MobileNetV2, MobileNetV2Mid or InceptionV3", model)
+		return nil, fmt.Errorf("nsfw: no picture side known for model %s", model)
 	}
-	n, err := strconv.Atoi(env.Get("processes"))
-	if err != nil || n < 1 || n > 4 {
-		return nil, fmt.Errorf("NSFW_PROCESSES %q: want a number from 1 to 4", env.Get("processes"))
+	n, err := env.Int("processes")
+	if err != nil {
+		return nil, err
 	}
 	th, err := readThreshold(env)
 	if err != nil {

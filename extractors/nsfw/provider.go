@@ -30,8 +30,9 @@ const (
 
 func init() {
 	settings := append(provider.Settings("NSFW_API", "adult-content"),
-		extractors.Setting{Name: "frames", Env: "NSFW_API_FRAMES", Default: strconv.Itoa(defaultProviderFrames),
-			Doc: "frames of a video sent, spread over it (1 to " + strconv.Itoa(provider.MaxFrames) + "; video_main_frames' when it ran); a picture is sent whole, at most 640 pixels"},
+		extractors.Setting{Name: "frames", Env: "NSFW_API_FRAMES", Kind: extractors.KindInt, Default: strconv.Itoa(defaultProviderFrames),
+			Min: 1, Max: provider.MaxFrames,
+			Doc: "frames of a video sent, spread over it (video_main_frames' when it ran); a picture is sent whole, at most 640 pixels"},
 		thresholdSetting, maxPixelsSetting)
 	extractors.MustRegister(extractors.Info{
 		Name:           ProviderName,
@@ -88,7 +89,7 @@ func newProvider(env extractors.Env) (extractors.Extractor, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := provider.Count(env, "frames", "NSFW_API_FRAMES", provider.MaxFrames)
+	n, err := env.Int("frames")
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	_ "golang.org/x/image/bmp"
@@ -42,10 +41,10 @@ const (
 // Settings every extractor of the package reads (the analyses read text
 // with the same languages and within the same budget as tesseract).
 var settings = []extractors.Setting{
-	{Name: "languages", Env: "TESSERACT_LANGUAGES", Default: "eng",
+	{Name: "languages", Env: "TESSERACT_LANGUAGES", Kind: extractors.KindText, Default: "eng",
 		Doc: `languages tesseract reads, joined by "+" ("eng+fra"); each must be installed (tesseract --list-langs)`},
-	{Name: "max_images", Env: "TESSERACT_MAX_IMAGES", Default: "200",
-		Doc: "images read per item at most: pages of a scanned document, frames of a video (1..2000)"},
+	{Name: "max_images", Env: "TESSERACT_MAX_IMAGES", Kind: extractors.KindInt, Default: "200", Min: 1, Max: 2000,
+		Doc: "images read per item at most: pages of a scanned document, frames of a video"},
 }
 
 // engine runs tesseract on one image at a time; one per extractor, made at
@@ -59,9 +58,9 @@ type engine struct {
 // newEngine checks the settings: the languages must be installed, which
 // `tesseract --list-langs` says once per extractor and process.
 func newEngine(env extractors.Env) (*engine, error) {
-	maxImages, err := strconv.Atoi(strings.TrimSpace(env.Get("max_images")))
-	if err != nil || maxImages < 1 || maxImages > 2000 {
-		return nil, fmt.Errorf("TESSERACT_MAX_IMAGES must be a number from 1 to 2000, not %q", clip(env.Get("max_images"), 40))
+	maxImages, err := env.Int("max_images")
+	if err != nil {
+		return nil, err
 	}
 	installed, err := installedLanguages(env.Runner)
 	if err != nil {

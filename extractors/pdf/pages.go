@@ -26,8 +26,10 @@ func init() {
 		Tools:          []string{"pdfinfo", "pdftoppm"},
 		Accept:         acceptPDF,
 		Settings: []extractors.Setting{
-			{Name: "max_pages", Env: "DOCUMENT_PAGES_MAX_PAGES", Default: "50", Doc: "pages rendered from the start of a document (1..1000)"},
-			{Name: "max_side", Env: "DOCUMENT_PAGES_MAX_SIDE", Default: "1024", Doc: "pixels of the long side of a page image (64..4096)"},
+			{Name: "max_pages", Env: "DOCUMENT_PAGES_MAX_PAGES", Kind: extractors.KindInt, Default: "50", Min: 1, Max: 1000,
+				Doc: "pages rendered from the start of a document"},
+			{Name: "max_side", Env: "DOCUMENT_PAGES_MAX_SIDE", Kind: extractors.KindInt, Default: "1024", Min: 64, Max: 4096,
+				Doc: "pixels of the long side of a page image"},
 		},
 		Fields: []extractors.Field{
 			{Path: "page_count", Type: extractors.TypeNumber, Doc: "pages of the document"},
@@ -49,13 +51,13 @@ func init() {
 const thumbnailSide = 256
 
 func newPages(env extractors.Env) (extractors.Extractor, error) {
-	maxPages, err := strconv.Atoi(env.Get("max_pages"))
-	if err != nil || maxPages < 1 || maxPages > 1000 {
-		return nil, fmt.Errorf("DOCUMENT_PAGES_MAX_PAGES must be 1..1000, not %q", env.Get("max_pages"))
+	maxPages, err := env.Int("max_pages")
+	if err != nil {
+		return nil, err
 	}
-	maxSide, err := strconv.Atoi(env.Get("max_side"))
-	if err != nil || maxSide < 64 || maxSide > 4096 {
-		return nil, fmt.Errorf("DOCUMENT_PAGES_MAX_SIDE must be 64..4096, not %q", env.Get("max_side"))
+	maxSide, err := env.Int("max_side")
+	if err != nil {
+		return nil, err
 	}
 	return &pagesExtractor{run: env.Runner, maxPages: maxPages, maxSide: maxSide}, nil
 }

@@ -31,7 +31,7 @@ func init() {
 			{Path: "locations.name", Type: extractors.TypeString, Doc: "city, region and country names, for the item summary's locations"},
 			{Path: "locations.appearances", Type: extractors.TypeNumber, Doc: "times the place is named (1)"},
 		},
-		Settings: []extractors.Setting{{Name: "levels", Env: "GEOCODING_LEVELS", Default: "countries,cities",
+		Settings: []extractors.Setting{{Name: "levels", Env: "GEOCODING_LEVELS", Kind: extractors.KindText, Default: "countries,cities",
 			Doc: "comma-separated layers, loaded once per worker process: cities (shipped gazetteer, 10 MB), " +
 				"countries (for points outside cities; +56 MB held, 250 MB peak while loading), " +
 				"provinces (countries and the region of any point; +131 MB held, 650 MB peak while loading)"}},

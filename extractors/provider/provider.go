@@ -35,9 +35,9 @@ const (
 // Env.Get("key") read them; FromEnv makes the client.
 func Settings(prefix, service string) []extractors.Setting {
 	return []extractors.Setting{
-		{Name: "url", Env: prefix + "_URL", Required: true,
+		{Name: "url", Env: prefix + "_URL", Kind: extractors.KindText, Required: true,
 			Doc: "base URL of the " + service + " provider (https://...); the task name is appended (see extractors/provider)"},
-		{Name: "key", Env: prefix + "_KEY", Required: true, Secret: true,
+		{Name: "key", Env: prefix + "_KEY", Kind: extractors.KindText, Required: true, Secret: true,
 			Doc: "key of the " + service + " provider, sent as a bearer token"},
 	}
 }

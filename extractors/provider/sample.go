@@ -264,13 +264,3 @@ func WrapRun(ctx context.Context, what string, err error) error {
 }
 
 func ff(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
-
-// Count reads a bounded whole-number setting (frames, seconds) of an
-// extractor, named envName in the error.
-func Count(env extractors.Env, name, envName string, max int) (int, error) {
-	n, err := strconv.Atoi(env.Get(name))
-	if err != nil || n < 1 || n > max {
-		return 0, fmt.Errorf("%s %q: want a number from 1 to %d", envName, env.Get(name), max)
-	}
-	return n, nil
-}

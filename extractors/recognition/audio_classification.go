@@ -11,8 +11,8 @@ import (
 
 func init() {
 	settings := append(provider.Settings("VENDOR_API", "vendor"), extractors.Setting{
-		Name: "seconds", Env: "VENDOR_AUDIO_SECONDS", Default: "30",
-		Doc: "seconds of sound sent for audio classification, from the middle of the item (1 to 120)"})
+		Name: "seconds", Env: "VENDOR_AUDIO_SECONDS", Kind: extractors.KindInt, Default: "30", Min: 1, Max: maxAudioSeconds,
+		Doc: "seconds of sound sent for audio classification, from the middle of the item"})
 	extractors.MustRegister(extractors.Info{
 		Name:        "vendor_audio_classification",
 		DisplayName: "Audio Classification",
@@ -38,7 +38,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			secs, err := provider.Count(env, "seconds", "VENDOR_AUDIO_SECONDS", maxAudioSeconds)
+			secs, err := env.Int("seconds")
 			if err != nil {
 				return nil, err
 			}

@@ -2,7 +2,6 @@ package recognition
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -31,9 +30,9 @@ const defaultPictureFrames = 10
 // provider's: the frames of a video sent, and the largest picture decoded.
 func pictureSettings(prefix, what string) []extractors.Setting {
 	return []extractors.Setting{
-		{Name: "frames", Env: prefix + "_FRAMES", Default: strconv.Itoa(defaultPictureFrames),
-			Doc: "frames of a video sent for " + what + ", spread over it (1 to " + strconv.Itoa(provider.MaxFrames) + "; video_main_frames' when it ran); a picture is sent whole, at most 640 pixels"},
-		{Name: "max_pixels", Env: prefix + "_MAX_PIXELS", Default: strconv.Itoa(images.DefaultMaxPixels),
+		{Name: "frames", Env: prefix + "_FRAMES", Kind: extractors.KindInt, Default: strconv.Itoa(defaultPictureFrames), Min: 1, Max: provider.MaxFrames,
+			Doc: "frames of a video sent for " + what + ", spread over it (video_main_frames' when it ran); a picture is sent whole, at most 640 pixels"},
+		{Name: "max_pixels", Env: prefix + "_MAX_PIXELS", Kind: extractors.KindInt, Default: strconv.Itoa(images.DefaultMaxPixels), Min: 1,
 			Doc: "largest picture decoded, in pixels; larger ones are refused before decoding"},
 	}
 }
@@ -51,15 +50,15 @@ func newPictureCommon(env extractors.Env, prefix string) (pictureCommon, error) 
 	if err != nil {
 		return pictureCommon{}, err
 	}
-	n, err := provider.Count(env, "frames", prefix+"_FRAMES", provider.MaxFrames)
+	n, err := env.Int("frames")
 	if err != nil {
 		return pictureCommon{}, err
 	}
-	px, err := strconv.ParseInt(env.Get("max_pixels"), 10, 64)
-	if err != nil || px < 1 {
-		return pictureCommon{}, fmt.Errorf("%s_MAX_PIXELS %q: want a positive number", prefix, env.Get("max_pixels"))
+	px, err := env.Int("max_pixels")
+	if err != nil {
+		return pictureCommon{}, err
 	}
-	return pictureCommon{client: c, run: env.Runner, load: images.NewLoader(env.Runner, px), frames: n}, nil
+	return pictureCommon{client: c, run: env.Runner, load: images.NewLoader(env.Runner, int64(px)), frames: n}, nil
 }
 
 // sample is what is sent of the item.

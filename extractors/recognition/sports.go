@@ -11,8 +11,8 @@ import (
 
 func init() {
 	settings := append(provider.Settings("VENDOR_API", "vendor"), extractors.Setting{
-		Name: "frames", Env: "VENDOR_SPORTS_FRAMES", Default: "4",
-		Doc: "frames sent for sports recognition, spread over the video (1 to 16)"})
+		Name: "frames", Env: "VENDOR_SPORTS_FRAMES", Kind: extractors.KindInt, Default: "4", Min: 1, Max: maxFrames,
+		Doc: "frames sent for sports recognition, spread over the video"})
 	extractors.MustRegister(extractors.Info{
 		Name:        "vendorsports",
 		DisplayName: "Sports",
@@ -38,7 +38,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			n, err := provider.Count(env, "frames", "VENDOR_SPORTS_FRAMES", maxFrames)
+			n, err := env.Int("frames")
 			if err != nil {
 				return nil, err
 			}

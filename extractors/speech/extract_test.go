@@ -296,7 +296,7 @@ func TestFailuresAreWorded(t *testing.T) {
 	}
 	// SPEECH_MAX_SECONDS is checked.
 	for _, v := range []string{"0", "x", "NaN", "100000"} {
-		if _, err := newExtractor(extractors.Env{Settings: map[string]string{"max_seconds": v}, Runner: run}); err == nil {
+		if _, err := newExtractor(extractors.Env{Settings: map[string]string{"max_seconds": v}, Declared: []extractors.Setting{maxSecondsSetting}, Runner: run}); err == nil {
 			t.Errorf("max seconds %q accepted", v)
 		}
 	}

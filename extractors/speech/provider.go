@@ -50,9 +50,10 @@ var ProviderFields = []extractors.Field{
 
 func init() {
 	settings := append(provider.Settings("SPEECH_API", "speech to text"), maxSecondsSetting,
-		extractors.Setting{Name: "clip_seconds", Env: "SPEECH_API_CLIP_SECONDS", Default: strconv.Itoa(DefaultClipSeconds),
-			Doc: "seconds of audio sent in one request, clip after clip (" + strconv.Itoa(minClipSeconds) + " to " + strconv.Itoa(maxClipSeconds) + ")"},
-		extractors.Setting{Name: "language", Env: "SPEECH_API_LANGUAGE",
+		extractors.Setting{Name: "clip_seconds", Env: "SPEECH_API_CLIP_SECONDS", Kind: extractors.KindInt, Default: strconv.Itoa(DefaultClipSeconds),
+			Min: minClipSeconds, Max: maxClipSeconds,
+			Doc: "seconds of audio sent in one request, clip after clip"},
+		extractors.Setting{Name: "language", Env: "SPEECH_API_LANGUAGE", Kind: extractors.KindText,
 			Doc: "BCP 47 code of the language spoken (en, pt-BR), sent to the provider as a hint; empty: the provider finds out"},
 	)
 	extractors.MustRegister(extractors.Info{
@@ -81,9 +82,9 @@ func newProviderExtractor(env extractors.Env) (extractors.Extractor, error) {
 	if err != nil {
 		return nil, err
 	}
-	clip, err := strconv.Atoi(env.Get("clip_seconds"))
-	if err != nil || clip < minClipSeconds || clip > maxClipSeconds {
-		return nil, fmt.Errorf("SPEECH_API_CLIP_SECONDS %q: want a number from %d to %d", env.Get("clip_seconds"), minClipSeconds, maxClipSeconds)
+	clip, err := env.Int("clip_seconds")
+	if err != nil {
+		return nil, err
 	}
 	lang := ""
 	if v := env.Get("language"); v != "" {

@@ -284,9 +284,9 @@ func TestProviderUnavailable(t *testing.T) {
 		{nil, "not available: speech provider setting SPEECH_API_URL, SPEECH_API_KEY not set"},
 		{map[string]string{"SPEECH_API_URL": url}, "not available: speech provider setting SPEECH_API_KEY not set"},
 		{map[string]string{"SPEECH_API_KEY": "k"}, "not available: speech provider setting SPEECH_API_URL not set"},
-		{providerEnv(url, "SPEECH_API_CLIP_SECONDS", "5"), "SPEECH_API_CLIP_SECONDS \"5\""},
+		{providerEnv(url, "SPEECH_API_CLIP_SECONDS", "5"), `not available: setting SPEECH_API_CLIP_SECONDS = "5": want a whole number from`},
 		{providerEnv(url, "SPEECH_API_LANGUAGE", "English"), "SPEECH_API_LANGUAGE \"English\""},
-		{providerEnv(url, "SPEECH_MAX_SECONDS", "0"), "SPEECH_MAX_SECONDS \"0\""},
+		{providerEnv(url, "SPEECH_MAX_SECONDS", "0"), `not available: setting SPEECH_MAX_SECONDS = "0": want a number from 1 to 86400`},
 		{providerEnv("ftp://" + strings.TrimPrefix(url, "http://")), "absolute http or https URL"},
 	} {
 		o := runProvider(t, providerRegistry(t, c.env), "testdata/front-center.wav")

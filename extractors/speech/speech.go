@@ -2,7 +2,6 @@ package speech
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -61,17 +60,13 @@ func init() {
 
 // maxSecondsSetting bounds the audio recognised by every speech extractor.
 var maxSecondsSetting = extractors.Setting{
-	Name: "max_seconds", Env: "SPEECH_MAX_SECONDS", Default: strconv.Itoa(DefaultMaxSeconds),
+	Name: "max_seconds", Env: "SPEECH_MAX_SECONDS", Kind: extractors.KindNumber, Default: strconv.Itoa(DefaultMaxSeconds), Min: 1, Max: 24 * 3600,
 	Doc: "seconds of audio recognised per item, from the start",
 }
 
 // maxSeconds reads maxSecondsSetting.
 func maxSeconds(env extractors.Env) (float64, error) {
-	v, err := strconv.ParseFloat(env.Get("max_seconds"), 64)
-	if err != nil || math.IsNaN(v) || v < 1 || v > 24*3600 {
-		return 0, fmt.Errorf("SPEECH_MAX_SECONDS %q: want seconds from 1 to 86400", env.Get("max_seconds"))
-	}
-	return v, nil
+	return env.Number("max_seconds")
 }
 
 func newExtractor(env extractors.Env) (extractors.Extractor, error) {

@@ -48,8 +48,8 @@ func readmeTable(reg *extractors.Registry) string {
 	return b.String()
 }
 
-// settingCell is one setting as the table shows it: its variable, and its
-// default or that it is required.
+// settingCell is one setting as the table shows it: its variable, its
+// default or that it is required, and what its values are.
 func settingCell(s extractors.Setting) string {
 	out := "`" + s.Env + "`"
 	switch {
@@ -58,7 +58,10 @@ func settingCell(s extractors.Setting) string {
 	case s.Default != "" && !s.Secret:
 		out += " = `" + s.Default + "`"
 	}
-	return out
+	if s.Kind != extractors.KindText {
+		out += " (" + s.Want() + ")"
+	}
+	return cell(out)
 }
 
 // cell escapes what would break a table cell.

@@ -3,7 +3,6 @@ package video
 import (
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -119,16 +118,6 @@ func fitScale(boxW, boxH int) string {
 // trailing zeros.
 func num(f float64) string {
 	return strconv.FormatFloat(f, 'f', -1, 64)
-}
-
-// settingNumber reads a numeric setting within [lo, hi].
-func settingNumber(env extractors.Env, name string, lo, hi float64) (float64, error) {
-	s := strings.TrimSpace(env.Get(name))
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || v < lo || v > hi {
-		return 0, fmt.Errorf("setting %s = %q: want a number from %s to %s", name, s, num(lo), num(hi))
-	}
-	return v, nil
 }
 
 // acceptMedia takes files whose MIME type starts with one of prefixes, and

@@ -43,10 +43,14 @@ func init() {
 			{Path: "frames.score", Type: extractors.TypeNumber, Doc: "scene change score of the frame, 0 to 1"},
 		},
 		Settings: []extractors.Setting{
-			{Name: "max_frames", Env: "VIDEO_MAIN_FRAMES_MAX", Default: "300", Doc: "most frames kept per video (2 to 20000)"},
-			{Name: "interval", Env: "VIDEO_MAIN_FRAMES_INTERVAL", Default: "10", Doc: "seconds between periodic frames, widened so that they number at most half of max_frames"},
-			{Name: "scene_threshold", Env: "VIDEO_MAIN_FRAMES_SCENE_THRESHOLD", Default: "0.3", Doc: "scene change score (0 to 1) above which a frame starts a scene"},
-			{Name: "max_duration", Env: "VIDEO_MAIN_FRAMES_MAX_DURATION", Default: "14400", Doc: "seconds of a video analysed at most"},
+			{Name: "max_frames", Env: "VIDEO_MAIN_FRAMES_MAX", Kind: extractors.KindNumber, Default: "300", Min: 2, Max: extractors.MaxSegments,
+				Doc: "most frames kept per video"},
+			{Name: "interval", Env: "VIDEO_MAIN_FRAMES_INTERVAL", Kind: extractors.KindNumber, Default: "10", Min: 0.5, Max: 3600,
+				Doc: "seconds between periodic frames, widened so that they number at most half of max_frames"},
+			{Name: "scene_threshold", Env: "VIDEO_MAIN_FRAMES_SCENE_THRESHOLD", Kind: extractors.KindNumber, Default: "0.3", Min: 0.01, Max: 1,
+				Doc: "scene change score above which a frame starts a scene"},
+			{Name: "max_duration", Env: "VIDEO_MAIN_FRAMES_MAX_DURATION", Kind: extractors.KindNumber, Default: "14400", Min: 1, Max: 7 * 24 * 3600,
+				Doc: "seconds of a video analysed at most"},
 		},
 		New: newMainFrames,
 	})
@@ -66,19 +70,19 @@ type mainFrames struct {
 var _ extractors.Extractor = (*mainFrames)(nil)
 
 func newMainFrames(env extractors.Env) (extractors.Extractor, error) {
-	n, err := settingNumber(env, "max_frames", 2, extractors.MaxSegments)
+	n, err := env.Number("max_frames")
 	if err != nil {
 		return nil, err
 	}
-	iv, err := settingNumber(env, "interval", 0.5, 3600)
+	iv, err := env.Number("interval")
 	if err != nil {
 		return nil, err
 	}
-	th, err := settingNumber(env, "scene_threshold", 0.01, 1)
+	th, err := env.Number("scene_threshold")
 	if err != nil {
 		return nil, err
 	}
-	md, err := settingNumber(env, "max_duration", 1, 7*24*3600)
+	md, err := env.Number("max_duration")
 	if err != nil {
 		return nil, err
 	}

@@ -29,10 +29,11 @@ func init() {
 			extractors.Field{Path: "video_codec", Type: extractors.TypeString, Doc: "h264"},
 		),
 		Settings: []extractors.Setting{
-			{Name: "max_duration", Env: "VIDEO_PREVIEWS_MAX_DURATION", Default: "14400", Doc: "seconds of a video previewed at most (its beginning)"},
+			{Name: "max_duration", Env: "VIDEO_PREVIEWS_MAX_DURATION", Kind: extractors.KindNumber, Default: "14400", Min: 1, Max: 7 * 24 * 3600,
+				Doc: "seconds of a video previewed at most (its beginning)"},
 		},
 		New: func(env extractors.Env) (extractors.Extractor, error) {
-			md, err := settingNumber(env, "max_duration", 1, 7*24*3600)
+			md, err := env.Number("max_duration")
 			if err != nil {
 				return nil, err
 			}
