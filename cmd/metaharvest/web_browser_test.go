@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/metaharvest/metaharvest/internal/testproc"
 )
@@ -490,6 +491,33 @@ func TestWebUIInBrowser(t *testing.T) {
 	b.noHorizontalScroll("video item page")
 	b.screenshot(shots, "item-video")
 	b.clean("video page")
+
+	// With the search's words, the hits lane: "Next hit" goes to it. The
+	// keyboard: arrows move between markers, space plays and pauses (not
+	// while typing in the transcript's filter, which hides other cues).
+	b.open("/items/" + s.video + "?q=" + captionWord)
+	hitLane := `document.querySelector('#timeline .lane[data-lane="hits"] a.marker')`
+	b.waitFor("the hits lane and its buttons", hitLane+` && !document.getElementById("next-hit").hidden && document.getElementById("player").readyState >= 1`)
+	hit := b.number(`Number(` + hitLane + `.dataset.t)`)
+	b.run("next hit", chromedp.Click("#next-hit", chromedp.ByID))
+	b.waitFor("at the hit", fmt.Sprintf(`Math.abs(document.getElementById("player").currentTime - %v) < 0.6`, hit))
+	b.eval(`(() => { const p = document.getElementById("player"); p.pause(); p.currentTime = 0; document.activeElement.blur(); return true; })()`, new(any))
+	b.waitFor("back at 0", `document.getElementById("player").currentTime === 0 && !document.getElementById("player").seeking`)
+	firstMarker := b.number(`Math.min(...Array.from(document.querySelectorAll("#timeline a.marker")).map(a => Number(a.dataset.t)).filter(t => t > 0.25))`)
+	b.run("ArrowRight", chromedp.KeyEvent(kb.ArrowRight))
+	b.waitFor("ArrowRight at the next marker", fmt.Sprintf(`Math.abs(document.getElementById("player").currentTime - %v) < 0.05`, firstMarker))
+	b.run("space", chromedp.KeyEvent(" "))
+	b.waitFor("space plays", `!document.getElementById("player").paused`)
+	b.run("space", chromedp.KeyEvent(" "))
+	b.waitFor("space pauses", `document.getElementById("player").paused`)
+	b.run("filter the transcript", chromedp.SendKeys("#transcript-filter", "sample reel", chromedp.ByID))
+	b.waitFor("the filter hides the other cue", cue+`.closest("li").hidden && Array.from(document.querySelectorAll("#transcript a.cue")).filter(a => !a.closest("li").hidden).length === 2`)
+	var paused bool
+	b.eval(`document.getElementById("player").paused`, &paused)
+	if !paused {
+		t.Error("typing a space in the transcript's filter started playback")
+	}
+	b.clean("hits, keyboard and filter")
 
 	b.open("/items/" + s.video + "?t=2")
 	b.waitFor("start at ?t=2", `document.getElementById("player").readyState >= 1 && Math.abs(document.getElementById("player").currentTime - 2) < 0.3`)
