@@ -108,6 +108,16 @@ func checkContent(t *testing.T, e *env, itemID string, data []byte) {
 		}
 	}
 	e.getContent(itemID, e.adminToken, map[string]string{"If-None-Match": `"other"`}).status(200)
+
+	// HEAD: the same headers, no bytes of the file read or sent.
+	req := httptest.NewRequest("HEAD", contentPath(itemID), nil)
+	req.Header.Set("Authorization", "Bearer "+e.adminToken)
+	rec := httptest.NewRecorder()
+	e.srv.Handler().ServeHTTP(rec, req)
+	if rec.Code != 200 || rec.Body.Len() != 0 || rec.Header().Get("Content-Length") != fmt.Sprint(size) ||
+		rec.Header().Get("ETag") != etag || rec.Header().Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("HEAD: %d, %d bytes, %v", rec.Code, rec.Body.Len(), rec.Header())
+	}
 }
 
 // contentSample is large enough that S3 ranges are read by windows (the

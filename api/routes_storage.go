@@ -1,5 +1,7 @@
 package api
 
+import "net/http"
+
 // storageRoutes lists the routes of the storage area: locations, their
 // containers, the upload store, items and their artifacts.
 func (s *Server) storageRoutes() []Route {
@@ -24,6 +26,7 @@ func (s *Server) storageRoutes() []Route {
 		// Items and artifacts (items.go, artifacts.go)
 		{get, "/api/data/items/:id", "items:read", s.getItem},
 		{get, "/api/data/items/:id/content", "items:read", s.itemContent}, // content.go
+		{http.MethodHead, "/api/data/items/:id/content", "items:read", s.itemContent},
 		{del, "/api/data/items/:id", "items:write", s.deleteItem},
 		{get, "/api/data/artifacts/*path", "items:read", s.serveArtifact},
 	}
