@@ -183,7 +183,7 @@ func TestProviderUnavailable(t *testing.T) {
 		{nil, "not available: adult-content provider setting NSFW_API_URL, NSFW_API_KEY not set"},
 		{map[string]string{"NSFW_API_URL": url}, "not available: adult-content provider setting NSFW_API_KEY not set"},
 		{map[string]string{"NSFW_API_KEY": "k", "NSFW_SIDECAR_DIR": sidecarDir}, "not available: adult-content provider setting NSFW_API_URL not set"},
-		{bad, "NSFW_THRESHOLD \"2\""},
+		{bad, `setting NSFW_THRESHOLD = "2": want a number above 0, at most 1`},
 	} {
 		o := runProvider(t, providerRegistry(t, c.env), providerPhoto)
 		if !errors.Is(o.Err, extractors.ErrUnavailable) || !strings.HasPrefix(o.Err.Error(), "not available: ") || !strings.Contains(o.Err.Error(), c.want) {
