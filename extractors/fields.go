@@ -93,3 +93,29 @@ type Config struct {
 	// be quick and safe for concurrent use.
 	Observer func(name string, took time.Duration, err error)
 }
+
+// Shape is a set of fields that several extractors write alike (a local
+// analysis and its provider-backed twin, whose data the same summaries
+// read), declared once by path, type and a doc that holds for all of them.
+type Shape []Field
+
+// Fields returns the shape's fields as one extractor declares them: docs
+// replaces the doc of the paths it names (what this extractor says of its
+// own way of finding them), and extra are the fields only it writes. A doc
+// for a path outside the shape is a bug of the declaration: it panics, at
+// init.
+func (s Shape) Fields(docs map[string]string, extra ...Field) []Field {
+	out := make([]Field, 0, len(s)+len(extra))
+	used := 0
+	for _, f := range s {
+		if d, ok := docs[f.Path]; ok {
+			f.Doc = d
+			used++
+		}
+		out = append(out, f)
+	}
+	if used != len(docs) {
+		panic(fmt.Sprintf("extractors: Shape.Fields: docs %v name paths outside the shape", docs))
+	}
+	return append(out, extra...)
+}

@@ -26,22 +26,16 @@ func init() {
 		DefaultEnabled: true,
 		After:          TextSources,
 		Needs:          TextNeeds,
-		Fields: []extractors.Field{
-			{Path: "key_phrases.name", Type: extractors.TypeString, Doc: "key phrase (RAKE), as most often written; languages: en, fr, es, de, it, pt, nl"},
-			{Path: "key_phrases.appearances", Type: extractors.TypeNumber, Doc: "times it appears"},
-			{Path: "key_phrases.score", Type: extractors.TypeNumber, Doc: "RAKE score of one appearance (sum of its words' degree over frequency)"},
-			{Path: "entities.name", Type: extractors.TypeString, Doc: "person, place or organisation named in the text"},
-			{Path: "entities.type", Type: extractors.TypeString, Doc: "person, place or organization"},
-			{Path: "entities.appearances", Type: extractors.TypeNumber, Doc: "times it is named (a lone surname counts for the full name)"},
-			{Path: "sentiment.name", Type: extractors.TypeString, Doc: "positive, negative, neutral or mixed, the likeliest first (English text only)"},
-			{Path: "sentiment.confidence", Type: extractors.TypeNumber, Doc: "0..1; the four sum to 1"},
-			{Path: "language.code", Type: extractors.TypeString, Doc: "ISO 639-1 code of the text's language (639-3 when it has no 639-1 code)"},
-			{Path: "language.name", Type: extractors.TypeString, Doc: "language name in English"},
-			{Path: "language.confidence", Type: extractors.TypeNumber, Doc: "0..1 (whatlanggo)"},
-			{Path: "sources", Type: extractors.TypeString, Doc: "extractors whose text was analysed"},
-			{Path: "characters", Type: extractors.TypeNumber, Doc: "bytes of text analysed (at most 200 KiB)"},
-			{Path: "truncated", Type: extractors.TypeBool, Doc: "true when the item had more text than was analysed"},
-		},
+		Fields: tokenShape.Fields(map[string]string{
+			"key_phrases.name":     "key phrase (RAKE), as most often written; languages: en, fr, es, de, it, pt, nl",
+			"key_phrases.score":    "RAKE score of one appearance (sum of its words' degree over frequency)",
+			"entities.appearances": "times it is named (a lone surname counts for the full name)",
+			"sentiment.name":       "positive, negative, neutral or mixed, the likeliest first (English text only)",
+			"sentiment.confidence": "0..1; the four sum to 1",
+			"language.code":        "ISO 639-1 code of the text's language (639-3 when it has no 639-1 code)",
+			"language.name":        "language name in English",
+			"language.confidence":  "0..1 (whatlanggo)",
+		}),
 		New: func(env extractors.Env) (extractors.Extractor, error) {
 			atlas, err := gazetteer.Default()
 			if err != nil {

@@ -74,12 +74,15 @@ func readMaxPixels(env extractors.Env) (int64, error) {
 	return int64(px), err
 }
 
-var fields = func() []extractors.Field {
-	f := []extractors.Field{
-		{Path: "source", Type: extractors.TypeString, Doc: "the classifier: nsfwjs"},
-		{Path: "model", Type: extractors.TypeString, Doc: "its model (MobileNetV2, MobileNetV2Mid, InceptionV3)"},
+// shape is what both adult-content extractors write (nsfw and
+// nsfw_provider: the adult endpoints and the summaries read either),
+// declared once; each gives the docs it words its own way and what only it
+// writes.
+var shape = func() extractors.Shape {
+	f := extractors.Shape{
+		{Path: "source", Type: extractors.TypeString, Doc: "the classifier"},
 		{Path: "threshold", Type: extractors.TypeNumber, Doc: "adult-content score from which nsfw is true (NSFW_THRESHOLD)"},
-		{Path: "nsfw_score", Type: extractors.TypeNumber, Doc: "adult-content score, 0 safe to 1 unsafe: the probability of porn, hentai or sexy; for a video the highest of its frames"},
+		{Path: "nsfw_score", Type: extractors.TypeNumber, Doc: "adult-content score, 0 safe to 1 unsafe; for a video the highest of its frames"},
 		{Path: "nsfw", Type: extractors.TypeBool, Doc: "nsfw_score reaches the threshold (for a video: in at least one frame)"},
 		{Path: "category", Type: extractors.TypeString, Doc: "most probable category: drawing, hentai, neutral, porn or sexy (for a video: of the mean scores)"},
 		{Path: "mean_nsfw_score", Type: extractors.TypeNumber, Doc: "video: mean adult-content score of the frames"},
@@ -95,6 +98,11 @@ var fields = func() []extractors.Field {
 	}
 	return f
 }()
+
+var fields = shape.Fields(map[string]string{
+	"source":     "the classifier: nsfwjs",
+	"nsfw_score": "adult-content score, 0 safe to 1 unsafe: the probability of porn, hentai or sexy; for a video the highest of its frames",
+}, extractors.Field{Path: "model", Type: extractors.TypeString, Doc: "its model (MobileNetV2, MobileNetV2Mid, InceptionV3)"})
 
 type nsfw struct {
 	run       *extractors.Runner

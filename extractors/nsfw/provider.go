@@ -53,25 +53,17 @@ func init() {
 }
 
 var providerFields = func() []extractors.Field {
-	f := []extractors.Field{
-		{Path: "source", Type: extractors.TypeString, Doc: "the service that answered (its words), else the provider's host"},
-		{Path: "threshold", Type: extractors.TypeNumber, Doc: "adult-content score from which nsfw is true (NSFW_THRESHOLD)"},
-		{Path: "nsfw_score", Type: extractors.TypeNumber, Doc: "adult-content score the provider gave, 0 safe to 1 unsafe; for a video the highest of its frames"},
-		{Path: "nsfw", Type: extractors.TypeBool, Doc: "nsfw_score reaches the threshold (for a video: in at least one frame)"},
-		{Path: "category", Type: extractors.TypeString, Doc: "most probable category the provider gave: drawing, hentai, neutral, porn or sexy (for a video: of the mean scores); absent when it gave none"},
-		{Path: "mean_nsfw_score", Type: extractors.TypeNumber, Doc: "video: mean adult-content score of the frames"},
-		{Path: "nsfw_frames", Type: extractors.TypeNumber, Doc: "video: frames whose score reaches the threshold"},
-		{Path: "first_nsfw_time", Type: extractors.TypeNumber, Doc: "video: time of the first such frame, seconds"},
-		{Path: "frames_sent", Type: extractors.TypeNumber, Doc: "pictures sent: 1 for an image, frames for a video"},
-		{Path: "frames_analysed", Type: extractors.TypeNumber, Doc: "pictures the provider gave a score for"},
-		{Path: "frames_source", Type: extractors.TypeString, Doc: "image, video_main_frames (the frames of that extractor) or sampled (frames taken here)"},
+	docs := map[string]string{
+		"source":          "the service that answered (its words), else the provider's host",
+		"nsfw_score":      "adult-content score the provider gave, 0 safe to 1 unsafe; for a video the highest of its frames",
+		"category":        "most probable category the provider gave: drawing, hentai, neutral, porn or sexy (for a video: of the mean scores); absent when it gave none",
+		"frames_analysed": "pictures the provider gave a score for",
 	}
 	for _, c := range Categories {
-		f = append(f,
-			extractors.Field{Path: "scores." + c, Type: extractors.TypeNumber, Doc: "probability of " + c + ", 0 to 1, when the provider gives it (for a video the highest of its frames)"},
-			extractors.Field{Path: "mean_scores." + c, Type: extractors.TypeNumber, Doc: "video: mean probability of " + c + " over the frames the provider gave categories for (0 where it left it out)"})
+		docs["scores."+c] = "probability of " + c + ", 0 to 1, when the provider gives it (for a video the highest of its frames)"
+		docs["mean_scores."+c] = "video: mean probability of " + c + " over the frames the provider gave categories for (0 where it left it out)"
 	}
-	return f
+	return shape.Fields(docs, extractors.Field{Path: "frames_sent", Type: extractors.TypeNumber, Doc: "pictures sent: 1 for an image, frames for a video"})
 }()
 
 type providerNSFW struct {
