@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -43,51 +42,29 @@ const (
 	readChunk = 32 << 10
 )
 
-// stayOpen is a pool of long-lived exiftool processes started through the
-// shared Runner, each serving one request at a time. A process is started
-// on first need, killed and forgotten when a request fails (late, too
-// long, malformed), and restarted after restartAfter files.
+// stayOpen is a pool of long-lived exiftool processes (extractors.Helpers)
+// started through the shared Runner, each serving one request at a time.
+// A process is started on first need, killed and forgotten when a request
+// fails (late, too long, malformed), and restarted after
+// defaultRestartAfter files.
 type stayOpen struct {
 	run    *extractors.Runner
 	log    *slog.Logger
 	common []string // the arguments of every request (-common_args)
 
-	answerLimit  int
-	timeout      time.Duration
-	restartAfter int
-	memory       int64 // address-space bound of each process
+	answerLimit int
+	timeout     time.Duration
+	memory      int64 // address-space bound of each process
 
-	slots chan *exiftoolProc // size of the pool; nil: not started
-	seq   atomic.Uint64
-	// started counts the processes started, for tests and logs.
-	started atomic.Int64
-
-	mu     sync.Mutex
-	closed bool
-	live   map[*exiftoolProc]bool
-	ctx    context.Context // lifetime of the processes: ended by Close
-	cancel context.CancelFunc
+	helpers *extractors.Helpers[*extractors.Proc]
+	seq     atomic.Uint64
 }
-
-type exiftoolProc struct {
-	proc   *extractors.Proc
-	served int
-}
-
-// errClosed is returned by a query after Close.
-var errClosed = errors.New("exiftool pool is closed")
 
 func newStayOpen(run *extractors.Runner, log *slog.Logger, size int, common []string) *stayOpen {
-	if size < 1 {
-		size = 1
-	}
-	ctx, cancel := context.WithCancel(context.Background())
 	s := &stayOpen{run: run, log: log, common: common, answerLimit: defaultAnswerLimit, timeout: defaultRequestTimeout,
-		restartAfter: defaultRestartAfter, memory: exiftoolMemory, slots: make(chan *exiftoolProc, size), live: map[*exiftoolProc]bool{},
-		ctx: ctx, cancel: cancel}
-	for range size {
-		s.slots <- nil
-	}
+		memory: exiftoolMemory}
+	s.helpers = extractors.NewHelpers(size, s.start, nil)
+	s.helpers.RestartAfter = defaultRestartAfter
 	// Start numbering at a random point: two pools (tests, a restarted
 	// worker) never expect the same marks.
 	s.seq.Store(rand.Uint64N(1 << 40))
@@ -102,126 +79,74 @@ func (s *stayOpen) Query(ctx context.Context, path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var slot *exiftoolProc
-	select {
-	case slot = <-s.slots:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("exiftool: waiting for a process: %w", ctx.Err())
+	h, err := s.helpers.Acquire(ctx)
+	switch {
+	case errors.Is(err, extractors.ErrHelpersClosed):
+		return nil, fmt.Errorf("exiftool: %w", err)
+	case err != nil && ctx.Err() != nil:
+		return nil, fmt.Errorf("exiftool: waiting for a process: %w", err)
+	case err != nil:
+		return nil, extractors.Transient(fmt.Errorf("exiftool: %w", err))
 	}
-	defer func() { s.slots <- slot }()
-
-	if slot != nil && isDone(slot.proc) {
-		s.forget(slot)
-		slot = nil
-	}
-	if slot == nil {
-		if slot, err = s.start(); err != nil {
-			return nil, err
-		}
-	}
-	out, err := s.ask(ctx, slot, arg)
-	if err != nil {
-		s.forget(slot)
-		slot = nil
-		return out, err
-	}
-	slot.served++
-	if slot.served >= s.restartAfter {
-		s.forget(slot)
-		slot = nil
-	}
-	return out, nil
+	out, err := s.ask(ctx, h.Proc, arg)
+	s.helpers.Release(h, err == nil)
+	return out, err
 }
 
-func (s *stayOpen) ask(ctx context.Context, slot *exiftoolProc, arg string) ([]byte, error) {
+func (s *stayOpen) ask(ctx context.Context, proc *extractors.Proc, arg string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	// A late answer is ended by killing the process: the read below
 	// then meets the end of its output.
-	stop := context.AfterFunc(ctx, slot.proc.Kill)
+	stop := context.AfterFunc(ctx, proc.Kill)
 	defer stop()
 
 	n := s.seq.Add(1)
 	req := arg + "\n-execute" + strconv.FormatUint(n, 10) + "\n"
-	if _, err := io.WriteString(slot.proc.Stdin, req); err != nil {
-		return nil, s.failure(ctx, slot, fmt.Errorf("exiftool: send request: %w", err))
+	if _, err := io.WriteString(proc.Stdin, req); err != nil {
+		return nil, s.failure(ctx, proc, fmt.Errorf("exiftool: send request: %w", err))
 	}
-	out, err := readAnswer(slot.proc.Stdout, readyMark(n), s.answerLimit)
+	out, err := readAnswer(proc.Stdout, readyMark(n), s.answerLimit)
 	if err == nil && len(out) > 0 && out[0] != '[' {
 		// -json answers are arrays: anything else is left over from
 		// another request, and the process is out of step.
 		err = errors.New("exiftool: answer out of step with its request")
 	}
 	if err != nil {
-		return nil, s.failure(ctx, slot, err)
+		return nil, s.failure(ctx, proc, err)
 	}
 	return out, nil
 }
 
 // failure words a failed request after its cause: the caller's context
 // (cancelled or late: the error wraps ctx.Err()) or the process.
-func (s *stayOpen) failure(ctx context.Context, slot *exiftoolProc, err error) error {
+func (s *stayOpen) failure(ctx context.Context, proc *extractors.Proc, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("exiftool killed: %w", ctxErr)
 	}
-	slot.proc.Kill()
-	<-slot.proc.Done()
-	if perr := slot.proc.Err(); perr != nil && !errors.Is(err, extractors.ErrOutputLimit) {
+	proc.Kill()
+	<-proc.Done()
+	if perr := proc.Err(); perr != nil && !errors.Is(err, extractors.ErrOutputLimit) {
 		return fmt.Errorf("%w (%v)", err, perr)
 	}
 	return err
 }
 
-func (s *stayOpen) start() (*exiftoolProc, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, errClosed
-	}
+// start starts one exiftool for the pool; ctx is the pool's lifetime.
+func (s *stayOpen) start(ctx context.Context) (*extractors.Proc, *extractors.Proc, error) {
 	args := append([]string{"-config", "", "-stay_open", "True", "-@", "-", "-common_args"}, s.common...)
-	p, err := s.run.Start(s.ctx, extractors.Cmd{Name: "exiftool", Args: args, MaxMemory: s.memory})
+	p, err := s.run.Start(ctx, extractors.Cmd{Name: "exiftool", Args: args, MaxMemory: s.memory})
 	if err != nil {
-		return nil, extractors.Transient(fmt.Errorf("exiftool: %w", err))
+		return nil, nil, err
 	}
-	if n := s.started.Add(1); n > 1 && s.log != nil {
-		s.log.Debug("exiftool started again", slog.Int64("starts", n), slog.Int("pid", p.Pid()))
+	if n := s.helpers.Started(); n > 0 && s.log != nil {
+		s.log.Debug("exiftool started again", slog.Int64("starts", n+1), slog.Int("pid", p.Pid()))
 	}
-	slot := &exiftoolProc{proc: p}
-	s.live[slot] = true
-	return slot, nil
-}
-
-func (s *stayOpen) forget(slot *exiftoolProc) {
-	s.mu.Lock()
-	delete(s.live, slot)
-	s.mu.Unlock()
-	slot.proc.Close()
+	return p, p, nil
 }
 
 // Close kills every process, busy or not; queries after it fail.
-func (s *stayOpen) Close() error {
-	s.mu.Lock()
-	s.closed = true
-	live := make([]*exiftoolProc, 0, len(s.live))
-	for p := range s.live {
-		live = append(live, p)
-	}
-	s.mu.Unlock()
-	s.cancel()
-	for _, p := range live {
-		<-p.proc.Done()
-	}
-	return nil
-}
-
-func isDone(p *extractors.Proc) bool {
-	select {
-	case <-p.Done():
-		return true
-	default:
-		return false
-	}
-}
+func (s *stayOpen) Close() error { return s.helpers.Close() }
 
 // argLine is a file name as one line of exiftool's argument file. A name
 // is always written as a C string ("#[CSTR]" with \\, \n, \r and \t

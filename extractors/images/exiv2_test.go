@@ -260,7 +260,7 @@ func TestStayOpenHugeXMP(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "iPhone 4S") {
 		t.Fatalf("after the huge XMP: %s %v", out, err)
 	}
-	if n := s.started.Load(); n != 2 {
+	if n := s.helpers.Started(); n != 2 {
 		t.Errorf("%d exiftool processes started, want 2 (one replaced)", n)
 	}
 	// With the real bound the same file is read (its keywords cut to
@@ -300,7 +300,7 @@ func TestStayOpenMemoryBound(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "NIKON D2H") {
 		t.Fatalf("after the huge XMP: %s %v", out, err)
 	}
-	if n := s.started.Load(); n != 2 {
+	if n := s.helpers.Started(); n != 2 {
 		t.Errorf("%d processes started, want 2", n)
 	}
 }
@@ -334,13 +334,13 @@ func TestStayOpenRestartsAfterN(t *testing.T) {
 	t.Parallel()
 	s := newStayOpen(extractors.NewRunner(1), nil, 1, exiftoolArgs())
 	defer s.Close()
-	s.restartAfter = 3
+	s.helpers.RestartAfter = 3
 	for range 7 {
 		if _, err := s.Query(context.Background(), absPath(t, "testdata/orientation_3.jpg")); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n := s.started.Load(); n != 3 {
+	if n := s.helpers.Started(); n != 3 {
 		t.Errorf("%d processes for 7 files restarted after 3, want 3", n)
 	}
 }
@@ -373,19 +373,14 @@ func TestStayOpenClose(t *testing.T) {
 	if _, err := s.Query(context.Background(), absPath(t, "testdata/goexif-sample1.jpg")); err != nil {
 		t.Fatal(err)
 	}
-	var pids []int
-	s.mu.Lock()
-	for p := range s.live {
-		pids = append(pids, p.proc.Pid())
-	}
-	s.mu.Unlock()
+	pids := s.helpers.Pids()
 	s.Close()
 	for _, pid := range pids {
 		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil {
 			t.Errorf("exiftool %d alive after Close", pid)
 		}
 	}
-	if _, err := s.Query(context.Background(), absPath(t, "testdata/goexif-sample1.jpg")); !errors.Is(err, errClosed) {
+	if _, err := s.Query(context.Background(), absPath(t, "testdata/goexif-sample1.jpg")); !errors.Is(err, extractors.ErrHelpersClosed) {
 		t.Errorf("query after Close: %v", err)
 	}
 }

@@ -36,8 +36,8 @@ func BenchmarkPicture(b *testing.B) {
 		b.StopTimer()
 		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/picture")
 		rss := int64(0)
-		for sc := range sharedX.pool.live {
-			rss = max(rss, residentBytes(sc.proc.Pid()))
+		for _, pid := range sharedX.pool.helpers.Pids() {
+			rss = max(rss, residentBytes(pid))
 		}
 		b.ReportMetric(float64(rss>>20), "sidecar_MB")
 	})

@@ -107,7 +107,7 @@ func TestSidecarRefusesBadPictures(t *testing.T) {
 		"relative":        "good.ppm",
 	}
 	ctx := context.Background()
-	started := sharedX.pool.started.Load()
+	started := sharedX.pool.helpers.Started()
 	for what, p := range bad {
 		_, err := sharedX.pool.Classify(ctx, p)
 		var refused *errAnswer
@@ -118,7 +118,7 @@ func TestSidecarRefusesBadPictures(t *testing.T) {
 	if s, err := sharedX.pool.Classify(ctx, good); err != nil || len(s) != 5 {
 		t.Errorf("good picture after the bad ones: %v, %v", s, err)
 	}
-	if got := sharedX.pool.started.Load(); got != started {
+	if got := sharedX.pool.helpers.Started(); got != started {
 		t.Errorf("%d processes started, want none", got-started)
 	}
 }
@@ -143,7 +143,7 @@ func TestSidecarCrashAndDeadline(t *testing.T) {
 	if o = x.extract(t, "testdata/video-001.png", "image/png"); o.err != nil || o.res.Data["category"] != "neutral" {
 		t.Fatalf("after the crash: %v, %v", o.err, o.res)
 	}
-	if n := x.pool.started.Load(); n != 2 {
+	if n := x.pool.helpers.Started(); n != 2 {
 		t.Errorf("%d processes started, want 2", n)
 	}
 
@@ -152,8 +152,8 @@ func TestSidecarCrashAndDeadline(t *testing.T) {
 	if o.err == nil || !extractors.IsTransient(o.err) || !strings.Contains(o.err.Error(), "no answer within") {
 		t.Fatalf("late: err = %v", o.err)
 	}
-	if len(x.pool.live) != 0 {
-		t.Errorf("%d processes alive after the late answer", len(x.pool.live))
+	if len(x.pool.helpers.Pids()) != 0 {
+		t.Errorf("%d processes alive after the late answer", len(x.pool.helpers.Pids()))
 	}
 }
 
@@ -236,8 +236,8 @@ func TestMisbehavingSidecar(t *testing.T) {
 			if o.err == nil || !extractors.IsTransient(o.err) || !strings.Contains(o.err.Error(), c.want) {
 				t.Fatalf("err = %v, want %q", o.err, c.want)
 			}
-			if len(x.pool.live) != 0 {
-				t.Errorf("%d processes alive", len(x.pool.live))
+			if len(x.pool.helpers.Pids()) != 0 {
+				t.Errorf("%d processes alive", len(x.pool.helpers.Pids()))
 			}
 		})
 	}

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -54,8 +53,8 @@ const (
 	heapMB = 1024
 )
 
-// pool is the sidecar processes of one extractor, each serving one
-// request at a time.
+// pool is the sidecar processes of one extractor (extractors.Helpers),
+// each serving one request at a time.
 type pool struct {
 	run   *extractors.Runner
 	log   *slog.Logger
@@ -67,21 +66,13 @@ type pool struct {
 	requestTimeout time.Duration
 	maxRSS         int64
 
-	slots chan *sidecar // nil: not started (or forgotten)
-	seq   atomic.Uint64
-	// started counts the processes started, asked the pictures asked
-	// about, for tests and logs.
-	started atomic.Int64
-	asked   atomic.Int64
+	helpers *extractors.Helpers[*sidecar]
+	seq     atomic.Uint64
+	// asked counts the pictures asked about, for tests and logs.
+	asked atomic.Int64
 	// sent, when set (tests), is called with the process id once a
 	// request is written, before its answer is read.
 	sent func(pid int)
-
-	mu     sync.Mutex
-	closed bool
-	live   map[*sidecar]bool
-	ctx    context.Context // the processes' lifetime: ended by Close
-	cancel context.CancelFunc
 }
 
 // sidecar is one process of the pool.
@@ -93,39 +84,25 @@ type sidecar struct {
 	ready    chan struct{}
 	readyErr error
 	info     readyLine
-	served   int
 }
 
 var errClosed = errors.New("nsfw sidecar pool is closed")
 
 func newPool(run *extractors.Runner, log *slog.Logger, node, dir, model string, size int) *pool {
-	ctx, cancel := context.WithCancel(context.Background())
 	p := &pool{run: run, log: log, node: node, dir: dir, model: model,
-		startTimeout: defaultStartTimeout, requestTimeout: defaultRequestTimeout, maxRSS: defaultMaxRSS,
-		slots: make(chan *sidecar, size), live: map[*sidecar]bool{}, ctx: ctx, cancel: cancel}
-	for range size {
-		p.slots <- nil
-	}
+		startTimeout: defaultStartTimeout, requestTimeout: defaultRequestTimeout, maxRSS: defaultMaxRSS}
+	// A process that died while loading is replaced only once its start
+	// line was dealt with, so that its error is reported by the request
+	// waiting for it.
+	p.helpers = extractors.NewHelpers(size, p.start, readyDone)
+	p.helpers.RestartAfter = restartAfter
 	return p
 }
 
 // warm starts every process of the pool now, so that the model loads
 // while the worker does other work; a failure is left for the first
 // request to meet again.
-func (p *pool) warm() {
-	var got []*sidecar
-	for range cap(p.slots) {
-		got = append(got, <-p.slots)
-	}
-	for i, sc := range got {
-		if sc == nil {
-			got[i], _ = p.start()
-		}
-	}
-	for _, sc := range got {
-		p.slots <- sc
-	}
-}
+func (p *pool) warm() { p.helpers.Warm() }
 
 // Classify asks a process of the pool about the PPM picture at path
 // (absolute, written by the worker). An error of the process (it did not
@@ -133,59 +110,48 @@ func (p *pool) warm() {
 // in the picture causes it, the process is replaced. A picture the
 // sidecar refused is not.
 func (p *pool) Classify(ctx context.Context, path string) (Scores, error) {
-	var sc *sidecar
-	select {
-	case sc = <-p.slots:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("nsfw sidecar: waiting for a process: %w", ctx.Err())
+	h, err := p.helpers.Acquire(ctx)
+	switch {
+	case errors.Is(err, extractors.ErrHelpersClosed):
+		return nil, extractors.Transient(errClosed) // the worker is stopping
+	case err != nil && ctx.Err() != nil:
+		return nil, fmt.Errorf("nsfw sidecar: waiting for a process: %w", err)
+	case err != nil:
+		return nil, extractors.Transient(fmt.Errorf("nsfw sidecar: %w", err))
 	}
-	defer func() { p.slots <- sc }()
-	if sc != nil && isDone(sc.proc) && readyDone(sc) {
-		p.forget(sc)
-		sc = nil
-	}
-	if sc == nil {
-		var err error
-		if sc, err = p.start(); err != nil {
-			return nil, err
-		}
-	}
+	sc := h.H
 	select {
 	case <-sc.ready:
 	case <-ctx.Done():
 		// The process goes on loading for the next request.
+		p.helpers.Return(h)
 		return nil, fmt.Errorf("nsfw sidecar: waiting for the model to load: %w", ctx.Err())
 	}
 	if sc.readyErr != nil {
-		err := sc.readyErr
-		p.forget(sc)
-		sc = nil
-		return nil, extractors.Transient(err)
+		p.helpers.Release(h, false)
+		return nil, extractors.Transient(sc.readyErr)
 	}
 	scores, err := p.ask(ctx, sc, path)
 	var refused *errAnswer
 	switch {
 	case errors.As(err, &refused):
+		p.helpers.Return(h)
 		return nil, err
 	case err != nil:
-		p.forget(sc)
-		sc = nil
+		p.helpers.Release(h, false)
 		if ctx.Err() != nil {
 			return nil, err
 		}
 		return nil, extractors.Transient(err)
 	}
-	sc.served++
-	if sc.served >= restartAfter {
-		p.forget(sc)
-		sc = nil
-	} else if rss := residentBytes(sc.proc.Pid()); rss > p.maxRSS {
+	ok := true
+	if rss := residentBytes(sc.proc.Pid()); rss > p.maxRSS {
 		if p.log != nil {
 			p.log.Warn("nsfw sidecar over its memory bound: replaced", slog.Int64("rss_bytes", rss), slog.Int("pid", sc.proc.Pid()))
 		}
-		p.forget(sc)
-		sc = nil
+		ok = false
 	}
+	p.helpers.Release(h, ok)
 	return scores, nil
 }
 
@@ -239,25 +205,20 @@ func (p *pool) failure(ctx, rctx context.Context, sc *sidecar, err error) error 
 	return err
 }
 
-// start starts a process; its start line is read in the background.
-func (p *pool) start() (*sidecar, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return nil, extractors.Transient(errClosed) // the worker is stopping
-	}
+// start starts a process for the pool (ctx is the pool's lifetime); its
+// start line is read in the background.
+func (p *pool) start(ctx context.Context) (*sidecar, *extractors.Proc, error) {
 	args := []string{"--max-old-space-size=" + strconv.Itoa(heapMB), filepath.Join(p.dir, "server.js"), p.model}
-	proc, err := p.run.Start(p.ctx, extractors.Cmd{Name: p.node, Args: args, Dir: p.dir, MaxMemory: sidecarAddressSpace})
+	proc, err := p.run.Start(ctx, extractors.Cmd{Name: p.node, Args: args, Dir: p.dir, MaxMemory: sidecarAddressSpace})
 	if err != nil {
-		return nil, extractors.Transient(fmt.Errorf("nsfw sidecar: %w", err))
+		return nil, nil, err
 	}
-	if n := p.started.Add(1); n > 1 && p.log != nil {
-		p.log.Info("nsfw sidecar started again", slog.Int64("starts", n), slog.Int("pid", proc.Pid()))
+	if n := p.helpers.Started(); n > 0 && p.log != nil {
+		p.log.Info("nsfw sidecar started again", slog.Int64("starts", n+1), slog.Int("pid", proc.Pid()))
 	}
 	sc := &sidecar{proc: proc, out: bufio.NewReaderSize(proc.Stdout, 4096), ready: make(chan struct{})}
-	p.live[sc] = true
 	go p.awaitReady(sc)
-	return sc, nil
+	return sc, proc, nil
 }
 
 func (p *pool) awaitReady(sc *sidecar) {
@@ -278,37 +239,8 @@ func (p *pool) awaitReady(sc *sidecar) {
 	}
 }
 
-func (p *pool) forget(sc *sidecar) {
-	p.mu.Lock()
-	delete(p.live, sc)
-	p.mu.Unlock()
-	sc.proc.Close()
-}
-
 // Close kills every process, busy or not; requests after it fail.
-func (p *pool) Close() error {
-	p.mu.Lock()
-	p.closed = true
-	live := make([]*sidecar, 0, len(p.live))
-	for sc := range p.live {
-		live = append(live, sc)
-	}
-	p.mu.Unlock()
-	p.cancel()
-	for _, sc := range live {
-		sc.proc.Close()
-	}
-	return nil
-}
-
-func isDone(p *extractors.Proc) bool {
-	select {
-	case <-p.Done():
-		return true
-	default:
-		return false
-	}
-}
+func (p *pool) Close() error { return p.helpers.Close() }
 
 // readyDone says whether sc's start line has been dealt with: a process
 // that died while loading is replaced only then, so that its error is
