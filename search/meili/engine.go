@@ -156,6 +156,11 @@ func (e *Engine) ensure(ctx context.Context) error {
 			return wrapErr(fmt.Errorf("create index %s: %w", uid, err))
 		}
 		if err := e.wait(ctx, info); err != nil {
+			// Another process (or a write, which creates its index) made
+			// it meanwhile.
+			if _, gerr := e.client.GetIndexWithContext(ctx, uid); gerr == nil {
+				continue
+			}
 			return fmt.Errorf("create index %s: %w", uid, err)
 		}
 	}
