@@ -175,7 +175,8 @@ func (s *source) fetchRemote(ctx context.Context, t *target, item models.Item, f
 	}
 	if entry.Size <= contentLimit {
 		f.content = head
-		f.download = func() *models.Activity { return downloadActivity(t, item, entry.Size, time.Since(start)) }
+		took := time.Since(start)
+		f.download = func() *models.Activity { return downloadActivity(t, item, entry.Size, took) }
 		f.local = func(ctx context.Context) error {
 			return s.toTemp(f, item, func(w io.Writer) error { _, err := w.Write(head); return err })
 		}
