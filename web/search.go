@@ -32,15 +32,19 @@ import (
 //	sort   relevance, name, newest, oldest, largest, smallest, longest
 //	page   1, 2, ...
 //	view   grid (default) or list
+//	more   1: the facets over extracted data for larger result sets
 const (
 	pageSize     = 24
 	maxPageParam = 10000
 	maxFilters   = 20
 	maxQueryLen  = 1000
-	// heavyFacetLimit: facets over extracted data (date, duration,
-	// language, faces, QC, custom fields) read every matching document;
-	// above this many results they are left out and the page says so.
-	heavyFacetLimit = 20000
+	// Facets over extracted data (date, duration, language, faces, QC,
+	// custom fields) read every matching document (about 10 ms per
+	// thousand results each, measured with the Postgres engine): they come
+	// by themselves up to autoFacetLimit results, on request (more=1) up to
+	// moreFacetLimit.
+	autoFacetLimit = 1000
+	moreFacetLimit = 50000
 )
 
 // searchState is a search page's URL, read and checked.
@@ -50,6 +54,7 @@ type searchState struct {
 	Sort    string
 	Page    int // 1-based
 	View    string
+	More    bool // the facets over extracted data, whatever the count
 }
 
 type filterParam struct{ Key, Value string }
@@ -120,6 +125,7 @@ func parseSearchState(v url.Values) (searchState, []string) {
 	if s.View == "" {
 		s.View = "grid"
 	}
+	s.More = v.Get("more") == "1"
 	return s, problems
 }
 
@@ -143,6 +149,9 @@ func (s searchState) values() url.Values {
 	if s.View != "grid" && s.View != "" {
 		v.Set("view", s.View)
 	}
+	if s.More {
+		v.Set("more", "1")
+	}
 	return v
 }
 
@@ -162,7 +171,7 @@ func (s searchState) link(edit func(*searchState)) string {
 // request translates the state into the engine's request (page of
 // results, the light facets and, with words, the hit counts).
 func (s searchState) request(facets []facetDef) (search.Request, error) {
-	req := search.Request{Query: s.Q, Limit: pageSize, Page: s.Page - 1, Only: resultFields}
+	req := search.Request{Query: s.Q, Limit: pageSize, Page: s.Page - 1, Only: slices.Clone(resultFields)}
 	f := &search.Filters{}
 	for _, p := range s.Filters {
 		if err := addCondition(f, p, facets); err != nil {
@@ -220,6 +229,7 @@ type searchPage struct {
 	Results     []resultView
 	Facets      []facetView
 	FacetNote   string
+	MoreFacets  string // link to the page with every facet
 	Chips       []chip
 	Sorts       []sortOption
 	HitCounts   []hitCount
@@ -340,6 +350,15 @@ func (u *UI) runSearch(ctx context.Context, p *access.Principal, st searchState,
 	if err != nil {
 		return err
 	}
+	// The results carry the facet fields too (a few more fields of 24
+	// documents), so that a search whose matches fit on one page counts
+	// its facets without asking the engine again.
+	for _, a := range heavyAggs(facets).Terms {
+		req.Only = append(req.Only, a.Field)
+	}
+	for _, a := range heavyAggs(facets).Histograms {
+		req.Only = append(req.Only, a.Field)
+	}
 	vis, err := p.SearchVisibility(ctx, u.DB)
 	if err != nil {
 		return err
@@ -351,14 +370,33 @@ func (u *UI) runSearch(ctx context.Context, p *access.Principal, st searchState,
 	page.Ran = true
 	page.Total = res.TotalHits
 	aggs := res.Aggregations
-	if res.TotalHits > 0 && res.TotalHits <= heavyFacetLimit {
+	switch n := res.TotalHits; {
+	case n > 0 && n <= autoFacetLimit:
+		var local *search.AggregationResults
+		if st.Page == 1 && n <= int64(len(res.Results)) {
+			// Every match is on this page, with its facet fields.
+			docs := make([]map[string]any, len(res.Results))
+			for i, r := range res.Results {
+				docs[i] = r.Result
+			}
+			local, err = aggregate(docs, heavyAggs(facets))
+		} else {
+			local, err = u.localAggregations(ctx, req, heavyAggs(facets), vis)
+		}
+		if err != nil {
+			return err
+		}
+		aggs = mergeAggs(aggs, local)
+	case n > 0 && st.More && n <= moreFacetLimit:
 		heavy, err := u.heavyAggregations(ctx, req, facets, vis)
 		if err != nil {
 			return err
 		}
 		aggs = mergeAggs(aggs, heavy)
-	} else if res.TotalHits > heavyFacetLimit {
-		page.FacetNote = fmt.Sprintf("Narrow the search to %d results or fewer to filter by date, duration, language, faces, quality control and custom fields.", heavyFacetLimit)
+	case n > moreFacetLimit:
+		page.FacetNote = fmt.Sprintf("Narrow the search to %d results or fewer to filter by date, duration, language, faces, quality control and custom fields.", moreFacetLimit)
+	case n > autoFacetLimit:
+		page.MoreFacets = st.link(func(s *searchState) { s.More = true })
 	}
 	page.Facets = facetViews(st, facets, aggs)
 	page.HitCounts = hitCountViews(res.HitCounts)
@@ -385,12 +423,7 @@ func (u *UI) runSearch(ctx context.Context, p *access.Principal, st searchState,
 // would have too many buckets (an archive of many thousand days) is left
 // out rather than failing the page.
 func (u *UI) heavyAggregations(ctx context.Context, req search.Request, facets []facetDef, vis search.Visibility) (*search.AggregationResults, error) {
-	aggs := &search.Aggregations{}
-	for _, fd := range facets {
-		if fd.heavy {
-			fd.agg(aggs)
-		}
-	}
+	aggs := heavyAggs(facets)
 	if len(aggs.Terms)+len(aggs.Histograms)+len(aggs.Metrics) == 0 {
 		return nil, nil
 	}
@@ -406,6 +439,17 @@ func (u *UI) heavyAggregations(ctx context.Context, req search.Request, facets [
 		return nil, err
 	}
 	return res.Aggregations, nil
+}
+
+// heavyAggs are the aggregations of the facets over extracted data.
+func heavyAggs(facets []facetDef) *search.Aggregations {
+	a := &search.Aggregations{}
+	for _, fd := range facets {
+		if fd.heavy {
+			fd.agg(a)
+		}
+	}
+	return a
 }
 
 func mergeAggs(a, b *search.AggregationResults) *search.AggregationResults {

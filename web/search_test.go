@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -166,5 +167,38 @@ func TestCustomFieldFacet(t *testing.T) {
 	narrowed := c.page("/?f=fields."+fid+"%3AACME+%26+Co", admin, http.StatusOK)
 	if !strings.Contains(narrowed, `<h2 id="results-title">1 result`) || !strings.Contains(narrowed, "Rights &lt;holder&gt;: ACME &amp; Co") {
 		t.Fatalf("custom field filter: %.6000s", narrowed)
+	}
+}
+
+// The facets a small result set counts itself are the engine's counts.
+func TestLocalAggregationsMatchEngine(t *testing.T) {
+	t.Parallel()
+	c := newCorpus(t)
+	f := c.apiCall("POST", "/api/data/v3/fields", c.adminToken, map[string]any{"name": "Tags", "data_type": "string"}, 201)
+	c.apiCall("POST", "/api/data/v3/fielddata/"+c.clip+"/field/"+f["id"].(string), c.adminToken, map[string]any{"string_value": "x"}, 201)
+	c.must(c.db.Exec(`UPDATE items SET metadata = metadata || '{"vendorlanguage": {"language": "en"}, "vendor_faces": {"count": 2}}'::jsonb WHERE id = ?`, c.pdf).Error)
+	c.index(c.clip, c.pdf)
+	ctx := context.Background()
+	facets, err := c.ui.facetDefs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"", "lighthouse"} {
+		st, _ := parseSearchState(url.Values{"q": {q}})
+		req, _ := st.request(facets)
+		engine, err := c.ui.heavyAggregations(ctx, req, facets, search.Visibility{All: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		local, err := c.ui.localAggregations(ctx, req, heavyAggs(facets), search.Visibility{All: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(engine.Terms) == 0 || len(engine.Histograms) == 0 {
+			t.Fatalf("no aggregations: %+v", engine)
+		}
+		if !reflect.DeepEqual(engine.Terms, local.Terms) || !reflect.DeepEqual(engine.Histograms, local.Histograms) {
+			t.Errorf("q=%q:\nengine %+v\nlocal  %+v", q, engine, local)
+		}
 	}
 }
