@@ -185,7 +185,9 @@ func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 		page.Cues = transcriptCues(it.ID, caps)
 		if q != "" && p.Can("segments:read") && u.Search != nil {
 			hits, err := u.hitLane(ctx, p, it.ID, q)
-			if err != nil {
+			if ae, ok := apperr.As(err); ok && ae.Status == http.StatusServiceUnavailable {
+				page.Notes = append(page.Notes, "Search is unavailable right now: the hits of your words are not marked.")
+			} else if err != nil {
 				return err
 			}
 			page.HasHitLane = true
