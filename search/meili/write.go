@@ -40,7 +40,7 @@ import (
 const (
 	maxBatchDocs  = 10_000
 	maxBatchBytes = 8 << 20
-	maxPending    = 8
+	maxPending    = 32
 )
 
 // sent is a task the engine has not seen done.
@@ -467,9 +467,17 @@ func withoutPublic(g []string) []string {
 	return out
 }
 
-// DeleteSegmentsOfItems removes the segments of items.
+// DeleteSegmentsOfItems removes the segments of items. When none of them
+// has a segment and no segment write waits in Meilisearch (files without
+// segments: most of a harvest), it sends no task: a deletion task between
+// two batches of documents would be indexed on its own.
 func (e *Engine) DeleteSegmentsOfItems(ctx context.Context, itemIDs []string) error {
 	if len(itemIDs) == 0 {
+		return nil
+	}
+	if none, err := e.noSegments(ctx, itemIDs); err != nil {
+		return err
+	} else if none {
 		return nil
 	}
 	info, err := e.client.Index(e.segments).DeleteDocumentsByFilterWithContext(ctx, fmt.Sprintf("%s IN %s", quote("item_id"), quoteList(itemIDs)), nil)
@@ -477,4 +485,26 @@ func (e *Engine) DeleteSegmentsOfItems(ctx context.Context, itemIDs []string) er
 		return wrapErr(fmt.Errorf("delete segments: %w", err))
 	}
 	return e.enqueued(ctx, info, e.segments, nil)
+}
+
+// noSegments reports whether the segments index holds no segment of these
+// items and has no write waiting (enqueued or running) that could add one.
+func (e *Engine) noSegments(ctx context.Context, itemIDs []string) (bool, error) {
+	tasks, err := e.client.GetTasksWithContext(ctx, &meilisearch.TasksQuery{IndexUIDS: []string{e.segments},
+		Statuses: []meilisearch.TaskStatus{meilisearch.TaskStatusEnqueued, meilisearch.TaskStatusProcessing}, Limit: 1})
+	if err != nil {
+		return false, wrapErr(fmt.Errorf("read segment tasks: %w", err))
+	}
+	if len(tasks.Results) > 0 {
+		return false, nil
+	}
+	var res meilisearch.DocumentsResult
+	err = e.client.Index(e.segments).GetDocumentsWithContext(ctx, &meilisearch.DocumentsQuery{
+		Limit: 1, Fields: []string{search.FieldID},
+		Filter: fmt.Sprintf("%s IN %s", quote("item_id"), quoteList(itemIDs)),
+	}, &res)
+	if err != nil {
+		return false, wrapErr(fmt.Errorf("find segments of items: %w", err))
+	}
+	return len(res.Results) == 0, nil
 }
