@@ -189,10 +189,11 @@ func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 				page.Notes = append(page.Notes, "Search is unavailable right now: the hits of your words are not marked.")
 			} else if err != nil {
 				return err
-			}
-			page.HasHitLane = true
-			if len(hits.Markers) > 0 {
-				page.Lanes = append(page.Lanes, hits)
+			} else {
+				page.HasHitLane = true
+				if len(hits.Markers) > 0 {
+					page.Lanes = append(page.Lanes, hits)
+				}
 			}
 		}
 	}
