@@ -22,6 +22,7 @@ import (
 	"github.com/metaharvest/metaharvest/internal/testredis"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
+	_ "github.com/metaharvest/metaharvest/search/meili"
 	_ "github.com/metaharvest/metaharvest/search/postgres"
 )
 

@@ -202,3 +202,27 @@ func TestLocalAggregationsMatchEngine(t *testing.T) {
 		}
 	}
 }
+
+// With the engine down the search and moments pages say so (503), and an
+// item page opened from a search still shows.
+func TestEngineDownIsAMessage(t *testing.T) {
+	t.Parallel()
+	c := newCorpus(t)
+	admin := c.signIn(adminEmail, adminPassword)
+	meili, err := search.Open(search.Config{MeiliURL: "http://127.0.0.1:9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.ui.Search = meili
+	for _, target := range []string{"/?q=lighthouse", "/moments?q=lighthouse"} {
+		rec := c.browse("GET", target, admin, nil)
+		checkPageHeaders(t, target, rec)
+		if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "Search is unavailable right now") {
+			t.Errorf("%s with the engine down: %d %.2000s", target, rec.Code, rec.Body)
+		}
+	}
+	item := c.page("/items/"+url.PathEscape(c.clip)+"?q=lighthouse", admin, http.StatusOK)
+	if !strings.Contains(item, "the hits of your words are not marked") || strings.Contains(item, "No moment matches") {
+		t.Errorf("item page with the engine down: %.3000s", item)
+	}
+}
