@@ -32,9 +32,14 @@
 // others in sub-packages (extractors/probe for mediainfo and its kin,
 // extractors/images for exiv2 and thumbnailer, extractors/broadcast,
 // extractors/ocr, extractors/documents ... see extractors/standard, which
-// links them all into the binary). The base extractors store and mime_type
-// are Always run, first; an extractor that reads another's data names it in
-// After (or in Needs, when a harvest naming it must run the other too).
+// links them all into the binary). Code the families share lives apart,
+// under extractors/kit: av (the one ffprobe reading of a file), doctext
+// (documents' text: its cap, its encoding, reading an item's bytes),
+// provider (the client of the provider services and the samples sent to
+// them), gazetteer (the world atlas); extractortest is the test kit of the
+// families. The base extractors store and mime_type are Always run, first;
+// an extractor that reads another's data names it in After (or in Needs,
+// when a harvest naming it must run the other too).
 // Accept lets a harvest skip files an extractor does not handle without
 // running it or recording anything. Fields are the search catalogue (a
 // declared field filters before any document has it) and are checked by

@@ -16,8 +16,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/metaharvest/metaharvest/extractors/av"
 	"github.com/metaharvest/metaharvest/extractors/images"
+	"github.com/metaharvest/metaharvest/extractors/kit/av"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 	_ "github.com/metaharvest/metaharvest/search/postgres" // the engine the suites search with

@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/metaharvest/metaharvest/extractors/doctext"
+	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
 	"golang.org/x/text/encoding/charmap"
 )
 

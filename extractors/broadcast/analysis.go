@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/av"
+	"github.com/metaharvest/metaharvest/extractors/kit/av"
 )
 
 // analysis is one extractor of the family. They differ only by the stream

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/av"
+	"github.com/metaharvest/metaharvest/extractors/kit/av"
 )
 
 // ccProbeFrames is how many frames of a video stream are decoded to look

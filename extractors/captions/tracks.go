@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/av"
-	"github.com/metaharvest/metaharvest/extractors/doctext"
+	"github.com/metaharvest/metaharvest/extractors/kit/av"
+	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
 )
 
 // Kinds of subtitle streams.

@@ -18,8 +18,8 @@ import (
 	pigo "github.com/esimov/pigo/core"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/av"
 	"github.com/metaharvest/metaharvest/extractors/images"
+	"github.com/metaharvest/metaharvest/extractors/kit/av"
 	"github.com/metaharvest/metaharvest/internal/ids"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/metaharvest/metaharvest/extractors/places/gazetteer"
+	"github.com/metaharvest/metaharvest/extractors/kit/gazetteer"
 )
 
 // verneGold are the people, places and organisations of the first chapter

@@ -13,7 +13,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/extractortest"
-	"github.com/metaharvest/metaharvest/extractors/places/gazetteer"
+	"github.com/metaharvest/metaharvest/extractors/kit/gazetteer"
 )
 
 func registry(t testing.TB) *extractors.Registry {

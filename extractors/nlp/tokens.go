@@ -7,7 +7,7 @@ import (
 	"github.com/jonreiter/govader"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/places/gazetteer"
+	"github.com/metaharvest/metaharvest/extractors/kit/gazetteer"
 )
 
 // Limits of what tokens reports.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/extractortest"
-	"github.com/metaharvest/metaharvest/extractors/provider"
+	"github.com/metaharvest/metaharvest/extractors/kit/provider"
 )
 
 // nsfw_provider against a provider the tests start. The golden tests

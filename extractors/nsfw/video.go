@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/av"
 	"github.com/metaharvest/metaharvest/extractors/images"
+	"github.com/metaharvest/metaharvest/extractors/kit/av"
 )
 
 // A video is classified frame by frame: the frames video_main_frames kept

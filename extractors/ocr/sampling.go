@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/av"
+	"github.com/metaharvest/metaharvest/extractors/kit/av"
 )
 
 // When video_main_frames has not run, the frames to read are sampled by

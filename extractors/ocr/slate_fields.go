@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/metaharvest/metaharvest/extractors/doctext"
+	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
 )
 
 // maxFieldValue bounds one value read off a slate, in bytes.

@@ -16,7 +16,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/extractortest"
-	"github.com/metaharvest/metaharvest/extractors/provider"
+	"github.com/metaharvest/metaharvest/extractors/kit/provider"
 )
 
 // The picture analyses (tags, logos) against a provider the tests start.

@@ -16,7 +16,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/extractortest"
-	"github.com/metaharvest/metaharvest/extractors/provider"
+	"github.com/metaharvest/metaharvest/extractors/kit/provider"
 )
 
 // fakeVendor is a provider the tests start: it records what it is sent

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/metaharvest/metaharvest/extractors/doctext"
+	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
 )
 
 // maxWords bounds the words read from an engine's output: an hour of fast

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/av"
 	"github.com/metaharvest/metaharvest/extractors/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/kit/av"
 )
 
 // clip makes a 2 s 160x120 H.264 video with a 1 kHz AAC tone.
@@ -162,8 +162,8 @@ func TestReadTheStreamNeeded(t *testing.T) {
 		has  map[string]bool
 	}{
 		{clip(t), map[string]bool{"video": true, "moving": true, "audio": true}},
-		{"../testdata/pluck-pcm16.wav", map[string]bool{"audio": true}},
-		{"../testdata/video-001.png", map[string]bool{"video": true}},
+		{"../../testdata/pluck-pcm16.wav", map[string]bool{"audio": true}},
+		{"../../testdata/video-001.png", map[string]bool{"video": true}},
 	} {
 		for what, f := range read {
 			_, s, err := f(context.Background(), run, &extractors.Input{Path: c.path})

@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/av"
 	"github.com/metaharvest/metaharvest/extractors/images"
+	"github.com/metaharvest/metaharvest/extractors/kit/av"
 )
 
 // What the provider-backed extractors send is cut here, on the local file
