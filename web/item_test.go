@@ -50,6 +50,10 @@ func TestItemPageContract(t *testing.T) {
 			t.Errorf("the item page lacks %s", w)
 		}
 	}
+	// An empty value is shown as such, not as a link without a name.
+	if !strings.Contains(body, "<dd>(empty)</dd>") || regexp.MustCompile(`<a [^>]*></a>`).MatchString(body) {
+		t.Errorf("an empty metadata value is not shown as (empty), or a link has no text")
+	}
 	if t.Failed() {
 		t.Logf("%s", body)
 	}

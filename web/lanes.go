@@ -187,9 +187,13 @@ func (u *UI) panels(meta map[string]any) []panel {
 			}
 			row := metaRow{Key: key}
 			row.Value, _ = truncate(value, maxValueRunes)
-			if t, ok := declared[field]; ok && t != extractors.TypeText && len([]rune(value)) <= 200 {
+			if strings.TrimSpace(value) == "" {
+				// An empty value is no search: a link with no text would
+				// have no accessible name.
+				row.Value = "(empty)"
+			} else if t, ok := declared[field]; ok && t != extractors.TypeText && len([]rune(value)) <= 200 {
 				row.Href = "/?f=" + url.QueryEscape(field+":"+value)
-			} else if len([]rune(value)) <= 100 && strings.TrimSpace(value) != "" {
+			} else if len([]rune(value)) <= 100 {
 				row.Href = "/?q=" + url.QueryEscape(`"`+strings.ReplaceAll(value, `"`, "")+`"`)
 			}
 			g.Rows = append(g.Rows, row)
