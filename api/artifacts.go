@@ -118,7 +118,7 @@ func fileMissing(err error) bool {
 func (s *Server) serveArtifact(c *gin.Context) error {
 	p := strings.TrimPrefix(c.Param("path"), "/")
 	if problem := artifactPathProblem(p); problem != "" {
-		e := apperr.BadRequest("bad_path", "the artifact path %s", problem)
+		e := apperr.BadRequest(apperr.CodeBadPath, "the artifact path %s", problem)
 		e.Fields = map[string]string{"path": problem}
 		return e
 	}
@@ -173,13 +173,13 @@ func (s *Server) serveArtifact(c *gin.Context) error {
 		return nil
 	case http.StatusRequestedRangeNotSatisfiable:
 		h.Del("Content-Type") // ServeContent's text/plain; Content-Range "bytes */<size>" stays
-		return apperr.New(w.refused, "range_not_satisfiable", "the requested range is not within the artifact's %d bytes", fi.Size())
+		return apperr.New(apperr.CodeRangeNotSatisfiable, "the requested range is not within the artifact's %d bytes", fi.Size())
 	case http.StatusPreconditionFailed:
 		h.Del("Content-Type")
-		return apperr.New(w.refused, "precondition_failed", "the artifact does not match the request's preconditions")
+		return apperr.New(apperr.CodePreconditionFailed, "the artifact does not match the request's preconditions")
 	default:
 		h.Del("Content-Type")
-		return apperr.New(w.refused, "artifact_refused", "the artifact cannot be served for this request")
+		return apperr.New(apperr.CodeArtifactRefused, "the artifact cannot be served for this request").WithStatus(w.refused)
 	}
 }
 

@@ -28,14 +28,14 @@ func decodeStrictJSON(c *gin.Context, dst any) error {
 
 func decode(c *gin.Context, dst any, strict bool) error {
 	if c.Request.Body == nil {
-		return apperr.BadRequest("empty_body", "a JSON body is required")
+		return apperr.BadRequest(apperr.CodeEmptyBody, "a JSON body is required")
 	}
 	body, err := io.ReadAll(c.Request.Body)
 	if err != nil {
 		return err // MaxBytesError renders as 413
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
-		return apperr.BadRequest("empty_body", "a JSON body is required")
+		return apperr.BadRequest(apperr.CodeEmptyBody, "a JSON body is required")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if strict {
@@ -45,7 +45,7 @@ func decode(c *gin.Context, dst any, strict bool) error {
 		return jsonError(err)
 	}
 	if dec.More() {
-		return apperr.BadRequest("malformed_json", "the body must hold a single JSON value")
+		return apperr.BadRequest(apperr.CodeMalformedJSON, "the body must hold a single JSON value")
 	}
 	return nil
 }
@@ -55,20 +55,20 @@ func jsonError(err error) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return apperr.BadRequest("malformed_json", "malformed JSON at offset %d", syn.Offset)
+		return apperr.BadRequest(apperr.CodeMalformedJSON, "malformed JSON at offset %d", syn.Offset)
 	case errors.As(err, &typ):
 		field := typ.Field
 		if field == "" {
-			return apperr.BadRequest("malformed_json", "the body must be a JSON %s", jsonKind(typ.Type.Kind().String()))
+			return apperr.BadRequest(apperr.CodeMalformedJSON, "the body must be a JSON %s", jsonKind(typ.Type.Kind().String()))
 		}
 		return apperr.InvalidField(field, fmt.Sprintf("must be %s", jsonKind(typ.Type.Kind().String())))
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return apperr.BadRequest("malformed_json", "the JSON body ends early")
+		return apperr.BadRequest(apperr.CodeMalformedJSON, "the JSON body ends early")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 		return apperr.InvalidField(name, "unknown or not allowed field")
 	}
-	return apperr.BadRequest("malformed_json", "the body is not valid JSON")
+	return apperr.BadRequest(apperr.CodeMalformedJSON, "the body is not valid JSON")
 }
 
 func jsonKind(goKind string) string {

@@ -108,7 +108,7 @@ func checkBody(c *gin.Context, rule bodyRule, limit int64) error {
 		return jsonError(err)
 	}
 	if dec.More() && rule.schema != nil {
-		return apperr.BadRequest("malformed_json", "the body must hold a single JSON value")
+		return apperr.BadRequest(apperr.CodeMalformedJSON, "the body must hold a single JSON value")
 	}
 	lc := lengthCheck{problems: map[string]string{}}
 	lc.walk(v, rule.schema, "")

@@ -196,12 +196,12 @@ type captionUpload struct {
 func readCaptionUpload(c *gin.Context) (*captionUpload, error) {
 	mt, _, _ := mime.ParseMediaType(c.GetHeader("Content-Type"))
 	if mt != "multipart/form-data" {
-		return nil, apperr.BadRequest("malformed_multipart", "the body must be multipart/form-data with a part named caption_file")
+		return nil, apperr.BadRequest(apperr.CodeMalformedMultipart, "the body must be multipart/form-data with a part named caption_file")
 	}
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, maxCaptionUpload+multipartOverheadCB)
 	mr, err := c.Request.MultipartReader()
 	if err != nil {
-		return nil, apperr.BadRequest("malformed_multipart", "the multipart body cannot be read")
+		return nil, apperr.BadRequest(apperr.CodeMalformedMultipart, "the multipart body cannot be read")
 	}
 	up := &captionUpload{}
 	for n := 0; ; n++ {
@@ -213,7 +213,7 @@ func readCaptionUpload(c *gin.Context) (*captionUpload, error) {
 			return nil, multipartError(err)
 		}
 		if n == maxMultipartParts {
-			return nil, apperr.BadRequest("malformed_multipart", "more than %d parts", maxMultipartParts)
+			return nil, apperr.BadRequest(apperr.CodeMalformedMultipart, "more than %d parts", maxMultipartParts)
 		}
 		switch part.FormName() {
 		case "caption_file":
@@ -269,7 +269,7 @@ func multipartError(err error) error {
 	if errors.As(err, &mbe) {
 		return apperr.TooLarge("the request body is larger than %d bytes", mbe.Limit)
 	}
-	return apperr.BadRequest("malformed_multipart", "the multipart body cannot be read")
+	return apperr.BadRequest(apperr.CodeMalformedMultipart, "the multipart body cannot be read")
 }
 
 // uploadCaption stores an SRT or WebVTT file as a caption of the item. The
@@ -287,7 +287,7 @@ func (s *Server) uploadCaption(c *gin.Context) error {
 	}
 	p, err := captions.Parse(c.Request.Context(), nil, up.fileName, up.data)
 	if err != nil {
-		e := apperr.BadRequest("invalid_caption", "the caption file cannot be read: %s", err.Error())
+		e := apperr.BadRequest(apperr.CodeInvalidCaption, "the caption file cannot be read: %s", err.Error())
 		e.Fields = map[string]string{"caption_file": err.Error()}
 		return e
 	}

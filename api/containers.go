@@ -149,7 +149,7 @@ func (s *Server) listLocationContainers(c *gin.Context) error {
 		// passing its error text on; the log keeps it.
 		s.Logger.WarnContext(ctx, "list containers failed", slog.String("request_id", requestIDOf(c)),
 			slog.String("location_id", l.ID), slog.String("error", err.Error()))
-		return apperr.New(http.StatusBadGateway, "location_unavailable", "the location did not answer the listing")
+		return apperr.New(apperr.CodeLocationUnavailable, "the location did not answer the listing")
 	}
 	if err := query.UpsertContainers(s.db(c), l.ID, names); err != nil {
 		return err

@@ -146,7 +146,7 @@ func (s *Server) itemContent(c *gin.Context) error {
 	f, entry, err := storage.OpenSeeker(ctx, loc, ctr.Name, it.Path)
 	if err != nil {
 		if errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrBadPath) {
-			return apperr.New(http.StatusNotFound, "content_missing", "the item's file is no longer in its location")
+			return apperr.New(apperr.CodeContentMissing, "the item's file is no longer in its location")
 		}
 		if ctx.Err() != nil {
 			return err
@@ -155,7 +155,7 @@ func (s *Server) itemContent(c *gin.Context) error {
 		// (which may name hosts or buckets); the log keeps it.
 		s.Logger.WarnContext(ctx, "open item content failed", slog.String("request_id", requestIDOf(c)),
 			slog.String("item_id", it.ID), slog.String("error", err.Error()))
-		return apperr.New(http.StatusBadGateway, "location_unavailable", "the item's location did not answer")
+		return apperr.New(apperr.CodeLocationUnavailable, "the item's location did not answer")
 	}
 	defer f.Close()
 
@@ -183,14 +183,14 @@ func (s *Server) itemContent(c *gin.Context) error {
 	case http.StatusRequestedRangeNotSatisfiable:
 		h.Del("Content-Type") // ServeContent's text/plain; its Content-Range "bytes */<size>" stays
 		h.Del("Content-Disposition")
-		return apperr.New(w.refused, "range_not_satisfiable", "the requested range is not within the file's %d bytes", entry.Size)
+		return apperr.New(apperr.CodeRangeNotSatisfiable, "the requested range is not within the file's %d bytes", entry.Size)
 	case http.StatusPreconditionFailed:
 		h.Del("Content-Type")
 		h.Del("Content-Disposition")
-		return apperr.New(w.refused, "precondition_failed", "the file does not match the request's preconditions")
+		return apperr.New(apperr.CodePreconditionFailed, "the file does not match the request's preconditions")
 	default:
 		h.Del("Content-Type")
 		h.Del("Content-Disposition")
-		return apperr.New(w.refused, "content_refused", "the file cannot be served for this request")
+		return apperr.New(apperr.CodeContentRefused, "the file cannot be served for this request").WithStatus(w.refused)
 	}
 }

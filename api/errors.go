@@ -20,7 +20,7 @@ func (s *Server) renderError(c *gin.Context, err error) {
 	if !ok {
 		switch {
 		case errors.Is(err, gorm.ErrDuplicatedKey):
-			e = apperr.Conflict("conflict", "an object with the same unique value exists")
+			e = apperr.Conflict(apperr.CodeConflict, "an object with the same unique value exists")
 		case isBodyTooLarge(err):
 			e = apperr.TooLarge("the request body is too large")
 		default:
@@ -42,13 +42,13 @@ func isBodyTooLarge(err error) bool {
 }
 
 func notFoundRoute(c *gin.Context) error {
-	return apperr.New(http.StatusNotFound, "route_not_found", "no route %s %s", c.Request.Method, c.Request.URL.Path)
+	return apperr.New(apperr.CodeRouteNotFound, "no route %s %s", c.Request.Method, c.Request.URL.Path)
 }
 
 func methodNotAllowed(c *gin.Context) error {
-	return apperr.New(http.StatusMethodNotAllowed, "method_not_allowed", "method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path)
+	return apperr.New(apperr.CodeMethodNotAllowed, "method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path)
 }
 
 func forbiddenScope(scope string) error {
-	return apperr.New(http.StatusForbidden, "missing_scope", "this action needs the scope %q", scope)
+	return apperr.New(apperr.CodeMissingScope, "this action needs the scope %q", scope)
 }

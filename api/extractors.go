@@ -249,7 +249,7 @@ func (s *Server) putProfile(c *gin.Context) error {
 			return err
 		}
 		if p.Builtin && req.Name != p.Name {
-			return apperr.Conflict("builtin_profile", "the built-in profile %q cannot be renamed", p.Name)
+			return apperr.Conflict(apperr.CodeBuiltinProfile, "the built-in profile %q cannot be renamed", p.Name)
 		}
 		p.Name, p.Extractors = req.Name, req.Extractors
 		if err := query.SaveProfile(tx, &p); err != nil {
@@ -275,7 +275,7 @@ func (s *Server) deleteProfile(c *gin.Context) error {
 			return err
 		}
 		if p.Builtin {
-			return apperr.Conflict("builtin_profile", "the built-in profile %q cannot be deleted", p.Name)
+			return apperr.Conflict(apperr.CodeBuiltinProfile, "the built-in profile %q cannot be deleted", p.Name)
 		}
 		if err := query.DeleteUnusedProfile(tx, p.ID); err != nil {
 			return err

@@ -252,7 +252,7 @@ func (s *Server) bulkFieldData(c *gin.Context) error {
 		return err
 	}
 	if req == nil {
-		return apperr.BadRequest("malformed_json", "the body must be an array of {item_id, fields}")
+		return apperr.BadRequest(apperr.CodeMalformedJSON, "the body must be an array of {item_id, fields}")
 	}
 	total := 0
 	var itemIDs, fieldIDs []string

@@ -221,7 +221,7 @@ func (s *Server) validateLocation(c *gin.Context, req *locationRequest, cfg loca
 			return nil, apperr.InvalidField(ce.Field, ce.Problem)
 		}
 		if ctx.Err() != nil && c.Request.Context().Err() == nil {
-			return nil, apperr.BadRequest("location_unreachable", "the location did not answer within %s", locationCheckTimeout)
+			return nil, apperr.BadRequest(apperr.CodeLocationUnreachable, "the location did not answer within %s", locationCheckTimeout)
 		}
 		return nil, fmt.Errorf("check location: %w", err)
 	}
@@ -276,7 +276,7 @@ func (s *Server) createLocation(c *gin.Context) error {
 	problems := map[string]string{}
 	cfg := parseLocationConfig(req.Config, problems)
 	if strings.TrimSpace(req.Kind) == storage.KindUploadStore {
-		return apperr.Conflict("builtin_location", "the upload store is built in (location %q); another cannot be created", uploadStoreID)
+		return apperr.Conflict(apperr.CodeBuiltinLocation, "the upload store is built in (location %q); another cannot be created", uploadStoreID)
 	}
 	loc, err := s.validateLocation(c, &req, cfg, problems)
 	if err != nil {
@@ -362,14 +362,14 @@ func (s *Server) putLocation(c *gin.Context) error {
 		return invalidIf(problems)
 	}
 	if *version != l.Version {
-		return apperr.Conflict("version_conflict", "the location is at version %d, not %d; reload it and retry", l.Version, *version)
+		return apperr.Conflict(apperr.CodeVersionConflict, "the location is at version %d, not %d; reload it and retry", l.Version, *version)
 	}
 	kind := strings.TrimSpace(req.Kind)
 	switch {
 	case l.Builtin && kind != "" && kind != l.Kind:
-		return apperr.Conflict("builtin_location", "the built-in location %q cannot change kind", l.ID)
+		return apperr.Conflict(apperr.CodeBuiltinLocation, "the built-in location %q cannot change kind", l.ID)
 	case !l.Builtin && kind == storage.KindUploadStore:
-		return apperr.Conflict("builtin_location", "the upload store is built in (location %q); another cannot be made", uploadStoreID)
+		return apperr.Conflict(apperr.CodeBuiltinLocation, "the upload store is built in (location %q); another cannot be made", uploadStoreID)
 	}
 	if kind == l.Kind {
 		// A secret that is absent keeps its stored value: responses never
@@ -430,7 +430,7 @@ func (s *Server) deleteLocation(c *gin.Context) error {
 		return err
 	}
 	if l.Builtin {
-		return apperr.Conflict("builtin_location", "the built-in location %q cannot be deleted", l.ID)
+		return apperr.Conflict(apperr.CodeBuiltinLocation, "the built-in location %q cannot be deleted", l.ID)
 	}
 	var files []string
 	err = s.audited(c, "location", "delete", l.ID, "", func(tx *gorm.DB) error {

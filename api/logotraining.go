@@ -171,13 +171,13 @@ func (s *Server) logoTrainingStatus(c *gin.Context) error {
 	}
 	if !r.TrainingComplete {
 		if s.logoProvider == nil {
-			return apperr.New(http.StatusServiceUnavailable, "not_configured", "no logo provider is configured on this deployment")
+			return apperr.New(apperr.CodeNotConfigured, "no logo provider is configured on this deployment")
 		}
 		complete, err := s.logoProvider.Complete(c.Request.Context(), r.ProviderRequestID)
 		if err != nil {
 			s.Logger.WarnContext(c.Request.Context(), "logo provider status", slog.String("request_id", requestIDOf(c)),
 				slog.String("error", err.Error()))
-			return apperr.New(http.StatusBadGateway, "provider_error", "the logo provider did not answer")
+			return apperr.New(apperr.CodeProviderError, "the logo provider did not answer")
 		}
 		now := time.Now().UTC().Truncate(time.Microsecond) // as Postgres keeps it
 		action := "check"
@@ -241,7 +241,7 @@ func (s *Server) createLogoTraining(c *gin.Context) error {
 		if errors.As(err, &mbe) {
 			return err // 413
 		}
-		return apperr.BadRequest("bad_form", "the body must be a multipart/form-data form with name, website and logos")
+		return apperr.BadRequest(apperr.CodeBadForm, "the body must be a multipart/form-data form with name, website and logos")
 	}
 	defer c.Request.MultipartForm.RemoveAll()
 	form := c.Request.MultipartForm
@@ -280,7 +280,7 @@ func (s *Server) createLogoTraining(c *gin.Context) error {
 		return err
 	}
 	if !s.canTrain() {
-		return apperr.New(http.StatusServiceUnavailable, "not_configured",
+		return apperr.New(apperr.CodeNotConfigured,
 			"logo training needs a logo provider and an object-storage bucket, which this deployment does not have")
 	}
 	ctx := c.Request.Context()
@@ -303,7 +303,7 @@ func (s *Server) createLogoTraining(c *gin.Context) error {
 	if err != nil {
 		s.removeLogos(c, images)
 		s.Logger.WarnContext(ctx, "logo provider submit", slog.String("request_id", requestIDOf(c)), slog.String("error", err.Error()))
-		return apperr.New(http.StatusBadGateway, "provider_error", "the logo provider did not accept the training")
+		return apperr.New(apperr.CodeProviderError, "the logo provider did not accept the training")
 	}
 	r.ProviderRequestID = providerID
 	err = s.audited(c, "logotraining", "create", r.ID, "", func(tx *gorm.DB) error {

@@ -119,7 +119,7 @@ func (s *Server) deleteRole(c *gin.Context) error {
 		return err
 	}
 	if r.Builtin {
-		return apperr.Conflict("builtin_role", "the built-in role %q cannot be deleted", r.Name)
+		return apperr.Conflict(apperr.CodeBuiltinRole, "the built-in role %q cannot be deleted", r.Name)
 	}
 	err = s.audited(c, "role", "delete", r.ID, "", func(tx *gorm.DB) error {
 		return query.DeleteUnassignedRole(tx, r.ID)
@@ -214,7 +214,7 @@ func (s *Server) removeRoleScopes(c *gin.Context) error {
 func (s *Server) changeRoleScopes(c *gin.Context, action string, change func([]string) []string) error {
 	id := c.Param("id")
 	if id == rootRoleID {
-		return apperr.Conflict("builtin_role", "the root role always holds every scope")
+		return apperr.Conflict(apperr.CodeBuiltinRole, "the root role always holds every scope")
 	}
 	var r models.Role
 	err := s.db(c).Transaction(func(tx *gorm.DB) error {

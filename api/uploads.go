@@ -28,7 +28,7 @@ func uploadRelPath(c *gin.Context) string { return strings.TrimPrefix(c.Param("p
 // badPath answers 400 for a storage.ErrBadPath. The storage error names only
 // the client's own path (quoted) and the rule it broke.
 func badPath(err error) error {
-	e := apperr.BadRequest("bad_path", "the path is not acceptable: %s", err.Error())
+	e := apperr.BadRequest(apperr.CodeBadPath, "the path is not acceptable: %s", err.Error())
 	e.Fields = map[string]string{"path": err.Error()}
 	return e
 }
@@ -68,7 +68,7 @@ func uploadBody(c *gin.Context) (io.Reader, error) {
 	}
 	mr, err := c.Request.MultipartReader()
 	if err != nil {
-		return nil, apperr.BadRequest("malformed_multipart", "the multipart body cannot be read: %v", err)
+		return nil, apperr.BadRequest(apperr.CodeMalformedMultipart, "the multipart body cannot be read: %v", err)
 	}
 	for {
 		part, err := mr.NextPart()
@@ -76,7 +76,7 @@ func uploadBody(c *gin.Context) (io.Reader, error) {
 			return nil, apperr.InvalidField("file", "is required (the multipart part holding the file)")
 		}
 		if err != nil {
-			return nil, apperr.BadRequest("malformed_multipart", "the multipart body cannot be read")
+			return nil, apperr.BadRequest(apperr.CodeMalformedMultipart, "the multipart body cannot be read")
 		}
 		if part.FormName() == "file" {
 			return part, nil
@@ -137,7 +137,7 @@ type uploadJSON struct {
 // and item, and starts a harvest of the item.
 func (s *Server) uploadFile(c *gin.Context) error {
 	if !s.Config.UploadEnabled {
-		return apperr.New(http.StatusForbidden, "uploads_disabled", "the upload store is disabled on this platform")
+		return apperr.New(apperr.CodeUploadsDisabled, "the upload store is disabled on this platform")
 	}
 	rel := uploadRelPath(c)
 	container, itemPath, err := storage.SplitUploadPath(rel)
@@ -145,7 +145,7 @@ func (s *Server) uploadFile(c *gin.Context) error {
 		return storageError(err, rel)
 	}
 	if storage.IgnoredName(itemPath, s.Config.UploadIgnorePatterns) {
-		return apperr.BadRequest("ignored_name", "files named %q are ignored by the upload store", path.Base(itemPath))
+		return apperr.BadRequest(apperr.CodeIgnoredName, "files named %q are ignored by the upload store", path.Base(itemPath))
 	}
 	ctrID := models.ContainerID(uploadStoreID, container)
 	itemID := models.ItemID(ctrID, itemPath)
@@ -169,7 +169,7 @@ func (s *Server) uploadFile(c *gin.Context) error {
 		case errors.Is(err, storage.ErrTooLarge):
 			return apperr.TooLarge("the upload is larger than the limit of %d bytes", s.Config.UploadLimitBytes)
 		case errors.Is(err, io.ErrUnexpectedEOF):
-			return apperr.BadRequest("incomplete_body", "the request body ended before its announced length")
+			return apperr.BadRequest(apperr.CodeIncompleteBody, "the request body ended before its announced length")
 		}
 		return storageError(err, rel)
 	}

@@ -242,7 +242,7 @@ func (s *Server) updateUser(c *gin.Context, req userPatch) error {
 		return err
 	}
 	if req.Enabled != nil && !*req.Enabled && u.ID == p.User.ID {
-		return apperr.Conflict("cannot_disable_self", "you cannot disable your own account")
+		return apperr.Conflict(apperr.CodeCannotDisableSelf, "you cannot disable your own account")
 	}
 	assign(&u.FirstName, req.FirstName)
 	assign(&u.LastName, req.LastName)
@@ -276,7 +276,7 @@ func (s *Server) deleteUser(c *gin.Context) error {
 		return err
 	}
 	if u.ID == p.User.ID {
-		return apperr.Conflict("cannot_delete_self", "you cannot delete your own account")
+		return apperr.Conflict(apperr.CodeCannotDeleteSelf, "you cannot delete your own account")
 	}
 	if !p.IsAdmin() && (u.Admin || u.RoleID == rootRoleID) {
 		return apperr.Forbidden("only administrators can delete an administrator")

@@ -43,7 +43,7 @@ func AddUploadedCaption(tx *gorm.DB, m *models.Caption, max int64) error {
 		return fmt.Errorf("count captions of %s: %w", m.ItemID, err)
 	}
 	if n >= max {
-		return apperr.Conflict("too_many_captions", "the item has %d uploaded captions, the most it may have", n)
+		return apperr.Conflict(apperr.CodeTooManyCaptions, "the item has %d uploaded captions, the most it may have", n)
 	}
 	if err := tx.Create(m).Error; err != nil {
 		return fmt.Errorf("add caption to %s: %w", m.ItemID, err)

@@ -165,7 +165,7 @@ func AddCompilationItem(tx *gorm.DB, compilationID, itemID string, position *int
 		return ci, fmt.Errorf("find item %s in compilation %s: %w", itemID, compilationID, err)
 	}
 	if n > 0 {
-		return ci, apperr.Conflict("already_in_compilation", "item %q is in the compilation already", itemID)
+		return ci, apperr.Conflict(apperr.CodeAlreadyInCompilation, "item %q is in the compilation already", itemID)
 	}
 	var end int
 	if err := tx.Raw(`SELECT COALESCE(max(display_order) + 1, 0) FROM compilation_items WHERE compilation_id = ?`,

@@ -73,7 +73,7 @@ func DeleteUnusedProfile(tx *gorm.DB, id string) error {
 		return fmt.Errorf("containers of profile %s: %w", id, err)
 	}
 	if n > 0 {
-		return apperr.Conflict("profile_in_use", "the profile is used by %d container(s)", n)
+		return apperr.Conflict(apperr.CodeProfileInUse, "the profile is used by %d container(s)", n)
 	}
 	if err := tx.Delete(&models.ExtractorProfile{}, "id = ?", id).Error; err != nil {
 		return fmt.Errorf("delete profile %s: %w", id, err)

@@ -89,7 +89,7 @@ func List[T any](q *gorm.DB, p Page, order string) ([]T, int64, error) {
 // message given; other errors pass through.
 func NameTaken(err error, format string, args ...any) error {
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
-		return apperr.Conflict("name_taken", format, args...)
+		return apperr.Conflict(apperr.CodeNameTaken, format, args...)
 	}
 	return err
 }

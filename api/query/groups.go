@@ -126,7 +126,7 @@ func DeleteGroup(tx *gorm.DB, id string) (locationIDs, containerIDs []string, er
 		if len(sole) > len(listed) {
 			more = fmt.Sprintf(" and %d more", len(sole)-len(listed))
 		}
-		return nil, nil, apperr.Conflict("group_in_use", "the group is the only group of %s%s: deleting it would open them to every user; "+
+		return nil, nil, apperr.Conflict(apperr.CodeGroupInUse, "the group is the only group of %s%s: deleting it would open them to every user; "+
 			"give them other groups (or none) first", strings.Join(listed, ", "), more)
 	}
 	if err := tx.Model(&models.LocationGroup{}).Where("group_id = ?", id).Pluck("location_id", &locationIDs).Error; err != nil {

@@ -53,7 +53,7 @@ func CreateKeywordGroup(tx *gorm.DB, g *models.KeywordGroup, max int64) error {
 		return fmt.Errorf("count keyword groups: %w", err)
 	}
 	if n >= max {
-		return apperr.Conflict("too_many_keyword_groups", "the platform has %d keyword groups, the most it keeps", n)
+		return apperr.Conflict(apperr.CodeTooManyKeywordGroups, "the platform has %d keyword groups, the most it keeps", n)
 	}
 	return Insert(tx, g, keywordGroupNameTaken(g.Name))
 }

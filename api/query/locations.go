@@ -72,7 +72,7 @@ func UpdateLocation(tx *gorm.DB, id, kind, name string, config models.JSON, vers
 		return fmt.Errorf("update location %s: %w", id, res.Error)
 	}
 	if res.RowsAffected == 0 {
-		return apperr.Conflict("version_conflict", "the location changed meanwhile; reload it and retry")
+		return apperr.Conflict(apperr.CodeVersionConflict, "the location changed meanwhile; reload it and retry")
 	}
 	return nil
 }

@@ -48,7 +48,7 @@ func DeleteUnassignedRole(tx *gorm.DB, id string) error {
 		return fmt.Errorf("count users of role %s: %w", id, err)
 	}
 	if n > 0 {
-		return apperr.Conflict("role_assigned", "the role is assigned to %d user(s)", n)
+		return apperr.Conflict(apperr.CodeRoleAssigned, "the role is assigned to %d user(s)", n)
 	}
 	if err := tx.Delete(&models.Role{}, "id = ?", id).Error; err != nil {
 		return fmt.Errorf("delete role %s: %w", id, err)

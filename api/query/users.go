@@ -32,7 +32,7 @@ func Users(db *gorm.DB, email string, byEmail bool) ([]models.User, error) {
 // EmailTaken turns a unique violation of the email into 409 email_taken.
 func EmailTaken(err error) error {
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
-		return apperr.Conflict("email_taken", "a user with this email exists")
+		return apperr.Conflict(apperr.CodeEmailTaken, "a user with this email exists")
 	}
 	return err
 }

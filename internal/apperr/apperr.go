@@ -7,20 +7,19 @@ package apperr
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 )
 
 // Error is an error a client is allowed to see.
 type Error struct {
 	Status     int               `json:"-"`
-	Code       string            `json:"code"`
+	Code       Code              `json:"code"`
 	Message    string            `json:"message"`
 	Fields     map[string]string `json:"fields,omitempty"`
 	RetryAfter time.Duration     `json:"-"`
 }
 
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
+func (e *Error) Error() string { return e.Code.String() + ": " + e.Message }
 
 // As returns the *Error inside err, if any.
 func As(err error) (*Error, bool) {
@@ -31,19 +30,27 @@ func As(err error) (*Error, bool) {
 	return nil, false
 }
 
-// New builds an error with an explicit status.
-func New(status int, code, format string, args ...any) *Error {
-	return &Error{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
+// New builds an error with the code's status (the table in codes.go).
+func New(code Code, format string, args ...any) *Error {
+	return &Error{Status: code.Status(), Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// BadRequest is a 400 with a code of its own.
-func BadRequest(code, format string, args ...any) *Error {
-	return New(http.StatusBadRequest, code, format, args...)
+// WithStatus answers e with another status than its code's: for a refusal
+// whose status a library chose (the file server's).
+func (e *Error) WithStatus(status int) *Error {
+	e.Status = status
+	return e
+}
+
+// BadRequest is New for a 400 code; the name says what the caller means,
+// TestConstructorStatuses checks the code is one.
+func BadRequest(code Code, format string, args ...any) *Error {
+	return New(code, format, args...)
 }
 
 // Invalid is a 400 validation error naming the offending fields.
 func Invalid(fields map[string]string) *Error {
-	e := New(http.StatusBadRequest, "validation_failed", "the request has invalid fields")
+	e := New(CodeValidationFailed, "the request has invalid fields")
 	e.Fields = fields
 	return e
 }
@@ -55,42 +62,42 @@ func InvalidField(field, problem string) *Error {
 
 // Unauthorized is a 401: no credential, or one that does not work.
 func Unauthorized(format string, args ...any) *Error {
-	return New(http.StatusUnauthorized, "unauthorized", format, args...)
+	return New(CodeUnauthorized, format, args...)
 }
 
 // Forbidden is a 403: the credential works but may not do this.
 func Forbidden(format string, args ...any) *Error {
-	return New(http.StatusForbidden, "forbidden", format, args...)
+	return New(CodeForbidden, format, args...)
 }
 
 // NotFound is a 404 for an object of the given kind.
 func NotFound(kind, id string) *Error {
-	return New(http.StatusNotFound, "not_found", "%s %q not found", kind, id)
+	return New(CodeNotFound, "%s %q not found", kind, id)
 }
 
-// Conflict is a 409.
-func Conflict(code, format string, args ...any) *Error {
-	return New(http.StatusConflict, code, format, args...)
+// Conflict is New for a 409 code (checked like BadRequest).
+func Conflict(code Code, format string, args ...any) *Error {
+	return New(code, format, args...)
 }
 
 // TooLarge is a 413.
 func TooLarge(format string, args ...any) *Error {
-	return New(http.StatusRequestEntityTooLarge, "too_large", format, args...)
+	return New(CodeTooLarge, format, args...)
 }
 
 // TooManyRequests is a 429 with the wait the client should observe.
 func TooManyRequests(retryAfter time.Duration, format string, args ...any) *Error {
-	e := New(http.StatusTooManyRequests, "rate_limited", format, args...)
+	e := New(CodeRateLimited, format, args...)
 	e.RetryAfter = retryAfter
 	return e
 }
 
 // Unavailable is a 503: a dependency (search engine, database) is down.
 func Unavailable(format string, args ...any) *Error {
-	return New(http.StatusServiceUnavailable, "unavailable", format, args...)
+	return New(CodeUnavailable, format, args...)
 }
 
 // Internal is the body given for any error that is not an *Error.
 func Internal() *Error {
-	return New(http.StatusInternalServerError, "internal_error", "an unexpected error occurred")
+	return New(CodeInternalError, "an unexpected error occurred")
 }
