@@ -64,9 +64,11 @@ test-faults:
 	export TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$pgadmin}"; \
 	$(GO) test -count=1 -v -run '$(FAULT_TESTS)' ./cmd/metaharvest
 
+# The bench needs the test servers too (versitygw for the s3 suite,
+# Meilisearch for the meili suite): setup.sh --s3.
 bench: build
 	@set -euo pipefail; \
-	pgadmin=$$(deploy/setup.sh); \
+	pgadmin=$$(deploy/setup.sh --s3); \
 	export TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$pgadmin}"; \
 	$(GO) run ./cmd/mhbench
 
