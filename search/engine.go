@@ -25,8 +25,11 @@ type Engine interface {
 	Ping(ctx context.Context) error
 
 	// Upsert adds or replaces documents (by _id). When it returns nil the
-	// documents are searchable. It also refreshes the visibility lists of the
-	// segments of these items.
+	// engine has them: the Postgres engine's are searchable at once;
+	// Meilisearch has accepted the task, durably, and they are searchable a
+	// moment later (callers that must read their writes wait through the
+	// engine's Sync where it has one). It also refreshes the visibility
+	// lists of the segments of these items.
 	Upsert(ctx context.Context, docs []Document) error
 	// Delete removes documents by _id; unknown ids are ignored.
 	Delete(ctx context.Context, ids []string) error
