@@ -74,6 +74,15 @@ func TestSignInAndOut(t *testing.T) {
 		t.Fatalf("cross-site sign-in: %d", r.Code)
 	}
 
+	// Another site cannot sign the user out either (the one state-changing
+	// page action besides signing in).
+	forgedOut := httptestForm("/signout", url.Values{})
+	forgedOut.Header.Set("Sec-Fetch-Site", "cross-site")
+	forgedOut.AddCookie(cookie)
+	if r := e.serve(forgedOut); r.Code != http.StatusForbidden || strings.Contains(r.Header().Get("Set-Cookie"), "mh_session") {
+		t.Fatalf("cross-site sign-out: %d %v", r.Code, r.Header())
+	}
+
 	// Sign-out clears the cookie.
 	out := e.browse("POST", "/signout", cookie, url.Values{})
 	if out.Code != http.StatusSeeOther || out.Header().Get("Location") != "/signin" || !strings.Contains(out.Header().Get("Set-Cookie"), "mh_session=;") ||
