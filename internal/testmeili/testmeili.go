@@ -1,12 +1,8 @@
 package testmeili
 
 import (
-	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/metaharvest/metaharvest/internal/testproc"
 )
 
 // Version is the Meilisearch version the tests run (and production's
@@ -43,7 +41,7 @@ type Server struct {
 
 type process struct {
 	cmd    *exec.Cmd
-	out    *syncBuffer
+	out    *testproc.OutputBuffer
 	exited chan struct{}
 }
 
@@ -93,7 +91,7 @@ func Shared(t testing.TB) *Server {
 			shared.err = err
 			return
 		}
-		shared.srv = &Server{Dir: dir, Key: randomHex(16)}
+		shared.srv = &Server{Dir: dir, Key: testproc.RandomHex(16)}
 		shared.err = shared.srv.start()
 	})
 	if shared.err != nil {
@@ -124,7 +122,7 @@ func Available() bool {
 // Launch runs a server outside a test (the benchmarks), with its database
 // in dir; Kill stops it.
 func Launch(dir string) (*Server, error) {
-	s := &Server{Dir: dir, Key: randomHex(16)}
+	s := &Server{Dir: dir, Key: testproc.RandomHex(16)}
 	if err := s.start(); err != nil {
 		return nil, err
 	}
@@ -134,7 +132,7 @@ func Launch(dir string) (*Server, error) {
 // Start runs a server owned by t, stopped in t.Cleanup.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	s := &Server{Dir: t.TempDir(), Key: randomHex(16)}
+	s := &Server{Dir: t.TempDir(), Key: testproc.RandomHex(16)}
 	if err := s.start(); err != nil {
 		fail(t, err)
 	}
@@ -193,7 +191,7 @@ func (s *Server) start() error {
 	var lastErr error
 	for range 3 {
 		if s.URL == "" {
-			if s.port, err = freePort(); err != nil {
+			if s.port, err = testproc.FreePort(); err != nil {
 				return err
 			}
 		}
@@ -229,7 +227,7 @@ func (s *Server) run(bin string) (*process, error) {
 	)
 	cmd.Env = append(serverEnv(), "MEILI_MASTER_KEY="+s.Key)
 	cmd.Dir = s.Dir
-	out := &syncBuffer{}
+	out := &testproc.OutputBuffer{Max: 64 << 10}
 	cmd.Stdout, cmd.Stderr = out, out
 	killWithParent(cmd)
 	if err := cmd.Start(); err != nil {
@@ -271,54 +269,9 @@ func Prefix(t testing.TB) string {
 	if len(name) > 40 {
 		name = name[len(name)-40:]
 	}
-	return "t_" + name + "_" + randomHex(4) + "_"
+	return "t_" + name + "_" + testproc.RandomHex(4) + "_"
 }
 
 // serverEnv drops the variables Meilisearch reads as its options
 // (MEILI_*), so that a developer's shell cannot change the test server.
-func serverEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "MEILI_") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return env
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("testmeili: find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-// syncBuffer collects the server's output for error messages.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.b.Len() > 64<<10 {
-		return len(p), nil
-	}
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+func serverEnv() []string { return testproc.EnvWithout("MEILI_") }

@@ -4,7 +4,6 @@
 package testproc
 
 import (
-	"bytes"
 	"fmt"
 	"net"
 	"os"
@@ -54,7 +53,7 @@ func Binary(t testing.TB) string {
 type Process struct {
 	Role string
 	cmd  *exec.Cmd
-	out  *lockedBuffer
+	out  *OutputBuffer
 	done chan struct{}
 }
 
@@ -64,7 +63,7 @@ func Start(t testing.TB, role string, env []string) *Process {
 	t.Helper()
 	cmd := exec.Command(Binary(t), role)
 	cmd.Env = append(cleanEnv(), env...)
-	out := &lockedBuffer{}
+	out := &OutputBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -166,21 +165,4 @@ func tail(s string, n int) string {
 		return "..." + s[len(s)-n:]
 	}
 	return s
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -3,11 +3,8 @@ package tests3
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -20,6 +17,8 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/metaharvest/metaharvest/internal/testproc"
 )
 
 // Server is a running S3 server.
@@ -111,7 +110,7 @@ func BucketName(t testing.TB) string {
 	if name == "" {
 		name = "test"
 	}
-	return name + "-" + randomHex(6)
+	return name + "-" + testproc.RandomHex(6)
 }
 
 // Client returns a minio client with the server's root credentials.
@@ -202,7 +201,7 @@ func start(dir string) (*process, error) {
 	}
 	var lastErr error
 	for range 3 {
-		port, err := freePort()
+		port, err := testproc.FreePort()
 		if err != nil {
 			return nil, err
 		}
@@ -219,8 +218,8 @@ func launch(bin, dir string, port int) (*process, error) {
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	return launchAs(bin, Server{
 		Endpoint:  "http://" + addr,
-		AccessKey: "tests3" + randomHex(4),
-		SecretKey: randomHex(20),
+		AccessKey: "tests3" + testproc.RandomHex(4),
+		SecretKey: testproc.RandomHex(20),
 		Dir:       dir,
 	})
 }
@@ -236,7 +235,7 @@ func launchAs(bin string, srv Server) (*process, error) {
 		"--quiet",
 		"posix", dir)
 	cmd.Env = serverEnv()
-	var out syncBuffer
+	out := testproc.OutputBuffer{Max: 64 << 10}
 	cmd.Stdout, cmd.Stderr = &out, &out
 	killWithParent(cmd)
 	if err := cmd.Start(); err != nil {
@@ -273,53 +272,7 @@ func launchAs(bin string, srv Server) (*process, error) {
 
 // serverEnv drops variables versitygw reads as defaults for its flags
 // (VGW_*, ROOT_*), so a developer's shell cannot change the test server.
-func serverEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "VGW_") || strings.HasPrefix(kv, "ROOT_") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return env
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("tests3: find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-// syncBuffer collects the server's output for error messages; the process
-// writes to it from os/exec's copying goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.b.Len() > 64<<10 {
-		return len(p), nil // enough to explain a failure
-	}
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+func serverEnv() []string { return testproc.EnvWithout("VGW_", "ROOT_") }
 
 // Restartable is a server a test kills and starts again, on the same
 // address with the same keys and objects (fault tests).
