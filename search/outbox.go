@@ -418,3 +418,27 @@ func indexSegments(ctx context.Context, db *gorm.DB, engine Engine, docs []Docum
 	}
 	return nil
 }
+
+// OutboxDepth counts the items waiting in the outbox.
+func OutboxDepth(ctx context.Context, db *gorm.DB) (int64, error) {
+	var n int64
+	if err := db.WithContext(ctx).Raw(`SELECT count(*) FROM search_outbox`).Scan(&n).Error; err != nil {
+		return 0, fmt.Errorf("count the search outbox: %w", err)
+	}
+	return n, nil
+}
+
+// RebuildStart is what a rebuild of the whole index (metaharvest reindex)
+// starts from: the database's clock, against which items changed since are
+// found (updated_at), and the number of live items it sends.
+func RebuildStart(ctx context.Context, db *gorm.DB) (now time.Time, items int64, err error) {
+	row := struct {
+		Now   time.Time
+		Items int64
+	}{}
+	err = db.WithContext(ctx).Raw(`SELECT now() AS now, (SELECT count(*) FROM items WHERE deleted_at IS NULL) AS items`).Scan(&row).Error
+	if err != nil {
+		return time.Time{}, 0, fmt.Errorf("read the state a reindex starts from: %w", err)
+	}
+	return row.Now, row.Items, nil
+}

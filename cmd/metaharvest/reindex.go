@@ -38,13 +38,15 @@ func reindex(ctx context.Context, db *gorm.DB, rdb *redis.Client, engine search.
 	if namespace != "" {
 		key += ":" + namespace
 	}
+	now, total, err := search.RebuildStart(ctx, db)
+	if err != nil {
+		return 0, err
+	}
 	var started time.Time
 	val, err := rdb.Get(ctx, key).Result()
 	switch {
 	case errors.Is(err, redis.Nil):
-		if err := db.WithContext(ctx).Raw(`SELECT now()`).Scan(&started).Error; err != nil {
-			return 0, fmt.Errorf("reindex: %w", err)
-		}
+		started = now
 		if err := engine.Reset(ctx); err != nil {
 			return 0, fmt.Errorf("reset search engine: %w", err)
 		}
@@ -64,8 +66,6 @@ func reindex(ctx context.Context, db *gorm.DB, rdb *redis.Client, engine search.
 		logger.Info("reindex resumed", slog.String("engine", engine.Name()), slog.Time("started", started))
 	}
 
-	var total int64
-	db.WithContext(ctx).Raw(`SELECT count(*) FROM items WHERE deleted_at IS NULL`).Scan(&total)
 	stop := reportProgress(ctx, db, total, logger)
 	n, err := drainAll(ctx, db, engine)
 	if err == nil {
@@ -85,8 +85,7 @@ func reindex(ctx context.Context, db *gorm.DB, rdb *redis.Client, engine search.
 			}
 		}
 		var left int64
-		db.WithContext(ctx).Raw(`SELECT count(*) FROM search_outbox`).Scan(&left)
-		if left == 0 {
+		if left, err = search.OutboxDepth(ctx, db); err != nil || left == 0 {
 			break
 		}
 		var m int
@@ -151,8 +150,11 @@ func reportProgress(ctx context.Context, db *gorm.DB, total int64, logger *slog.
 				return
 			case <-t.C:
 			}
-			var left int64
-			db.WithContext(ctx).Raw(`SELECT count(*) FROM search_outbox`).Scan(&left)
+			left, err := search.OutboxDepth(ctx, db)
+			if err != nil {
+				logger.Warn("reindex progress", slog.String("error", err.Error()))
+				continue
+			}
 			if left == last {
 				continue
 			}
