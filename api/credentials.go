@@ -14,9 +14,10 @@ import (
 // /metrics the scraper's METRICS_TOKEN, the queue dashboard its browser
 // session cookie, and every GET or HEAD the web UI's session cookie
 // (access.SessionCookie), so that a page's <video> and <img> elements can
-// load item content and artifacts. A state-changing request never counts a
-// cookie: a page cannot be made to change anything by another site, and the
-// pages' own forms get their checks in the web package.
+// load item content and artifacts. A state-changing request counts that
+// cookie only with the session's CSRF token (access.CSRFHeader) from the
+// platform's own origin (access.SameOrigin): the pages' scripts act through
+// the api, and another site cannot make a browser do so.
 func (s *Server) credentialFor(c *gin.Context, rt Route) (*Principal, error) {
 	if rt.Path == metricsPath {
 		if p, ok := s.scraper(c); ok {
@@ -28,12 +29,23 @@ func (s *Server) credentialFor(c *gin.Context, rt Route) (*Principal, error) {
 			return p, err
 		}
 	}
-	if readOnly(c.Request.Method) && c.GetHeader("Authorization") == "" {
+	if c.GetHeader("Authorization") == "" && (readOnly(c.Request.Method) || s.pageAction(c)) {
 		if p, ok, err := s.cookieSession(c, access.SessionCookie); ok || err != nil {
 			return p, err
 		}
 	}
 	return s.authenticate(c)
+}
+
+// pageAction reports whether a state-changing request comes from a page of
+// the web UI: the session cookie's CSRF token in its header, sent from this
+// origin.
+func (s *Server) pageAction(c *gin.Context) bool {
+	raw, err := c.Cookie(access.SessionCookie)
+	if err != nil || raw == "" || len(raw) > 4096 {
+		return false
+	}
+	return access.SameOrigin(c.Request) && s.tokens.CheckCSRF(raw, c.GetHeader(access.CSRFHeader))
 }
 
 func readOnly(method string) bool { return method == http.MethodGet || method == http.MethodHead }

@@ -24,8 +24,9 @@ func (e *env) pageSession(userID string, ttl time.Duration) *http.Cookie {
 }
 
 // The web UI's session cookie is a credential for GET (and HEAD) requests of
-// any API route, checked against the user on each request, and never for a
-// state-changing one.
+// any API route, checked against the user on each request, and for a
+// state-changing one only with its CSRF token from the same origin
+// (TestPageActionNeedsCSRFTokenAndOrigin).
 func TestPageSessionCookie(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -79,6 +80,69 @@ func TestPageSessionCookie(t *testing.T) {
 	e.db.Exec("UPDATE users SET enabled = false WHERE id = ?", adminID)
 	if r := e.browse("GET", "/api/data/roles", cookie, nil); r.Code != 401 {
 		t.Fatalf("disabled user's cookie: %d", r.Code)
+	}
+}
+
+// pageAction sends a state-changing request as a page's script would: the
+// session cookie, and the given CSRF token and origin headers.
+func (e *env) pageAction(method, path string, cookie *http.Cookie, body string, header map[string]string) *httptest.ResponseRecorder {
+	e.t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	req.AddCookie(cookie)
+	rec := httptest.NewRecorder()
+	e.srv.Handler().ServeHTTP(rec, req)
+	return rec
+}
+
+// A page's script changes things through the api with the session cookie
+// and the session's CSRF token; a forged cross-site request (no token, a
+// token of another session, another origin, a cross-site fetch) changes
+// nothing and answers 401. An accepted one writes the api's audit event.
+func TestPageActionNeedsCSRFTokenAndOrigin(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	adminID := e.adminUserID()
+	cookie := e.pageSession(adminID, time.Hour)
+	token := e.srv.SessionTokens().CSRF(cookie.Value)
+	other := e.srv.SessionTokens().CSRF(e.pageSession(adminID, 2*time.Hour).Value)
+	body := `{"name":"From a page"}`
+	for _, forged := range []map[string]string{
+		{},
+		{"Origin": "http://example.com"},
+		{access.CSRFHeader: ""},
+		{access.CSRFHeader: other, "Origin": "http://example.com"},
+		{access.CSRFHeader: token + "x", "Origin": "http://example.com"},
+		{access.CSRFHeader: token, "Origin": "https://evil.example"},
+		{access.CSRFHeader: token, "Origin": "null"},
+		{access.CSRFHeader: token, "Sec-Fetch-Site": "cross-site"},
+		{access.CSRFHeader: token, "Sec-Fetch-Site": "same-site", "Origin": "http://example.com"},
+	} {
+		if r := e.pageAction("POST", "/api/data/v3/groups", cookie, body, forged); r.Code != 401 {
+			t.Errorf("forged page action %v: %d %s", forged, r.Code, r.Body)
+		}
+	}
+	if n := e.count(`SELECT count(*) FROM groups WHERE name = 'From a page'`); n != 0 {
+		t.Fatalf("a forged request made %d groups", n)
+	}
+	r := e.pageAction("POST", "/api/data/v3/groups", cookie, body,
+		map[string]string{access.CSRFHeader: token, "Origin": "http://example.com", "Sec-Fetch-Site": "same-origin"})
+	if r.Code != 201 {
+		t.Fatalf("the page's own action: %d %s", r.Code, r.Body)
+	}
+	if n := e.count(`SELECT count(*) FROM audit_events WHERE user_id = ? AND target_kind = 'group' AND action_key = 'create'`, adminID); n != 1 {
+		t.Errorf("the page's action wrote %d audit events, want the api's 1", n)
+	}
+	// The token is the session's: a token with no cookie is nothing.
+	req := httptest.NewRequest("POST", "/api/data/v3/groups", strings.NewReader(body))
+	req.Header.Set(access.CSRFHeader, token)
+	rec := httptest.NewRecorder()
+	e.srv.Handler().ServeHTTP(rec, req)
+	if rec.Code != 401 {
+		t.Errorf("token without its cookie: %d", rec.Code)
 	}
 }
 

@@ -21,10 +21,34 @@ type base struct {
 	Title   string
 	User    string // the signed-in user's name or email; "" when signed out
 	Q       string // the query of the header's search field
-	Nav     string // "search" or "moments": the current mode
+	Nav     string // the current section: a navLink's Key
 	Moments bool   // the user may open moments mode
+	Links   []navLink
 	CSS     string
+	Styles  []string // a section's own stylesheets, after CSS
 	Scripts []string
+	// CSRF is the session's anti-forgery token, in a meta element: the
+	// pages' scripts send it with their state-changing api requests
+	// (assets/js/api.js).
+	CSRF string
+}
+
+// navLink is a section of the header's navigation, shown to users whose
+// scopes allow it.
+type navLink struct {
+	Key, Href, Label, Scope string
+}
+
+// sections are the header's links, in order. The search modes come first.
+var sections = []navLink{
+	{"search", "/", "Search", "search:read"},
+	{"moments", "/moments", "Moments", "segments:read"},
+	{"compilations", "/compilations", "Compilations", "compilations:read"},
+	{"saved", "/saved", "Saved searches", "savedsearches:read"},
+	{"jobs", "/jobs", "Jobs", "activity:read"},
+	{"storage", "/storage", "Storage", "locations:read"},
+	{"upload", "/upload", "Upload", "uploads:write"},
+	{"admin", "/admin", "Admin", ""},
 }
 
 func (u *UI) base(r *http.Request, p *access.Principal, title string) base {
@@ -35,6 +59,18 @@ func (u *UI) base(r *http.Request, p *access.Principal, title string) base {
 			b.User = p.User.Email
 		}
 		b.Moments = p.Can("segments:read")
+		for _, l := range sections {
+			if l.Scope != "" && !p.Can(l.Scope) || l.Key == "admin" && !canAdminister(p) {
+				continue
+			}
+			if _, pattern := u.mux.Handler(&http.Request{Method: http.MethodGet, URL: &url.URL{Path: l.Href}}); pattern == "" {
+				continue // not built (yet): no link to a 404
+			}
+			b.Links = append(b.Links, l)
+		}
+		if c, err := r.Cookie(access.SessionCookie); err == nil {
+			b.CSRF = u.Sessions.CSRF(c.Value)
+		}
 	}
 	return b
 }

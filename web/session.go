@@ -20,8 +20,11 @@ import (
 //   - checked against the user on every request (enabled, role scopes), so
 //     that disabling a user ends their sessions at once.
 //
-// The api accepts the same cookie on its GET and HEAD routes only (the
-// player's media, artifact images).
+// The api accepts the same cookie on its GET and HEAD routes (the player's
+// media, artifact images), and on its state-changing routes with the
+// session's CSRF token in access.CSRFHeader from this origin: the pages'
+// scripts act through the JSON API (web/assets/js/api.js), so that an
+// action from a page has the API's validation, scopes and audit events.
 
 type signInPage struct {
 	base
@@ -44,7 +47,7 @@ func (u *UI) signInPage(w http.ResponseWriter, r *http.Request, p *access.Princi
 // POST /signin: a form (email, password, next). On success the cookie is set
 // and the browser sent to next (a local path only).
 func (u *UI) signIn(w http.ResponseWriter, r *http.Request, _ *access.Principal) error {
-	if !sameOrigin(r) {
+	if !access.SameOrigin(r) {
 		return &pageError{http.StatusForbidden, "Not allowed", "This form may only be sent from this site."}
 	}
 	email, password := r.PostFormValue("email"), r.PostFormValue("password")
@@ -87,7 +90,7 @@ func (u *UI) signIn(w http.ResponseWriter, r *http.Request, _ *access.Principal)
 // expires: a copy taken before would still work; the cookie is HttpOnly
 // and Secure over HTTPS, so that copy is hard to take.)
 func (u *UI) signOut(w http.ResponseWriter, r *http.Request, _ *access.Principal) error {
-	if !sameOrigin(r) {
+	if !access.SameOrigin(r) {
 		return &pageError{http.StatusForbidden, "Not allowed", "This form may only be sent from this site."}
 	}
 	http.SetCookie(w, &http.Cookie{Name: access.SessionCookie, Value: "", Path: "/", MaxAge: -1,
@@ -108,20 +111,6 @@ func localPath(next string) string {
 		return "/"
 	}
 	return next
-}
-
-// sameOrigin refuses a form posted from another site: browsers name the
-// page's origin (Origin, Sec-Fetch-Site) on every POST.
-func sameOrigin(r *http.Request) bool {
-	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
-		return false
-	}
-	origin := r.Header.Get("Origin")
-	if origin == "" || origin == "null" {
-		return origin == ""
-	}
-	o, err := url.Parse(origin)
-	return err == nil && o.Host == r.Host
 }
 
 func humanWait(d time.Duration) string {

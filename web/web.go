@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -44,6 +45,7 @@ type Deps struct {
 type UI struct {
 	Deps
 	mux    *http.ServeMux
+	owned  *http.ServeMux // the route patterns without methods: Owns
 	routes []Route
 	pages  map[string]*template.Template
 	assets *assetSet
@@ -75,7 +77,7 @@ func New(d Deps) (*UI, error) {
 	if d.SessionTTL <= 0 {
 		d.SessionTTL = 12 * time.Hour
 	}
-	u := &UI{Deps: d, mux: http.NewServeMux(), catalogue: search.BaseFields(search.ScopeItems)}
+	u := &UI{Deps: d, mux: http.NewServeMux(), owned: http.NewServeMux(), catalogue: search.BaseFields(search.ScopeItems)}
 	var err error
 	if u.assets, err = loadAssets(); err != nil {
 		return nil, err
@@ -84,17 +86,29 @@ func New(d Deps) (*UI, error) {
 		return nil, err
 	}
 	u.routes = u.routeTable()
+	seen := map[string]bool{}
 	for _, rt := range u.routes {
 		u.mux.HandleFunc(rt.Method+" "+rt.Pattern, u.wrap(rt))
+		if !seen[rt.Pattern] {
+			seen[rt.Pattern] = true
+			u.owned.HandleFunc(rt.Pattern, http.NotFound)
+		}
 	}
 	u.mux.HandleFunc("GET /assets/", u.serveAsset)
+	u.owned.HandleFunc("/assets/", http.NotFound)
 	return u, nil
 }
 
 // routeTable lists every page with its scope (a test checks that each has
-// one, and that a user without it gets a 403 page).
+// one, and that a user without it gets a 403 page). Each section of the UI
+// lists its own routes in its file.
+//
+// Pages render what they show on the server, through the query layer with
+// the api's visibility. What a page changes it changes through the JSON
+// API, from its script (assets/js/api.js) with the session cookie and its
+// CSRF token: the api's validation, scopes and audit events, one system.
 func (u *UI) routeTable() []Route {
-	return []Route{
+	rs := []Route{
 		{"GET", "/signin", ScopePublic, u.signInPage},
 		{"POST", "/signin", ScopePublic, u.signIn},
 		{"POST", "/signout", ScopePublic, u.signOut},
@@ -102,6 +116,10 @@ func (u *UI) routeTable() []Route {
 		{"GET", "/moments", "segments:read", u.momentsPage},
 		{"GET", "/items/{id}", "items:read", u.itemPage},
 	}
+	for _, section := range [][]Route{u.jobRoutes(), u.storageRoutes(), u.collabRoutes(), u.savedRoutes(), u.adminRoutes()} {
+		rs = append(rs, section...)
+	}
+	return rs
 }
 
 // Routes lists the page routes (for tests and docs).
@@ -110,14 +128,11 @@ func (u *UI) Routes() []Route { return u.routes }
 // Owns reports whether path is one of the UI's: the api hands such requests
 // to ServeHTTP and answers every other unknown path itself.
 func (u *UI) Owns(path string) bool {
-	switch path {
-	case "/", "/signin", "/signout", "/moments":
-		return true
+	if path == "" || path[0] != '/' || strings.HasPrefix(path, "/api/") {
+		return false
 	}
-	if id, ok := strings.CutPrefix(path, "/items/"); ok {
-		return id != "" && !strings.Contains(id, "/")
-	}
-	return strings.HasPrefix(path, "/assets/")
+	_, pattern := u.owned.Handler(&http.Request{Method: http.MethodGet, URL: &url.URL{Path: path}})
+	return pattern != ""
 }
 
 func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -7,6 +7,8 @@ package access
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/url"
 
 	"gorm.io/gorm"
 
@@ -17,10 +19,32 @@ import (
 
 // SessionCookie is the browser session of the web UI: a signed, expiring
 // session token (auth.Tokens.IssueSession). The API accepts it for GET and
-// HEAD requests only, so that media elements and images of a page can load
-// the API's content and artifact routes; state-changing requests need a
-// bearer credential.
+// HEAD requests, so that media elements and images of a page can load the
+// API's content and artifact routes, and for a state-changing request only
+// when the request also carries the session's CSRF token in CSRFHeader and
+// comes from the platform's own origin (SameOrigin).
 const SessionCookie = "mh_session"
+
+// CSRFHeader carries a page's anti-forgery token (auth.Tokens.CSRF of the
+// session) on its state-changing requests to the api. A custom header also
+// makes a cross-origin browser request need a CORS preflight, which the api
+// never grants.
+const CSRFHeader = "X-CSRF-Token"
+
+// SameOrigin refuses a request a page of another site made: browsers name
+// the page's origin (Origin, Sec-Fetch-Site) on every POST, PUT, PATCH and
+// DELETE. A request without either header (not from a browser) passes.
+func SameOrigin(r *http.Request) bool {
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
+		return false
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" || origin == "null" {
+		return origin == ""
+	}
+	o, err := url.Parse(origin)
+	return err == nil && o.Host == r.Host
+}
 
 // RootRoleID is the built-in role holding every scope.
 const RootRoleID = "root"
