@@ -42,6 +42,9 @@ func NewHandler(d Deps) *Handler {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
 	return &Handler{Deps: d, names: queue.Names{Namespace: d.Config.RedisNamespace},
 		env: storage.Env{DataDir: d.Config.DataDir}, pageSize: WalkPageSize}
 }
@@ -65,11 +68,12 @@ type target struct {
 	opts jobs.Options
 	loc  models.Location
 	ctr  models.Container
+	now  func() time.Time // the worker's clock (Deps.Now)
 }
 
 func (h *Handler) loadTarget(ctx context.Context, requestID, containerID string) (*target, error) {
 	db := h.DB.WithContext(ctx)
-	var t target
+	t := target{now: h.Now}
 	if err := db.Where("request_id = ?", requestID).Take(&t.job).Error; err != nil {
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return nil, permanent("job %s not found", requestID)
@@ -148,7 +152,7 @@ func dedupeKey(kind, requestID, key string) string {
 // harvestend row).
 func activity(t *target, kind, key string) models.Activity {
 	a := models.Activity{
-		TS: time.Now().UTC(), Kind: kind,
+		TS: t.now().UTC(), Kind: kind,
 		RequestID: t.job.RequestID, LocationID: t.loc.ID, ContainerID: t.ctr.ID, HarvestID: t.job.RequestID,
 		ProfileID: t.job.ProfileID, Extractors: t.job.Extractors,
 	}

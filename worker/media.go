@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -113,7 +114,7 @@ func CaptionID(itemID, extractor, label string, index int) string {
 
 // insert writes the rows of the items in keep. Several parts of one
 // extractor at the same millisecond keep the last.
-func (m *mediaRows) insert(ctx context.Context, conn gorm.ConnPool, keep map[string]bool) error {
+func (m *mediaRows) insert(ctx context.Context, conn gorm.ConnPool, keep map[string]bool, now time.Time) error {
 	if len(m.segItem) > 0 {
 		var it, ex, th, su []string
 		var tm []int64
@@ -147,12 +148,12 @@ ON CONFLICT (item_id, extractor, time_ms) DO UPDATE SET thumbnail = EXCLUDED.thu
 		if len(id) > 0 {
 			if _, err := conn.ExecContext(ctx, `
 INSERT INTO captions (id, item_id, extractor, label, source, language, confidence, format, cues, added_at)
-SELECT x.id, x.item_id, x.extractor, x.label, x.source, x.language, x.confidence, x.format, x.cues::jsonb, now()
+SELECT x.id, x.item_id, x.extractor, x.label, x.source, x.language, x.confidence, x.format, x.cues::jsonb, $10
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::text[], $9::text[])
 	AS x(id, item_id, extractor, label, source, language, confidence, format, cues)
 ON CONFLICT (id) DO UPDATE SET source = EXCLUDED.source, language = EXCLUDED.language, confidence = EXCLUDED.confidence,
 	format = EXCLUDED.format, cues = EXCLUDED.cues, added_at = EXCLUDED.added_at`,
-				id, it, ex, la, so, lg, co, fo, cu); err != nil {
+				id, it, ex, la, so, lg, co, fo, cu, now); err != nil {
 				return fmt.Errorf("insert captions: %w", err)
 			}
 		}

@@ -65,6 +65,8 @@ type reaper struct {
 	log   *slog.Logger
 	id    string
 
+	now func() time.Time // the worker's clock (Deps.Now)
+
 	mu       sync.Mutex
 	running  map[string]int       // task id -> handlers running it in this process
 	finished map[string]time.Time // task id -> when its handler returned
@@ -77,7 +79,7 @@ type reaper struct {
 }
 
 func newReaper(rdb *redis.Client, names queue.Names, log *slog.Logger) *reaper {
-	return &reaper{rdb: rdb, names: names, log: log, id: ids.New(), running: map[string]int{}, finished: map[string]time.Time{}}
+	return &reaper{rdb: rdb, names: names, log: log, id: ids.New(), running: map[string]int{}, finished: map[string]time.Time{}, now: time.Now}
 }
 
 // workersKey is the set of registered worker ids; workerKey(id) lists the
@@ -114,7 +116,7 @@ func (r *reaper) hold(id string) (release func()) {
 		r.mu.Lock()
 		if r.running[id]--; r.running[id] <= 0 {
 			delete(r.running, id)
-			r.finished[id] = time.Now()
+			r.finished[id] = r.now()
 		}
 		r.mu.Unlock()
 	}
@@ -145,7 +147,7 @@ func (r *reaper) beat(ctx context.Context) error {
 	key := r.workerKey(r.id)
 	_, err := r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.Del(ctx, key)
-		p.SAdd(ctx, key, r.held(time.Now())...)
+		p.SAdd(ctx, key, r.held(r.now())...)
 		p.PExpire(ctx, key, reaperTTL)
 		p.SAdd(ctx, r.workersKey(), r.id)
 		return nil
@@ -184,12 +186,12 @@ func (r *reaper) distrust(ctx context.Context, err error, what string) {
 	if ctx.Err() != nil {
 		return
 	}
-	r.trustFrom = time.Now().Add(reaperTTL + reaperBeat)
+	r.trustFrom = r.now().Add(reaperTTL + reaperBeat)
 	r.log.Warn(what, slog.String("error", err.Error()))
 }
 
 func (r *reaper) reapLogged(ctx context.Context) {
-	now := time.Now()
+	now := r.now()
 	if now.Before(r.trustFrom) {
 		return
 	}

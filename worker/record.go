@@ -34,7 +34,7 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 	if len(batch) == 0 {
 		return nil
 	}
-	now := time.Now().UTC()
+	now := h.Now().UTC()
 	var (
 		artifacts   []models.Artifact
 		media       mediaRows      // segment parts and captions
@@ -213,7 +213,7 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 				return err
 			}
 		}
-		if err := media.insert(ctx, conn, fresh); err != nil {
+		if err := media.insert(ctx, conn, fresh, now); err != nil {
 			return err
 		}
 		searched, err := search.IndexFreshInTx(ctx, tx, h.Search, written, dirty...)

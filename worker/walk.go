@@ -78,7 +78,7 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 		return tx.Model(&models.Job{}).Where("request_id = ?", t.job.RequestID).Updates(map[string]any{
 			"walked_count":   gorm.Expr("walked_count + ?", len(entries)),
 			"enqueued_count": gorm.Expr("enqueued_count + ?", len(toHarvest)),
-			"updated":        time.Now().UTC(),
+			"updated":        h.Now().UTC(),
 		}).Error
 	})
 	if err != nil {
@@ -143,11 +143,11 @@ func upsertItems(tx *gorm.DB, t *target, entries []storage.Entry, all bool) ([]h
 	// times as much as on an empty one).
 	rows, err := tx.Statement.ConnPool.QueryContext(tx.Statement.Context, `
 		UPDATE items i SET size = x.size, etag = x.etag, last_modified = x.last_modified,
-			last_seen_at = now(), deleted_at = NULL, updated_at = now()
+			last_seen_at = $6, deleted_at = NULL, updated_at = $6
 		FROM unnest($1::text[], $2::int8[], $3::text[], $4::timestamptz[]) AS x(path, size, etag, last_modified)
 		WHERE i.container_id = $5 AND i.path = x.path
 		RETURNING i.id, i.last_harvested IS NULL OR i.etag <> i.harvested_etag`,
-		paths, sizes, etags, modified, t.ctr.ID)
+		paths, sizes, etags, modified, t.ctr.ID, t.now().UTC())
 	if err != nil {
 		return nil, err
 	}
@@ -213,11 +213,11 @@ func itemBatches(files []harvestable, maxFiles int) [][]harvestable {
 func (h *Handler) finishWalk(ctx context.Context, t *target, note string) error {
 	return h.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&models.Job{}).Where("request_id = ? AND NOT walk_complete", t.job.RequestID).
-			Updates(map[string]any{"walk_complete": true, "updated": time.Now().UTC()})
+			Updates(map[string]any{"walk_complete": true, "updated": h.Now().UTC()})
 		if res.Error != nil || res.RowsAffected == 0 {
 			return res.Error
 		}
-		now := time.Now().UTC()
+		now := h.Now().UTC()
 		if note != "" {
 			a := activity(t, models.ActivityWalk, t.ctr.ID+":skipped")
 			a.Name, a.Source = t.ctr.Name, note
@@ -262,7 +262,7 @@ func (h *Handler) walkFailed(ctx context.Context, t *target, p queue.WalkPayload
 			return err
 		}
 		return tx.Model(&models.Job{}).Where("request_id = ?", t.job.RequestID).Updates(map[string]any{
-			"error_count": gorm.Expr("error_count + 1"), "walk_complete": true, "updated": time.Now().UTC(),
+			"error_count": gorm.Expr("error_count + 1"), "walk_complete": true, "updated": h.Now().UTC(),
 		}).Error
 	})
 	if err != nil {

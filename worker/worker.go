@@ -32,6 +32,11 @@ type Deps struct {
 	Extractors *extractors.Registry // extractors.Default when nil
 	Search     search.Engine        // nil: nothing is indexed (tests of harvesting alone)
 	Metrics    *metrics.Recorder    // nil: nothing is measured
+	// Now is the worker's clock for what it records (activity times, job
+	// updates, the reaper's leases); time.Now when nil. Durations it
+	// measures (how long a download or an extractor took) use the
+	// monotonic clock whatever Now is.
+	Now func() time.Time
 }
 
 // Run serves tasks until ctx ends, then stops gracefully: it takes no new
@@ -61,6 +66,7 @@ func Run(ctx context.Context, d Deps) error {
 		// Registered before the first task, so that no live worker looks
 		// dead to the others (reaper.go).
 		rp = newReaper(d.Redis, h.names, h.Logger)
+		rp.now = h.Now
 		if err := rp.beat(ctx); err != nil {
 			return err
 		}
