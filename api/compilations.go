@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 	"time"
@@ -39,11 +40,14 @@ func thumbnailOut(t query.Thumbnail, ok bool) *thumbnailJSON {
 }
 
 type compilationItemJSON struct {
+	EntryID   string         `json:"entry_id"`
 	ItemID    string         `json:"item_id"`
 	Filename  string         `json:"filename"`
 	Thumbnail *thumbnailJSON `json:"thumbnail"`
 	Order     int            `json:"order"`
 	AddedAt   time.Time      `json:"added_at"`
+	InPoint   *float64       `json:"in_point,omitempty"`
+	OutPoint  *float64       `json:"out_point,omitempty"`
 }
 
 type compilationJSON struct {
@@ -129,8 +133,8 @@ func (s *Server) compilationsOut(c *gin.Context, rows []models.Compilation, with
 			items := make([]compilationItemJSON, len(entries[r.ID]))
 			for j, e := range entries[r.ID] {
 				t, ok := thumbs[e.ItemID]
-				items[j] = compilationItemJSON{ItemID: e.ItemID, Filename: e.Filename, Thumbnail: thumbnailOut(t, ok),
-					Order: e.DisplayOrder, AddedAt: e.AddedAt.UTC()}
+				items[j] = compilationItemJSON{EntryID: e.EntryID, ItemID: e.ItemID, Filename: e.Filename,
+					Thumbnail: thumbnailOut(t, ok), Order: e.DisplayOrder, AddedAt: e.AddedAt.UTC(), InPoint: e.InPoint, OutPoint: e.OutPoint}
 			}
 			out[i].Items = &items
 		}
@@ -247,17 +251,21 @@ func (s *Server) deleteCompilation(c *gin.Context) error {
 	return nil
 }
 
-// POST /api/data/compilations/{id}/items {item_id, display_order?}: the
-// item (live, visible to the caller) goes at display_order (0 first;
-// absent: the end), the items from there on move one down.
+// POST /api/data/compilations/{id}/items {item_id, display_order?,
+// in_point?, out_point?}: the item (live, visible to the caller), or its
+// moment from in_point to out_point (seconds, both or neither), goes at
+// display_order (0 first; absent: the end), the entries from there on move
+// one down.
 func (s *Server) addCompilationItem(c *gin.Context) error {
 	cp, err := s.loadOwnCompilation(c, c.Param("id"))
 	if err != nil {
 		return err
 	}
 	var req struct {
-		ItemID       string `json:"item_id"`
-		DisplayOrder *int   `json:"display_order"`
+		ItemID       string   `json:"item_id"`
+		DisplayOrder *int     `json:"display_order"`
+		InPoint      *float64 `json:"in_point"`
+		OutPoint     *float64 `json:"out_point"`
 	}
 	if err := decodeJSON(c, &req); err != nil {
 		return err
@@ -268,6 +276,9 @@ func (s *Server) addCompilationItem(c *gin.Context) error {
 	if req.DisplayOrder != nil && *req.DisplayOrder < 0 {
 		return apperr.InvalidField("display_order", "must be 0 or more")
 	}
+	if err := checkMoment(req.InPoint, req.OutPoint); err != nil {
+		return err
+	}
 	it, err := s.loadVisibleItem(c, req.ItemID)
 	if err != nil {
 		return err
@@ -275,7 +286,7 @@ func (s *Server) addCompilationItem(c *gin.Context) error {
 	var ci models.CompilationItem
 	err = s.audited(c, "compilation", "add-item", cp.ID, it.ID, func(tx *gorm.DB) error {
 		var err error
-		ci, err = query.AddCompilationItem(tx, cp.ID, it.ID, req.DisplayOrder)
+		ci, err = query.AddCompilationItem(tx, cp.ID, it.ID, req.DisplayOrder, req.InPoint, req.OutPoint)
 		return err
 	})
 	if err != nil {
@@ -286,13 +297,38 @@ func (s *Server) addCompilationItem(c *gin.Context) error {
 		return err
 	}
 	t, ok := thumbs[it.ID]
-	c.JSON(http.StatusCreated, gin.H{"item_id": it.ID, "filename": it.Name, "thumbnail": thumbnailOut(t, ok),
-		"display_order": ci.DisplayOrder, "added_at": ci.AddedAt.UTC()})
+	out := gin.H{"entry_id": ci.EntryID, "item_id": it.ID, "filename": it.Name, "thumbnail": thumbnailOut(t, ok),
+		"display_order": ci.DisplayOrder, "added_at": ci.AddedAt.UTC()}
+	if ci.InPoint != nil {
+		out["in_point"], out["out_point"] = *ci.InPoint, *ci.OutPoint
+	}
+	c.JSON(http.StatusCreated, out)
 	return nil
 }
 
-// DELETE /api/data/compilations/{id}/items/{item_id}: the item leaves the
-// compilation (it is not deleted); answers the compilation.
+// maxMomentPoint bounds in and out points (seconds: 1000 hours).
+const maxMomentPoint = 3.6e6
+
+// checkMoment checks a moment's points: both or neither, 0 <= in < out.
+func checkMoment(in, out *float64) error {
+	switch {
+	case in == nil && out == nil:
+		return nil
+	case in == nil:
+		return apperr.InvalidField("in_point", "is required with out_point")
+	case out == nil:
+		return apperr.InvalidField("out_point", "is required with in_point")
+	case math.IsNaN(*in) || *in < 0 || *in > maxMomentPoint:
+		return apperr.InvalidField("in_point", "must be a number of seconds from 0")
+	case math.IsNaN(*out) || *out <= *in || *out > maxMomentPoint:
+		return apperr.InvalidField("out_point", "must be after in_point")
+	}
+	return nil
+}
+
+// DELETE /api/data/compilations/{id}/items/{item_id}: the item (each of its
+// entries), or the one entry when item_id is an entry id, leaves the
+// compilation (the item is not deleted); answers the compilation.
 func (s *Server) removeCompilationItem(c *gin.Context) error {
 	cp, err := s.loadOwnCompilation(c, c.Param("id"))
 	if err != nil {
@@ -308,9 +344,9 @@ func (s *Server) removeCompilationItem(c *gin.Context) error {
 	return s.respondCompilation(c, http.StatusOK, cp.ID)
 }
 
-// PUT /api/data/compilations/{id}/order-items {items: [item ids]}: the
-// listed items first, in that order, the others after them as they were;
-// answers the compilation.
+// PUT /api/data/compilations/{id}/order-items {items: [item or entry
+// ids]}: the listed entries first, in that order (an item id: each entry of
+// the item), the others after them as they were; answers the compilation.
 func (s *Server) orderCompilationItems(c *gin.Context) error {
 	cp, err := s.loadOwnCompilation(c, c.Param("id"))
 	if err != nil {

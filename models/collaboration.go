@@ -12,12 +12,16 @@ type Compilation struct {
 	UpdatedAt time.Time
 }
 
-// CompilationItem places an item in a compilation.
+// CompilationItem places an item, or a moment of it (InPoint to OutPoint,
+// seconds), in a compilation: an entry, named by EntryID.
 type CompilationItem struct {
 	CompilationID string `gorm:"primaryKey"`
-	ItemID        string `gorm:"primaryKey"`
+	EntryID       string `gorm:"primaryKey"`
+	ItemID        string
 	DisplayOrder  int
 	AddedAt       time.Time
+	InPoint       *float64
+	OutPoint      *float64
 }
 
 // Comment is one version of a comment on a target (an item, a

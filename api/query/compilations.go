@@ -8,6 +8,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -40,21 +41,26 @@ func Compilations(db *gorm.DB, v Viewer) ([]models.Compilation, error) {
 	return rows, nil
 }
 
-// CompilationEntry is an item of a compilation as a viewer sees it.
+// CompilationEntry is an entry of a compilation as a viewer sees it: an
+// item, or a moment of it when InPoint and OutPoint are set.
 type CompilationEntry struct {
-	ItemID       string
-	Filename     string
-	DisplayOrder int
-	AddedAt      time.Time
+	EntryID           string
+	ItemID            string
+	Filename          string
+	MimeType          string
+	DisplayOrder      int
+	AddedAt           time.Time
+	InPoint, OutPoint *float64
 }
 
-const entryOrder = "ci.display_order, ci.added_at, ci.item_id"
+const entryOrder = "ci.display_order, ci.added_at, ci.entry_id"
 
 // CompilationEntries lists the items of a compilation v may see, in order.
 func CompilationEntries(db *gorm.DB, v Viewer, compilationID string) ([]CompilationEntry, error) {
 	cond, args := v.VisibleSQL("i.location_id", "i.container_id")
 	out := []CompilationEntry{}
-	err := db.Raw(`SELECT ci.item_id, i.name AS filename, ci.display_order, ci.added_at
+	err := db.Raw(`SELECT ci.entry_id, ci.item_id, i.name AS filename, i.mime_type, ci.display_order, ci.added_at,
+			ci.in_point, ci.out_point
 		FROM compilation_items ci JOIN items i ON i.id = ci.item_id
 		WHERE ci.compilation_id = ? AND i.deleted_at IS NULL AND `+cond+`
 		ORDER BY `+entryOrder, append([]any{compilationID}, args...)...).Scan(&out).Error
@@ -151,20 +157,26 @@ func lockCompilation(tx *gorm.DB, id string) error {
 	return nil
 }
 
-// AddCompilationItem puts an item in a compilation at position (0 first;
-// nil or past the end: last), moving the items at and after it one down:
-// 409 when the item is in it already.
-func AddCompilationItem(tx *gorm.DB, compilationID, itemID string, position *int) (models.CompilationItem, error) {
-	ci := models.CompilationItem{CompilationID: compilationID, ItemID: itemID, AddedAt: time.Now().UTC()}
+// AddCompilationItem puts an item, or the moment of it from in to out
+// (seconds; both nil: the whole item), in a compilation at position (0
+// first; nil or past the end: last), moving the entries at and after it
+// one down: 409 when that item or moment is in it already.
+func AddCompilationItem(tx *gorm.DB, compilationID, itemID string, position *int, in, out *float64) (models.CompilationItem, error) {
+	ci := models.CompilationItem{CompilationID: compilationID, EntryID: ids.New(), ItemID: itemID, AddedAt: time.Now().UTC(),
+		InPoint: in, OutPoint: out}
 	if err := lockCompilation(tx, compilationID); err != nil {
 		return ci, err
 	}
 	var n int64
-	if err := tx.Model(&models.CompilationItem{}).Where("compilation_id = ? AND item_id = ?", compilationID, itemID).
+	if err := tx.Model(&models.CompilationItem{}).Where(`compilation_id = ? AND item_id = ?
+		AND in_point IS NOT DISTINCT FROM ? AND out_point IS NOT DISTINCT FROM ?`, compilationID, itemID, in, out).
 		Count(&n).Error; err != nil {
 		return ci, fmt.Errorf("find item %s in compilation %s: %w", itemID, compilationID, err)
 	}
 	if n > 0 {
+		if in != nil {
+			return ci, apperr.Conflict(apperr.CodeAlreadyInCompilation, "this moment of item %q is in the compilation already", itemID)
+		}
 		return ci, apperr.Conflict(apperr.CodeAlreadyInCompilation, "item %q is in the compilation already", itemID)
 	}
 	var end int
@@ -186,54 +198,60 @@ func AddCompilationItem(tx *gorm.DB, compilationID, itemID string, position *int
 	return ci, TouchCompilation(tx, compilationID)
 }
 
-// RemoveCompilationItem takes an item out of a compilation (the item
-// itself stays): 404 when it is not in it.
-func RemoveCompilationItem(tx *gorm.DB, compilationID, itemID string) error {
-	res := tx.Delete(&models.CompilationItem{}, "compilation_id = ? AND item_id = ?", compilationID, itemID)
+// RemoveCompilationItem takes an item (each of its entries) or one entry
+// (id is an entry id) out of a compilation (the item itself stays): 404
+// when it is not in it.
+func RemoveCompilationItem(tx *gorm.DB, compilationID, id string) error {
+	res := tx.Delete(&models.CompilationItem{}, "compilation_id = ? AND (item_id = ? OR entry_id = ?)", compilationID, id, id)
 	if res.Error != nil {
-		return fmt.Errorf("remove item %s from compilation %s: %w", itemID, compilationID, res.Error)
+		return fmt.Errorf("remove item %s from compilation %s: %w", id, compilationID, res.Error)
 	}
 	if res.RowsAffected == 0 {
-		return apperr.NotFound("item in the compilation", itemID)
+		return apperr.NotFound("item in the compilation", id)
 	}
 	return TouchCompilation(tx, compilationID)
 }
 
-// OrderCompilationItems puts the listed items first, in the order given;
-// the others follow in their present order. Ids that are not items of
-// the compilation are returned (and nothing changes).
+// OrderCompilationItems puts the listed entries first, in the order
+// given; the others follow in their present order. Each id is an entry id,
+// or an item id for every entry of that item (in their present order). Ids
+// that are neither in the compilation are returned (and nothing changes).
 func OrderCompilationItems(tx *gorm.DB, compilationID string, itemIDs []string) ([]string, error) {
 	if err := lockCompilation(tx, compilationID); err != nil {
 		return nil, err
 	}
-	var have []string
-	if err := tx.Raw(`SELECT ci.item_id FROM compilation_items ci WHERE ci.compilation_id = ? ORDER BY `+entryOrder,
+	var have []struct{ EntryID, ItemID string }
+	if err := tx.Raw(`SELECT ci.entry_id, ci.item_id FROM compilation_items ci WHERE ci.compilation_id = ? ORDER BY `+entryOrder,
 		compilationID).Scan(&have).Error; err != nil {
 		return nil, fmt.Errorf("items of compilation %s: %w", compilationID, err)
 	}
-	in := map[string]bool{}
-	for _, id := range have {
-		in[id] = true
+	entries := map[string][]string{} // an entry or item id: its entries
+	for _, h := range have {
+		entries[h.EntryID] = []string{h.EntryID}
+		entries[h.ItemID] = append(entries[h.ItemID], h.EntryID)
 	}
 	var unknown []string
 	listed := map[string]bool{}
 	order := make([]string, 0, len(have))
 	for _, id := range itemIDs {
-		if !in[id] {
+		es, ok := entries[id]
+		if !ok {
 			unknown = append(unknown, id)
 			continue
 		}
-		if !listed[id] {
-			listed[id] = true
-			order = append(order, id)
+		for _, e := range es {
+			if !listed[e] {
+				listed[e] = true
+				order = append(order, e)
+			}
 		}
 	}
 	if len(unknown) > 0 {
 		return unknown, nil
 	}
-	for _, id := range have {
-		if !listed[id] {
-			order = append(order, id)
+	for _, h := range have {
+		if !listed[h.EntryID] {
+			order = append(order, h.EntryID)
 		}
 	}
 	positions := make(models.Strings, len(order))
@@ -242,7 +260,7 @@ func OrderCompilationItems(tx *gorm.DB, compilationID string, itemIDs []string) 
 	}
 	if err := tx.Exec(`UPDATE compilation_items ci SET display_order = u.o
 		FROM unnest(?::text[], ?::text[]::bigint[]) AS u(id, o)
-		WHERE ci.compilation_id = ? AND ci.item_id = u.id`, models.Strings(order), positions, compilationID).Error; err != nil {
+		WHERE ci.compilation_id = ? AND ci.entry_id = u.id`, models.Strings(order), positions, compilationID).Error; err != nil {
 		return nil, fmt.Errorf("order compilation %s: %w", compilationID, err)
 	}
 	return nil, TouchCompilation(tx, compilationID)
@@ -256,8 +274,8 @@ func CloneCompilation(tx *gorm.DB, v Viewer, src models.Compilation, id, name, a
 		return fmt.Errorf("create compilation: %w", err)
 	}
 	cond, args := v.VisibleSQL("i.location_id", "i.container_id")
-	err := tx.Exec(`INSERT INTO compilation_items (compilation_id, item_id, display_order)
-		SELECT ?, ci.item_id, ci.display_order FROM compilation_items ci JOIN items i ON i.id = ci.item_id
+	err := tx.Exec(`INSERT INTO compilation_items (compilation_id, entry_id, item_id, display_order, in_point, out_point)
+		SELECT ?, md5(random()::text || ci.entry_id), ci.item_id, ci.display_order, ci.in_point, ci.out_point FROM compilation_items ci JOIN items i ON i.id = ci.item_id
 		WHERE ci.compilation_id = ? AND i.deleted_at IS NULL AND `+cond, append([]any{dst.ID, src.ID}, args...)...).Error
 	if err != nil {
 		return fmt.Errorf("copy items of compilation %s: %w", src.ID, err)
