@@ -1,0 +1,96 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/metaharvest/metaharvest/api/access"
+	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/apperr"
+)
+
+// locationPage is GET /storage/{id}: a location's settings, its edit form
+// and delete (with locations:write), and its recorded containers with
+// live harvest (the container's "enabled") on and off (containers:write).
+// js/storage.js makes the changes through the api (PUT and DELETE
+// /api/data/v3/locations/:id, PUT /api/data/containers).
+type locationPage struct {
+	base
+	Location      locationView
+	Version       int
+	Fields        []configField
+	Containers    []containerView
+	CanWrite      bool // locations:write
+	CanContainers bool // containers:read
+	CanToggle     bool // containers:write
+}
+
+type containerView struct {
+	ID, Name       string
+	Enabled        bool
+	LastHarvested  string
+	Harvested      int64
+	Failed         int64
+	LastFailure    string
+	CurrentRequest string
+}
+
+func (u *UI) locationPage(w http.ResponseWriter, r *http.Request, p *access.Principal) error {
+	ctx := r.Context()
+	db := u.DB.WithContext(ctx)
+	id := r.PathValue("id")
+	if id == "" || len(id) > 64 {
+		return errNotFound
+	}
+	l, err := query.Location(db, id)
+	if ae, ok := apperr.As(err); ok && ae.Status == http.StatusNotFound {
+		return errNotFound
+	} else if err != nil {
+		return err
+	}
+	v, err := p.Viewer(ctx, u.DB)
+	if err != nil {
+		return err
+	}
+	if ok, err := v.Sees(db, l.ID, ""); err != nil {
+		return err
+	} else if !ok {
+		return errNotFound // as an unknown id: nothing of it shows
+	}
+	view, err := locationOf(l)
+	if err != nil {
+		return err
+	}
+	page := &locationPage{base: u.base(r, p, l.Name), Location: view, Version: l.Version,
+		CanWrite: p.Can("locations:write"), CanContainers: p.Can("containers:read"), CanToggle: p.Can("containers:write")}
+	page.Nav = "storage"
+	page.Styles = []string{u.assets.url("css/storage.css")}
+	page.Scripts = []string{u.assets.url("js/storage.js")}
+	if page.CanWrite {
+		cfg, err := storedSettings(l)
+		if err != nil {
+			return err
+		}
+		if k, ok := kindOf(l.Kind); ok {
+			page.Fields = kindFields(k, "edit", cfg)
+		}
+	}
+	if page.CanContainers {
+		rows, err := query.LocationContainers(db, v, l.ID)
+		if err != nil {
+			return err
+		}
+		for _, c := range rows {
+			cv := containerView{ID: c.ID, Name: c.Name, Enabled: c.Enabled, Harvested: c.HarvestSuccessCount,
+				Failed: c.HarvestFailureCount, CurrentRequest: c.RequestID}
+			if c.LastHarvested != nil {
+				cv.LastHarvested = c.LastHarvested.UTC().Format("2006-01-02 15:04 UTC")
+			}
+			if c.LastHarvestedFailure != nil {
+				cv.LastFailure = c.LastHarvestedFailure.UTC().Format("2006-01-02 15:04 UTC")
+			}
+			page.Containers = append(page.Containers, cv)
+		}
+	}
+	u.render(w, r, http.StatusOK, "location", page)
+	return nil
+}
