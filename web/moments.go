@@ -25,14 +25,26 @@ type momentsPage struct {
 	Moments    []momentView
 	Pager      pager
 	SearchLink string
+	// Add: each moment has "Add to compilation" (compilations:read and
+	// :write; js/select.js).
+	Add *selectView
 }
 
 type momentView struct {
-	ItemName, Href string
-	Time           string
-	Thumb          string
-	Lines          []momentLine
+	ItemID, ItemName, Href string
+	Time                   string
+	Thumb                  string
+	Lines                  []momentLine
+	// In and Out are the moment's points in seconds (for a compilation):
+	// the span of its transcript cues, else defaultMomentLength from its
+	// time.
+	In, Out           string
+	InLabel, OutLabel string
 }
+
+// defaultMomentLength is a moment's length in a compilation when no cue
+// gives its span.
+const defaultMomentLength = 5.0
 
 type momentLine struct {
 	Kind  string
@@ -45,6 +57,11 @@ func (u *UI) momentsPage(w http.ResponseWriter, r *http.Request, p *access.Princ
 	st, problems := parseSearchState(url.Values{"q": r.URL.Query()["q"], "page": r.URL.Query()["page"]})
 	page := &momentsPage{base: u.base(r, p, "Moments"), Problems: problems}
 	page.Q, page.Nav = st.Q, "moments"
+	if canAddToCompilation(p) {
+		page.Add = &selectView{Compilations: true, UserID: p.User.ID, Admin: p.IsAdmin()}
+		page.Styles = []string{u.assets.url("css/saved.css")}
+		page.Scripts = []string{u.assets.url("js/select.js")}
+	}
 	if st.Q != "" {
 		page.SearchLink = "/?q=" + url.QueryEscape(st.Q)
 	}
@@ -120,7 +137,9 @@ func (u *UI) runMoments(ctx context.Context, p *access.Principal, st searchState
 	for _, r := range res.Results {
 		id := str(r.Result["item_id"])
 		t, _ := number(r.Result["time"])
-		m := momentView{ItemName: names[id], Href: itemHref(id, st.Q, t), Time: timecode(t), Lines: momentLines(r.Result, words)}
+		m := momentView{ItemID: id, ItemName: names[id], Href: itemHref(id, st.Q, t), Time: timecode(t), Lines: momentLines(r.Result, words)}
+		in, out := momentSpan(r.Result, t)
+		m.In, m.Out, m.InLabel, m.OutLabel = seconds(in), seconds(out), timecode(in), timecode(out)
 		if m.ItemName == "" {
 			m.ItemName = id
 		}
@@ -139,6 +158,30 @@ func (u *UI) runMoments(ctx context.Context, p *access.Principal, st searchState
 		page.Pager.HasNext, page.Pager.Next, page.Pager.Last = true, link(st.Page+1), link(min(pages, maxPageParam))
 	}
 	return nil
+}
+
+// momentSpan is a segment's in and out points: the span of its
+// transcript cues (the words said or captioned), else its time and
+// defaultMomentLength after.
+func momentSpan(seg map[string]any, t float64) (in, out float64) {
+	in, out = -1, -1
+	for _, e := range list(lookup(seg, "summary.transcript")) {
+		s, ok1 := number(lookup(e, "start_at"))
+		x, ok2 := number(lookup(e, "end_at"))
+		if !ok1 || !ok2 || s < 0 || x <= s {
+			continue
+		}
+		if in < 0 || s < in {
+			in = s
+		}
+		if x > out {
+			out = x
+		}
+	}
+	if in < 0 {
+		return t, t + defaultMomentLength
+	}
+	return in, out
 }
 
 // momentLines are what a segment says: its transcript entries, the text

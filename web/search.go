@@ -213,7 +213,7 @@ func (s searchState) request(facets []facetDef) (search.Request, error) {
 }
 
 // resultFields are the fields a result card shows.
-var resultFields = []string{search.FieldID, search.FieldName, search.FieldType, search.FieldMimeType, search.FieldSize,
+var resultFields = []string{search.FieldID, search.FieldName, search.FieldLocationID, search.FieldType, search.FieldMimeType, search.FieldSize,
 	search.FieldLastModified, search.FieldLocationName, search.FieldContainerName, durationField, "audioinfo.duration",
 	"pdf.page_count", "officex.page_count", "document_pages.page_count"}
 
@@ -237,10 +237,16 @@ type searchPage struct {
 	GridLink    string
 	ListLink    string
 	MomentsLink string
+	// SaveParams are the parameters "Save this search" saves (with
+	// savedsearches:write); Select the multi-select's actions (nil: none).
+	SaveParams string
+	CanSave    bool
+	Select     *selectView
 }
 
 type resultView struct {
 	ID, Name, Href string
+	LocationID     string // for "harvest again"
 	TypeLabel      string
 	Meta           string // duration, page count
 	Where          string // location / container
@@ -282,10 +288,11 @@ func (u *UI) searchPage(w http.ResponseWriter, r *http.Request, p *access.Princi
 	page := &searchPage{base: u.base(r, p, "Search"), State: st, Problems: problems}
 	page.Q = st.Q
 	page.Nav = "search"
-	page.Scripts = []string{u.assets.url("js/search.js")}
-	if _, ok := u.assets.files["js/search.js"]; !ok {
-		page.Scripts = nil
-	}
+	page.Styles = []string{u.assets.url("css/saved.css")}
+	page.Scripts = []string{u.assets.url("js/search.js"), u.assets.url("js/select.js")}
+	page.CanSave = p.Can("savedsearches:write")
+	page.SaveParams = savedParams(st)
+	page.Select = selectActions(p)
 	for _, o := range sortValues {
 		page.Sorts = append(page.Sorts, sortOption{o.Value, o.Label, o.Value == st.Sort || (st.Sort == "" && o.Value == "relevance")})
 	}
@@ -497,7 +504,7 @@ var typeLabels = map[string]string{search.TypeVideo: "Video", search.TypeAudio: 
 func (u *UI) resultView(st searchState, r search.Result, thumbs map[string]query.Thumbnail) resultView {
 	d := r.Result
 	id := str(d[search.FieldID])
-	v := resultView{ID: id, Name: str(d[search.FieldName]), Href: itemHref(id, st.Q, -1)}
+	v := resultView{ID: id, Name: str(d[search.FieldName]), Href: itemHref(id, st.Q, -1), LocationID: str(d[search.FieldLocationID])}
 	if v.Name == "" {
 		v.Name = id
 	}
