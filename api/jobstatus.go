@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -14,17 +13,7 @@ import (
 // The status of a harvest job, for a client watching it (GET
 // /api/control/harvest/{request_id} and its activity twin GET
 // /api/data/v3/activity/request/{request_id}), derived from the job row and
-// its activity rows: what the workers wrote is the truth.
-
-// Job states.
-const (
-	jobQueued     = "queued"     // no worker has reported on it yet
-	jobWalking    = "walking"    // listing the container
-	jobHarvesting = "harvesting" // listed; items still running
-	jobDone       = "done"       // every item enqueued has finished (or the job was skipped)
-	jobCancelled  = "cancelled"  // cancelled; tasks not yet started do nothing
-	jobFailed     = "failed"     // the walk could not list the container (see its walk activity)
-)
+// its activity rows (query.JobStatusOf): what the workers wrote is the truth.
 
 type jobCountsJSON struct {
 	Walked    int64 `json:"walked"`    // files the walk listed (1 for an item job)
@@ -78,49 +67,14 @@ func (s *Server) jobActivityOf(c *gin.Context, requestID string) (query.JobActiv
 }
 
 func jobStatusOut(job models.Job, a query.JobActivity) jobStatusJSON {
+	st := query.JobStatusOf(job, a)
 	out := jobStatusJSON{RequestID: job.RequestID, JobType: job.JobType, LocationID: job.LocationID,
 		ContainerID: job.ContainerID, ItemID: job.ItemID, UserID: job.UserID, ProfileID: job.ProfileID,
-		Extractors: []string(job.Extractors), Priority: job.Priority,
-		Skipped: strings.TrimPrefix(a.Skipped, "skipped: "),
-		Created: job.Created.UTC(), Updated: job.Updated.UTC()}
+		Extractors: []string(job.Extractors), Priority: job.Priority, State: st.State, Skipped: st.Skipped,
+		Created: job.Created.UTC(), Updated: job.Updated.UTC(), StartedAt: st.StartedAt, FinishedAt: st.FinishedAt,
+		Counts: jobCountsJSON(st.Counts)}
 	if out.Extractors == nil {
 		out.Extractors = []string{}
-	}
-	out.Counts = jobCountsJSON{Walked: job.WalkedCount, Enqueued: job.EnqueuedCount,
-		Harvested: a.Finished - a.Failed - a.Unchanged, Failed: a.Failed, Skipped: a.Unchanged}
-	if job.ItemID == "" && job.WalkedCount > job.EnqueuedCount {
-		out.Counts.Skipped += job.WalkedCount - job.EnqueuedCount // the walk found them unchanged
-	}
-	switch {
-	case job.Cancelled:
-		out.State = jobCancelled
-	case !job.WalkComplete && a.WalkPages == 0:
-		out.State = jobQueued
-	case !job.WalkComplete:
-		out.State = jobWalking
-	case a.Finished < job.EnqueuedCount && a.Finished == 0 && job.ItemID != "":
-		out.State = jobQueued
-	case a.Finished < job.EnqueuedCount:
-		out.State = jobHarvesting
-	case a.WalkFailed:
-		out.State = jobFailed
-	default:
-		out.State = jobDone
-	}
-	if a.First != nil {
-		t := a.First.UTC()
-		out.StartedAt = &t
-	}
-	switch out.State {
-	case jobDone, jobFailed:
-		t := out.Updated
-		if a.Last != nil {
-			t = a.Last.UTC()
-		}
-		out.FinishedAt = &t
-	case jobCancelled:
-		t := out.Updated
-		out.FinishedAt = &t
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -87,4 +88,92 @@ func CountRunningJobs(db *gorm.DB, v Viewer) (RunningJobs, error) {
 		return jobs, fmt.Errorf("count running jobs: %w", err)
 	}
 	return jobs, nil
+}
+
+// Job states, as clients watching a job see them (JobStatusOf).
+const (
+	JobQueued     = "queued"     // no worker has reported on it yet
+	JobWalking    = "walking"    // listing the container
+	JobHarvesting = "harvesting" // listed; items still running
+	JobDone       = "done"       // every item enqueued has finished (or the job was skipped)
+	JobCancelled  = "cancelled"  // cancelled; tasks not yet started do nothing
+	JobFailed     = "failed"     // the walk could not list the container (see its walk activity)
+)
+
+// JobCounts are a job's file counts.
+type JobCounts struct {
+	Walked    int64 // files the walk listed (1 for an item job)
+	Enqueued  int64 // files sent to harvest (new or changed, or all with force)
+	Harvested int64 // finished without error
+	Failed    int64 // finished with an error (an extractor failed or was not available, the file vanished)
+	Skipped   int64 // listed but unchanged since their last harvest
+}
+
+// JobStatus is the state of a job as its watchers see it: the api's
+// GET /api/control/harvest/{id} and the web UI's jobs pages.
+type JobStatus struct {
+	State      string
+	Skipped    string // why the job did nothing ("recently_walked"); "" otherwise
+	Counts     JobCounts
+	StartedAt  *time.Time // first activity; nil while queued
+	FinishedAt *time.Time // nil until done, cancelled or failed
+}
+
+// Finished reports whether the job will change no more.
+func (s JobStatus) Finished() bool {
+	return s.State == JobDone || s.State == JobCancelled || s.State == JobFailed
+}
+
+// JobStatusOf derives a job's status from its row and what its activity
+// rows say (ReadJobActivity): what the workers wrote is the truth.
+func JobStatusOf(job models.Job, a JobActivity) JobStatus {
+	out := JobStatus{Skipped: strings.TrimPrefix(a.Skipped, "skipped: ")}
+	out.Counts = JobCounts{Walked: job.WalkedCount, Enqueued: job.EnqueuedCount,
+		Harvested: a.Finished - a.Failed - a.Unchanged, Failed: a.Failed, Skipped: a.Unchanged}
+	if job.ItemID == "" && job.WalkedCount > job.EnqueuedCount {
+		out.Counts.Skipped += job.WalkedCount - job.EnqueuedCount // the walk found them unchanged
+	}
+	switch {
+	case job.Cancelled:
+		out.State = JobCancelled
+	case !job.WalkComplete && a.WalkPages == 0:
+		out.State = JobQueued
+	case !job.WalkComplete:
+		out.State = JobWalking
+	case a.Finished < job.EnqueuedCount && a.Finished == 0 && job.ItemID != "":
+		out.State = JobQueued
+	case a.Finished < job.EnqueuedCount:
+		out.State = JobHarvesting
+	case a.WalkFailed:
+		out.State = JobFailed
+	default:
+		out.State = JobDone
+	}
+	if a.First != nil {
+		t := a.First.UTC()
+		out.StartedAt = &t
+	}
+	switch out.State {
+	case JobDone, JobFailed:
+		t := job.Updated.UTC()
+		if a.Last != nil {
+			t = a.Last.UTC()
+		}
+		out.FinishedAt = &t
+	case JobCancelled:
+		t := job.Updated.UTC()
+		out.FinishedAt = &t
+	}
+	return out
+}
+
+// HarvestTargets lists the containers v may see, by location and name:
+// what a harvest may be started on.
+func HarvestTargets(db *gorm.DB, v Viewer) ([]models.Container, error) {
+	cond, args := v.VisibleSQL("containers.location_id", "containers.id")
+	var rows []models.Container
+	if err := db.Where(cond, args...).Order("location_id, lower(name), id").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list containers: %w", err)
+	}
+	return rows, nil
 }
