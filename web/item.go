@@ -48,6 +48,11 @@ type itemPage struct {
 	Jobs    []jobView
 	Errors  []runError
 	Notes   []string
+
+	// Collaboration (collab.go), each nil without its scopes.
+	Comments *commentsPart
+	Fields   *fieldsPart
+	AddTo    *addPart
 }
 
 type fact struct{ Label, Value string }
@@ -197,6 +202,9 @@ func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 			}
 		}
 	}
+	if err := u.itemCollab(ctx, page, p); err != nil {
+		return err
+	}
 	page.Panels = u.panels(meta)
 	if meta != nil {
 		var raw strings.Builder
@@ -286,27 +294,7 @@ func (u *UI) preview(page *itemPage, it models.Item, mediaType string, meta map[
 	for _, a := range arts {
 		byKind[a.Kind] = append(byKind[a.Kind], a)
 	}
-	switch mediaType {
-	case search.TypeVideo, search.TypeAudio:
-		tag := "video"
-		if mediaType == search.TypeAudio {
-			tag = "audio"
-		}
-		pl := &player{Tag: tag, Src: page.ContentURL, Type: it.MimeType}
-		for _, a := range byKind["preview"] {
-			isAudio := strings.HasSuffix(a.Path, ".m4a")
-			if (tag == "audio") == isAudio {
-				pl.Src, pl.Type = search.ArtifactURL(a.Path), ""
-				if isAudio {
-					pl.Type = "audio/mp4"
-				} else {
-					pl.Type = "video/mp4"
-				}
-				break
-			}
-		}
-		page.Player = pl
-	}
+	page.Player = mediaPlayer(it, mediaType, page.ContentURL, arts)
 	if th := firstThumb(byKind["thumbnail"]); th != nil && page.Player == nil {
 		page.Image = &picture{Src: search.ArtifactURL(th.Path), Href: page.ContentURL, Alt: "Preview of " + it.Name,
 			Width: th.Width, Height: th.Height}
@@ -338,6 +326,36 @@ func (u *UI) preview(page *itemPage, it models.Item, mediaType string, meta map[
 			break
 		}
 	}
+}
+
+// mediaPlayer is the player of a video or audio item (nil for other
+// types): its preview when it has one (a format every browser plays), else
+// the original at contentURL.
+func mediaPlayer(it models.Item, mediaType, contentURL string, arts []models.Artifact) *player {
+	if mediaType != search.TypeVideo && mediaType != search.TypeAudio {
+		return nil
+	}
+	tag := "video"
+	if mediaType == search.TypeAudio {
+		tag = "audio"
+	}
+	pl := &player{Tag: tag, Src: contentURL, Type: it.MimeType}
+	for _, a := range arts {
+		if a.Kind != "preview" {
+			continue
+		}
+		isAudio := strings.HasSuffix(a.Path, ".m4a")
+		if (tag == "audio") == isAudio {
+			pl.Src, pl.Type = search.ArtifactURL(a.Path), ""
+			if isAudio {
+				pl.Type = "audio/mp4"
+			} else {
+				pl.Type = "video/mp4"
+			}
+			break
+		}
+	}
+	return pl
 }
 
 func firstThumb(arts []models.Artifact) *models.Artifact {
