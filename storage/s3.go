@@ -375,12 +375,14 @@ func (l *S3) checkItem(container, path string) error {
 	return checkItemPath(path, true)
 }
 
-// s3NotFound makes missing buckets and keys match ErrNotFound while keeping
-// the server's error in the chain.
+// s3NotFound makes a missing key match ErrNotFound and a missing bucket
+// ErrContainerMissing, keeping the server's error in the chain.
 func s3NotFound(err error) error {
 	switch minio.ToErrorResponse(err).Code {
-	case "NoSuchKey", "NoSuchBucket", "NotFound":
+	case "NoSuchKey", "NotFound":
 		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	case "NoSuchBucket":
+		return fmt.Errorf("%w: %w", ErrContainerMissing, err)
 	}
 	return err
 }

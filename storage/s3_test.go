@@ -75,8 +75,15 @@ func TestS3ContainersAreBuckets(t *testing.T) {
 	}
 	_, _, err = one.ListItems(ctx, want[0], "", 10)
 	wantErr(t, err, storage.ErrNotFound)
+	// A missing bucket is no missing file: ErrContainerMissing (a harvest
+	// retries its items instead of marking them deleted).
 	_, _, err = loc.ListItems(ctx, base+"-missing", "", 10)
-	wantErr(t, err, storage.ErrNotFound)
+	wantErr(t, err, storage.ErrContainerMissing)
+	_, err = loc.Stat(ctx, base+"-missing", "a.txt")
+	wantErr(t, err, storage.ErrContainerMissing)
+	if errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("a missing bucket's stat says the file is gone: %v", err)
+	}
 }
 
 func TestS3ItemsPaging(t *testing.T) {

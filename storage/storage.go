@@ -31,6 +31,12 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrBadPath: a container name or item path is not acceptable (api: 400).
 	ErrBadPath = errors.New("bad path")
+	// ErrContainerMissing: the container itself is missing (an S3 bucket
+	// deleted, renamed or hidden by a policy). It does not say that an
+	// item's file is gone: a harvest retries the item (the bucket may come
+	// back, and its objects with it) and does not mark it deleted; a walk
+	// that cannot list the container ends with it (api: 502).
+	ErrContainerMissing = errors.New("container missing")
 	// ErrTooLarge: an upload exceeded its byte limit (api: 413).
 	ErrTooLarge = errors.New("upload too large")
 )

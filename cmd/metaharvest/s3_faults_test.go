@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -61,6 +63,54 @@ func TestS3ServerRestartMidHarvest(t *testing.T) {
 	t.Logf("S3 server killed (SIGKILL) for 2s with %d of %d objects harvested", at, n)
 	p.recovered("an S3 server restart", req, ctr.ID, n, back, 2*time.Minute)
 	p.checkExactlyOnce(req, ctr.ID, n, sha)
+	if w.Exited() {
+		t.Fatal("the worker exited")
+	}
+}
+
+// The bucket disappears mid-harvest (its directory moved away from the S3
+// server's posix backend, so that the server answers NoSuchBucket) and
+// comes back three seconds later: a missing bucket is no deleted object,
+// so the items it failed are retried, not marked gone; in the end every
+// object is harvested exactly once, none deleted, and all searchable.
+func TestS3BucketGoneMidHarvest(t *testing.T) {
+	t.Parallel()
+	p := newPlatform(t)
+	srv := tests3.Start(t)
+	bucket := tests3.BucketName(t)
+	srv.CreateBucket(t, bucket)
+	const n = 600
+	sha := randomFiles(t, n, 1024, func(name string, data []byte) { srv.PutObject(t, bucket, name, data) })
+	loc := models.Location{ID: "s3", Kind: "s3", Name: "s3", Config: models.MustJSON(map[string]string{
+		"endpoint": srv.Endpoint, "bucket": bucket, "access_key_id": srv.AccessKey, "secret_access_key": srv.SecretKey,
+		"path_style": "true", "region": "us-east-1"})}
+	ctr := models.Container{ID: models.ContainerID("s3", bucket), LocationID: "s3", Name: bucket}
+	p.db.Create(&loc)
+	p.db.Create(&ctr)
+	req := p.startJob(loc.ID, ctr.ID)
+	w := testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=2", "REMOTE_CONCURRENCY=2"))
+	p.waitFor(req, n/5, w)
+	dir, away := filepath.Join(srv.Dir, bucket), filepath.Join(srv.Dir, "."+bucket+"-away")
+	if err := os.Rename(dir, away); err != nil {
+		t.Fatal(err)
+	}
+	at := p.harvestEnds(req)
+	if at >= n {
+		t.Fatalf("the job finished before the bucket went (%d): make it bigger", at)
+	}
+	time.Sleep(3 * time.Second)
+	if err := os.Rename(away, dir); err != nil {
+		t.Fatal(err)
+	}
+	back := time.Now()
+	var deleted int64
+	p.db.Model(&models.Item{}).Where("deleted_at IS NOT NULL").Count(&deleted)
+	t.Logf("bucket gone for 3s with %d of %d objects harvested; %d items marked deleted meanwhile", at, n, deleted)
+	p.recovered("a bucket gone for 3 s", req, ctr.ID, n, back, 2*time.Minute)
+	p.checkExactlyOnce(req, ctr.ID, n, sha)
+	if deleted != 0 {
+		t.Errorf("%d items were marked deleted while their bucket was missing", deleted)
+	}
 	if w.Exited() {
 		t.Fatal("the worker exited")
 	}
