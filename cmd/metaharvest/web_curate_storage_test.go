@@ -10,6 +10,8 @@ import (
 
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/metaharvest/metaharvest/models"
 )
 
 // curateStorage tests the storage screens in the browser (see curateSections):
@@ -21,6 +23,8 @@ import (
 // refuses them.
 func curateStorage(e *curateEnv) {
 	t, b := e.t, e.b
+	start := time.Now()
+	defer func() { t.Logf("storage section: %s", time.Since(start).Round(time.Second)) }()
 	root := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, "reels"), 0o755); err != nil {
 		t.Fatal(err)
@@ -84,6 +88,26 @@ func curateStorage(e *curateEnv) {
 		t.Fatal("the container is still enabled in the api")
 	}
 
+	// Rename it from the edit form; then a change made meanwhile elsewhere
+	// makes the page's version stale: the api's conflict shows, nothing
+	// is overwritten.
+	b.run("rename", chromedp.SetValue(`#edit-name`, "Reels", chromedp.ByQuery),
+		chromedp.Click(`#edit-location button[type=submit]`, chromedp.ByQuery))
+	b.waitFor("renamed", `document.readyState === "complete" && document.querySelector("h1").textContent === "Reels"`)
+	cur := e.c.call("GET", "/api/data/v3/locations/"+locID, nil, 200)
+	if cur["name"] != "Reels" {
+		t.Fatalf("the api's location after the rename: %v", cur)
+	}
+	e.c.call("PUT", "/api/data/v3/locations/"+locID, map[string]any{"kind": "filesystem", "name": "Reels (theirs)",
+		"config": map[string]any{"path": root}, "version": cur["version"]}, 200)
+	b.run("rename a stale page", chromedp.SetValue(`#edit-name`, "Reels (mine)", chromedp.ByQuery),
+		chromedp.Click(`#edit-location button[type=submit]`, chromedp.ByQuery))
+	b.waitFor("the conflict said", `document.querySelector('#edit-location [role=alert]') &&
+		document.querySelector('#edit-location [role=alert]').textContent.includes("reload the page")`)
+	if got := e.c.call("GET", "/api/data/v3/locations/"+locID, nil, 200); got["name"] != "Reels (theirs)" {
+		t.Fatalf("a stale page overwrote the location: %v", got)
+	}
+
 	b.open("/storage")
 	b.waitFor("the new location listed with its container", fmt.Sprintf(`document.getElementById(%q) && document.getElementById(%q).querySelector("td.num").textContent === "1"`,
 		"location-"+locID, "location-"+locID))
@@ -132,6 +156,7 @@ func curateStorage(e *curateEnv) {
 		time.Sleep(time.Second)
 	}
 	b.clean("upload")
+	curateUploadLimit(e)
 
 	// The editor: no form, no upload page, and the api refuses them.
 	v := e.editor()
@@ -158,4 +183,57 @@ func curateStorage(e *curateEnv) {
 		t.Errorf("%d locations after the editor, want %d", n, before)
 	}
 	v.clean("storage as the editor")
+}
+
+// curateUploadLimit runs a second api process of the platform with a limit
+// of 100 bytes: the admin's upload page says it and refuses a larger file
+// dropped on the drop zone before sending it, and sends a small one; an
+// uploader who may not read the platform summary (so the page does not know
+// the limit) sends the large file and sees the api's 413. Neither large
+// file becomes an item.
+func curateUploadLimit(e *curateEnv) {
+	t := e.t
+	limited, _ := e.p.startAPI("UPLOAD_LIMIT_BYTES=100")
+	role := e.c.call("POST", "/api/data/roles", map[string]any{"name": "Uploaders", "scopes": []string{"uploads:write", "search:read"}}, 201)["id"].(string)
+	e.c.call("POST", "/api/data/users", map[string]any{"email": "uploader@example.com", "password": "uploader-password-1",
+		"role_id": role, "first_name": "Up", "last_name": "Loader"}, 201)
+	drop := func(b *browser, name string, size int) {
+		var ok bool
+		b.run("drop "+name, chromedp.Evaluate(fmt.Sprintf(`(() => { const dt = new DataTransfer();
+			dt.items.add(new File(["x".repeat(%d)], %q, {type: "text/plain"}));
+			return document.getElementById("dropzone").dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true})) === false; })()`,
+			size, name), &ok))
+		if !ok {
+			t.Fatalf("the drop zone did not take the drop of %s", name)
+		}
+	}
+	row := func(name, class string) string {
+		return fmt.Sprintf(`[...document.querySelectorAll("li.upload-file.%s")].find(li => li.querySelector(".upload-name").textContent === %q)`, class, name)
+	}
+
+	a := newBrowser(t, e.chromium, limited.base)
+	a.signIn("admin@example.com", "ops-password-1")
+	a.open("/upload")
+	a.waitFor("the limit said", `document.getElementById("upload-limit").textContent.includes("100 bytes")`)
+	drop(a, "big-dropped.txt", 500)
+	a.waitFor("refused before sending", row("big-dropped.txt", "failed")+`.querySelector(".upload-state").textContent.includes("larger than the limit of 100 bytes")`)
+	drop(a, "small-dropped.txt", 20)
+	a.waitFor("the small file uploaded", row("small-dropped.txt", "done")+`.querySelector("progress").value === 100`)
+	a.accessible("upload-limit", e.axe)
+	a.screenshot(e.shots, "upload-limit")
+	a.clean("upload with a limit")
+
+	u := newBrowser(t, e.chromium, limited.base)
+	u.signIn("uploader@example.com", "uploader-password-1")
+	u.open("/upload")
+	u.waitFor("the page not knowing the limit", `document.getElementById("upload-limit").textContent.includes("platform's size limit")`)
+	drop(u, "big-sent.txt", 500)
+	u.waitFor("the api's 413", row("big-sent.txt", "failed")+`.querySelector(".upload-state").textContent.includes("Refused as too large")`)
+	u.clean("upload over the limit")
+
+	uploads := models.ContainerID("uploadstore", "uploads")
+	for _, name := range []string{"big-dropped.txt", "big-sent.txt"} {
+		e.c.call("GET", "/api/data/items/"+url.PathEscape(models.ItemID(uploads, name)), nil, 404)
+	}
+	e.c.call("GET", "/api/data/items/"+url.PathEscape(models.ItemID(uploads, "small-dropped.txt")), nil, 200)
 }
