@@ -69,6 +69,9 @@ func savedParams(st searchState) string {
 	v.Del("page")
 	v.Del("view")
 	v.Del("more")
+	if v.Get("sort") == "relevance" { // the default
+		v.Del("sort")
+	}
 	return v.Encode()
 }
 
