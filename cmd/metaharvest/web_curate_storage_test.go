@@ -49,6 +49,24 @@ func curateStorage(e *curateEnv) {
 	b.waitFor("the path's problem beside it", `!document.querySelector('#new-name[aria-invalid]') &&
 		document.querySelector('#new-filesystem-path[aria-invalid="true"] + p.problem').textContent.includes("does not exist")`)
 	e.check("storage-new-problems")
+	// An S3 location whose endpoint does not answer: the connection's
+	// failure beside the endpoint.
+	kind := func(k string) {
+		var ok bool
+		b.eval(fmt.Sprintf(`(() => { const s = document.getElementById("new-kind"); s.value = %q; s.dispatchEvent(new Event("change")); return true; })()`, k), &ok)
+	}
+	kind("s3")
+	b.waitFor("the s3 settings", `!document.querySelector('fieldset[data-kind="s3"]').hidden && document.querySelector('fieldset[data-kind="filesystem"]').hidden`)
+	b.run("an s3 endpoint that refuses", chromedp.SendKeys(`#new-s3-endpoint`, "http://127.0.0.1:1", chromedp.ByQuery),
+		chromedp.SendKeys(`#new-s3-bucket`, "media", chromedp.ByQuery),
+		chromedp.SendKeys(`#new-s3-secret_access_key`, "SECRETNOTSAVED", chromedp.ByQuery),
+		chromedp.SendKeys(`#new-s3-access_key_id`, "AKIATEST", chromedp.ByQuery),
+		chromedp.Click(`#new-s3-path_style`, chromedp.ByQuery),
+		chromedp.Click(`#new-location button[type=submit]`, chromedp.ByQuery))
+	b.waitFor("the endpoint's problem beside it", `!document.querySelector('#new-filesystem-path[aria-invalid]') &&
+		document.querySelector('#new-s3-endpoint[aria-invalid="true"] + p.problem').textContent.includes("connection refused")`)
+	e.check("storage-new-s3-problem")
+	kind("filesystem")
 	if n := len(locations()); n != before {
 		t.Fatalf("a refused form created a location: %d locations, were %d", n, before)
 	}
