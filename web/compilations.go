@@ -1,8 +1,10 @@
 package web
 
 import (
+	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"gorm.io/gorm"
 
@@ -117,7 +119,7 @@ func (u *UI) compilationPage(w http.ResponseWriter, r *http.Request, p *access.P
 		ev := entryView{EntryID: e.EntryID, ItemID: e.ItemID, Name: e.Filename, Position: i + 1, Href: itemHref(e.ItemID, "", -1)}
 		if e.InPoint != nil && e.OutPoint != nil {
 			ev.In, ev.Out = seconds(*e.InPoint), seconds(*e.OutPoint)
-			ev.InTime, ev.OutTime = timecode(*e.InPoint), timecode(*e.OutPoint)
+			ev.InTime, ev.OutTime = pointTime(*e.InPoint), pointTime(*e.OutPoint)
 			ev.Href = itemHref(e.ItemID, "", *e.InPoint)
 		}
 		pl, seen := sources[e.ItemID]
@@ -173,4 +175,14 @@ func itemAddPart(db *gorm.DB, p *access.Principal, v query.Viewer, timed bool) (
 		}
 	}
 	return part, nil
+}
+
+// pointTime writes a moment's point as 00:01:02, or 00:01:02.5 with its
+// tenths.
+func pointTime(t float64) string {
+	tenths := int64(math.Round(t*10)) % 10
+	if tenths == 0 {
+		return timecode(math.Round(t))
+	}
+	return timecode(t) + "." + strconv.FormatInt(tenths, 10)
 }
