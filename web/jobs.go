@@ -105,7 +105,7 @@ func (u *UI) jobsPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 		if page.Form, err = u.jobStartForm(db, v, p); err != nil {
 			return err
 		}
-		page.NewRow = jobRow{State: query.JobQueued, StateLabel: jobStateLabels[query.JobQueued], Priority: 5,
+		page.NewRow = jobRow{Kind: "Harvest", State: query.JobQueued, StateLabel: jobStateLabels[query.JobQueued], Priority: 5,
 			Progress: progressOf(query.JobStatus{State: query.JobQueued}), StartedBy: page.User}
 	}
 	u.render(w, r, http.StatusOK, "jobs", page)

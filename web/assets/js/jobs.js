@@ -276,7 +276,7 @@ if (form) {
     tr.dataset.job = id;
     const link = tr.querySelector('.job-link');
     link.href = `/jobs/${encodeURIComponent(id)}`;
-    link.textContent = 'just now';
+    link.textContent = `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`;
     setText(tr, '.job-location', loc.selectedOptions[0] ? loc.selectedOptions[0].textContent : body.location_id);
     setText(tr, '.job-container', ctr.selectedOptions[0] ? ctr.selectedOptions[0].textContent : body.container_id);
     setText(tr, '.job-priority', body.priority || 5);
@@ -288,6 +288,9 @@ if (form) {
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     clearProblems(form);
+    for (const alert of form.querySelectorAll('[role="alert"]')) {
+      alert.remove(); // the message of the last refusal
+    }
     status.textContent = '';
     const el = form.elements;
     const body = {
