@@ -450,7 +450,7 @@ function addKeyRow(k) {
   tr.append(state);
   if (heads.includes('Actions')) {
     const actions = document.createElement('td');
-    actions.className = 'actions';
+    actions.className = 'rowactions';
     const toggle = cell('button', k.active ? 'Deactivate' : 'Activate');
     toggle.type = 'button';
     toggle.className = 'secondary';
@@ -511,7 +511,7 @@ async function loadPlatform() {
   const rows = [
     ['Base URL', o.base_url || 'not set'],
     ['Live harvest refresh', `every ${s.harvest_refresh_time} s`],
-    ['Upload store', up.enabled ? `enabled, up to ${humanSize(up.limit_bytes)} a file` : 'disabled'],
+    ['Upload store', up.enabled ? `enabled, ${up.limit_bytes > 0 ? `up to ${humanSize(up.limit_bytes)} a file` : 'no size limit'}` : 'disabled'],
     ['Ignored upload names', (up.ignore_patterns || []).join(', ') || 'none'],
     ['Password length', `${s.password_length_minimum} to ${s.password_length_maximum} characters`],
     ['Maps key', configured(s.maps_key)],
