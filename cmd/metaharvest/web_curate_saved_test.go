@@ -151,6 +151,17 @@ func curateSaved(e *curateEnv) {
 		e.t.Fatalf("the compilation after adding the moment: %v", items)
 	}
 	b.clean("moments")
+
+	// Harvest the text file again from its search result.
+	b.open("/?q=" + textWord)
+	b.waitFor("the checkbox", `!document.getElementById("select-ui").hidden`)
+	b.run("select and harvest", chromedp.Click(`#pick-`+s.txt, chromedp.ByQuery), chromedp.Click(`#act-harvest`, chromedp.ByQuery))
+	b.waitFor("harvest started", `document.getElementById("sel-status").innerText.includes("Started 1 harvest.")`)
+	jobs := c.call("GET", "/api/control/harvest?state=all", nil, 200)["jobs"].([]any)
+	if len(jobs) == 0 || jobs[0].(map[string]any)["item_id"] != s.txt {
+		e.t.Fatalf("the newest job is not the text file's harvest: %v", jobs)
+	}
+	b.clean("harvest again")
 }
 
 // setValue sets a control's value as a person's choice does: with its
