@@ -6,6 +6,7 @@ import (
 	"github.com/metaharvest/metaharvest/api/access"
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/storage"
 )
 
 // locationPage is GET /storage/{id}: a location's settings, its edit form
@@ -19,9 +20,10 @@ type locationPage struct {
 	Version       int
 	Fields        []configField
 	Containers    []containerView
-	CanWrite      bool // locations:write
-	CanContainers bool // containers:read
-	CanToggle     bool // containers:write
+	CanWrite      bool   // locations:write
+	CanContainers bool   // containers:read
+	CanToggle     bool   // containers:write
+	UploadHref    string // the upload page, on the upload store's page for users who may upload
 }
 
 type containerView struct {
@@ -63,6 +65,9 @@ func (u *UI) locationPage(w http.ResponseWriter, r *http.Request, p *access.Prin
 	page := &locationPage{base: u.base(r, p, l.Name), Location: view, Version: l.Version,
 		CanWrite: p.Can("locations:write"), CanContainers: p.Can("containers:read"), CanToggle: p.Can("containers:write")}
 	page.Nav = "storage"
+	if l.Kind == storage.KindUploadStore && p.Can("uploads:write") {
+		page.UploadHref = "/upload"
+	}
 	page.Styles = []string{u.assets.url("css/storage.css")}
 	page.Scripts = []string{u.assets.url("js/storage.js")}
 	if page.CanWrite {

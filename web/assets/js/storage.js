@@ -9,9 +9,10 @@ const status = document.getElementById('storage-status');
 
 function say(text) {
   if (status) {
-    status.textContent = text;
+    status.textContent = text; // role=status: said once, politely
+  } else {
+    announce(text);
   }
-  announce(text);
 }
 
 // fieldProblems renames the api's "config.x" problems to the form's "x".
