@@ -142,14 +142,32 @@ func curateCollab(e *curateEnv) {
 	}
 	e.check("compilation-page")
 
-	// Play: the first entry from its in point, then the second from its.
+	// Drag and drop: the second entry dropped on the top half of the first.
+	b.eval(`(() => {
+		const [first, second] = document.querySelectorAll("#entries li.entry");
+		const dt = new DataTransfer();
+		const r = first.getBoundingClientRect();
+		const at = {bubbles: true, cancelable: true, dataTransfer: dt, clientX: r.left + 10, clientY: r.top + 2};
+		second.dispatchEvent(new DragEvent("dragstart", at));
+		first.dispatchEvent(new DragEvent("dragover", at));
+		first.dispatchEvent(new DragEvent("drop", at));
+		second.dispatchEvent(new DragEvent("dragend", at));
+		return true;
+	})()`, new(any))
+	b.waitFor("the dropped entry saved", `document.getElementById("entries-status").textContent.includes("00:00:03 to 00:00:04.5: now 1 of 2")`)
+	if got := entries(); fmt.Sprint(got) != "[[3 4.5] [1 2]]" {
+		t.Fatalf("the order after drag and drop: %v", got)
+	}
+
+	// Play: the first entry from its in point to its out point, then the
+	// second from its in point.
 	cp := `document.getElementById("compilation-player")`
 	b.run("play the compilation", chromedp.Click("#play-all", chromedp.ByID))
-	b.waitFor("the first entry playing from its in point", cp+`.dataset.entry === "0" && !`+cp+`.paused && `+cp+`.currentTime >= 0.95 && `+cp+`.currentTime < 2.2`)
-	b.waitFor("the second entry playing from its in point", cp+`.dataset.entry === "1" && `+cp+`.currentTime >= 2.95`)
+	b.waitFor("the first entry playing from its in point", cp+`.dataset.entry === "0" && !`+cp+`.paused && `+cp+`.currentTime >= 2.95 && `+cp+`.currentTime < 4.6`)
+	b.waitFor("the second entry playing from its in point", cp+`.dataset.entry === "1" && `+cp+`.currentTime >= 0.95`)
 	var now float64
 	b.eval(cp+`.currentTime`, &now)
-	if math.IsNaN(now) || now > 4.8 {
+	if math.IsNaN(now) || now > 2.3 {
 		t.Errorf("the second entry played past its out point: %v", now)
 	}
 	b.waitFor("the end of the compilation", `document.getElementById("now-playing").textContent.includes("end")`)
@@ -168,7 +186,7 @@ func curateCollab(e *curateEnv) {
 	b.open("/compilations/" + clone)
 	b.run("remove the first entry", chromedp.Click(`#entries li.entry:nth-child(1) button.remove-entry`, chromedp.ByQuery))
 	b.waitFor("one entry left", `document.querySelectorAll("#entries li.entry").length === 1 && document.getElementById("entries-status").textContent.includes("removed")`)
-	if items := c.call("GET", "/api/data/compilations/"+clone, nil, 200)["items"].([]any); len(items) != 1 || items[0].(map[string]any)["in_point"] != 3.0 {
+	if items := c.call("GET", "/api/data/compilations/"+clone, nil, 200)["items"].([]any); len(items) != 1 || items[0].(map[string]any)["in_point"] != 1.0 {
 		t.Fatalf("the copy after the removal: %v", items)
 	}
 	if got := entries(); len(got) != 2 {
@@ -182,4 +200,19 @@ func curateCollab(e *curateEnv) {
 	b.waitFor("the copy gone", fmt.Sprintf(`!document.querySelector('tr[data-compilation-id=%q]') && document.getElementById("compilations-status").textContent.includes("deleted")`, clone))
 	c.call("GET", "/api/data/compilations/"+clone, nil, 404)
 	b.clean("clone and delete")
+
+	// The editor reads the admin's comment but may not change it, and does
+	// not find the admin's private compilation.
+	v := e.editor()
+	v.open("/items/" + url.PathEscape(video))
+	v.waitFor("the comment", `document.querySelector("#comments .comment-body strong") && document.getElementById("comment-form")`)
+	var editable int
+	v.eval(`document.querySelectorAll("#comments .comment-edit, #comments .comment-delete").length`, &editable)
+	if editable != 0 {
+		t.Error("the editor may edit the admin's comment")
+	}
+	if code := v.status("/compilations/" + comp); code != 404 {
+		t.Errorf("the admin's private compilation for the editor: %d", code)
+	}
+	v.clean("the editor")
 }
