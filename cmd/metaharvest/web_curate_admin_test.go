@@ -63,6 +63,16 @@ func curateAdmin(e *curateEnv) {
 		e.t.Errorf("the user's groups: %s", g)
 	}
 
+	// Delete the user again (press twice).
+	gone := `tr[data-email="newbie@example.com"] button[data-delete]`
+	b.run("delete the user", chromedp.Click(gone, chromedp.ByQuery))
+	b.waitFor("the confirmation", `document.querySelector('`+gone+`').textContent.startsWith('Confirm')`)
+	b.run("confirm", chromedp.Click(gone, chromedp.ByQuery))
+	b.waitFor("the user gone", `document.getElementById('admin-flash').textContent.includes('Deleted') && !document.querySelector('tr[data-email="newbie@example.com"]')`)
+	if len(adminFindUsers(c, "newbie@example.com")) != 0 {
+		e.t.Errorf("the deleted user is in the api")
+	}
+
 	// Groups.
 	b.open("/admin/groups")
 	b.run("create a group",
@@ -74,6 +84,15 @@ func curateAdmin(e *curateEnv) {
 		e.t.Errorf("the group is not in the api")
 	}
 	e.check("admin-groups")
+	b.run("describe the group anew",
+		chromedp.Click(`tr[data-name="Night shift"] button[data-edit]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#group-edit-form`, chromedp.ByQuery))
+	b.eval(`(() => { document.getElementById('ge-description').value = ''; return true; })()`, &cleared)
+	b.run("save the group",
+		chromedp.SendKeys(`#ge-description`, "Who harvests after dark", chromedp.ByQuery),
+		chromedp.Click(`#group-edit-form button[type=submit]`, chromedp.ByQuery))
+	b.waitFor("the saved group", `document.getElementById('admin-flash').textContent.includes('Saved the group') &&
+		document.querySelector('tr[data-name="Night shift"]').dataset.description === 'Who harvests after dark'`)
 	// Delete asks once more on the button itself, then deletes.
 	night := `tr[data-name="Night shift"] button[data-delete]`
 	b.run("delete the group", chromedp.Click(night, chromedp.ByQuery))
