@@ -91,8 +91,10 @@ var qcFlags = []struct{ Value, Label, Field string }{
 
 const facesField = "vendor_faces.count"
 
-// facetDefs lists the facets, the custom fields' last.
-func (u *UI) facetDefs(ctx context.Context) ([]facetDef, error) {
+// facetDefs lists the facets, the custom fields' last: the first few, and
+// any that filters name (a filter by a later field reads as its name and
+// can be removed from its facet).
+func (u *UI) facetDefs(ctx context.Context, filters ...filterParam) ([]facetDef, error) {
 	defs := []facetDef{
 		termsFacet("type", "Type", search.FieldType, false, func(v string) string {
 			if l := typeLabels[v]; l != "" {
@@ -119,7 +121,13 @@ func (u *UI) facetDefs(ctx context.Context) ([]facetDef, error) {
 		}
 		return false
 	})
-	fields, err := u.customFields(ctx)
+	var named []string
+	for _, f := range filters {
+		if id, ok := strings.CutPrefix(f.Key, search.FieldCustomFieldsPrefix+"."); ok {
+			named = append(named, id)
+		}
+	}
+	fields, err := u.customFields(ctx, named)
 	if err != nil {
 		return nil, err
 	}

@@ -41,17 +41,25 @@ func (u *UI) savedPage(w http.ResponseWriter, r *http.Request, p *access.Princip
 	if err != nil {
 		return err
 	}
+	// The filters' labels name the custom fields: one read for them all.
+	states := make([]searchState, len(rows))
+	readable := make([]bool, len(rows))
+	var filters []filterParam
+	for i, s := range rows {
+		states[i], readable[i] = savedState(s.Params)
+		filters = append(filters, states[i].Filters...)
+	}
 	var facets []facetDef
 	if len(rows) > 0 {
-		if facets, err = u.facetDefs(r.Context()); err != nil {
+		if facets, err = u.facetDefs(r.Context(), filters...); err != nil {
 			return err
 		}
 	}
-	for _, s := range rows {
+	for i, s := range rows {
 		v := savedView{ID: s.ID, Name: s.Name, Created: s.CreatedAt.UTC().Format("2006-01-02 15:04")}
-		if st, ok := savedState(s.Params); ok {
-			v.Href = st.link(nil)
-			v.Summary = savedSummary(st, facets)
+		if readable[i] {
+			v.Href = states[i].link(nil)
+			v.Summary = savedSummary(states[i], facets)
 		} else {
 			v.Summary = "Its parameters cannot be read by this page."
 		}

@@ -127,3 +127,33 @@ func TestSearchPageSelectAndSave(t *testing.T) {
 		t.Errorf("a searcher may add moments")
 	}
 }
+
+// A filter by a custom field beyond the first few offered as facets still
+// reads as the field's name, with its facet to remove it.
+func TestLaterCustomFieldFilter(t *testing.T) {
+	t.Parallel()
+	c := newCorpus(t)
+	var last string
+	for i := range 10 {
+		last = c.apiCall("POST", "/api/data/v3/fields", c.adminToken, map[string]any{"name": "Field " + string(rune('A'+i)), "data_type": "string"}, 201)["id"].(string)
+	}
+	c.apiCall("PUT", "/api/data/v3/fielddata", c.adminToken, []map[string]any{
+		{"item_id": c.pdf, "fields": []map[string]any{{"field_id": last, "value": map[string]any{"string_value": "kept"}}}},
+		{"item_id": c.clip, "fields": []map[string]any{{"field_id": last, "value": map[string]any{"string_value": "kept"}}}},
+	}, 200)
+	c.index(c.pdf, c.clip)
+	admin := c.signIn(adminEmail, adminPassword)
+	if all := c.page("/", admin, http.StatusOK); strings.Contains(all, "<h3>Field J</h3>") {
+		t.Errorf("the tenth field is offered without a filter")
+	}
+	body := c.page("/?f=fields."+last+"%3Akept", admin, http.StatusOK)
+	if !strings.Contains(body, `<h2 id="results-title">2 results`) || !strings.Contains(body, "Field J: kept") ||
+		!strings.Contains(body, "<h3>Field J</h3>") {
+		t.Errorf("filter by the tenth field: %.4000s", body)
+	}
+	tok := c.token(adminEmail, adminPassword)
+	c.apiCall("POST", "/api/data/saved-searches", tok, map[string]any{"name": "Kept", "params": "f=fields." + last + "%3Akept"}, 201)
+	if saved := c.page("/saved", admin, http.StatusOK); !strings.Contains(saved, "Field J: kept") {
+		t.Errorf("the saved search's summary: %.3000s", saved)
+	}
+}

@@ -343,7 +343,7 @@ func (u *UI) runSearch(ctx context.Context, p *access.Principal, st searchState,
 	if u.Search == nil {
 		return apperr.Unavailable("no search engine is configured")
 	}
-	facets, err := u.facetDefs(ctx)
+	facets, err := u.facetDefs(ctx, st.Filters...)
 	if err != nil {
 		return err
 	}
@@ -634,9 +634,27 @@ func hitCountViews(counts map[string]int64) []hitCount {
 	return out
 }
 
-// customFacets are the custom fields offered as facets: the first few by
-// their order (the catalogue knows every declared one).
-func (u *UI) customFields(ctx context.Context) ([]models.CustomField, error) {
-	rows, _, err := query.Fields(u.DB.WithContext(ctx), query.Page{Limit: 8})
-	return rows, err
+// customFields are the custom fields offered as facets: the first few by
+// their order (the catalogue knows every declared one), and the fields
+// named (by id) when they are later ones.
+func (u *UI) customFields(ctx context.Context, named []string) ([]models.CustomField, error) {
+	db := u.DB.WithContext(ctx)
+	rows, _, err := query.Fields(db, query.Page{Limit: 8})
+	if err != nil || len(named) == 0 {
+		return rows, err
+	}
+	byID, err := query.FieldsByID(db, named)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		delete(byID, r.ID)
+	}
+	for _, id := range named { // in the filters' order
+		if f, ok := byID[id]; ok {
+			rows = append(rows, f)
+			delete(byID, id)
+		}
+	}
+	return rows, nil
 }

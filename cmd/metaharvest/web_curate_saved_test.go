@@ -36,9 +36,19 @@ func curateSaved(e *curateEnv) {
 		e.t.Fatalf("saved searches after saving: %v", list)
 	}
 	id := list[0].(map[string]any)["saved_search_id"].(string)
+	// The same name again: the api's refusal is shown beside the name.
+	b.run("save it again",
+		chromedp.SendKeys(`#save-name`, "Field notes", chromedp.ByQuery),
+		chromedp.Click(`#save-search button[type=submit]`, chromedp.ByQuery),
+	)
+	b.waitFor("the name is taken", `document.querySelector('#save-search [role="alert"]').innerText.includes("Field notes") &&
+		document.getElementById("save-name").getAttribute("aria-invalid") === "true"`)
+	if got := c.call("GET", "/api/data/saved-searches", nil, 200)["saved_searches"].([]any); len(got) != 1 {
+		e.t.Fatalf("a second search of the same name: %v", got)
+	}
 
 	// It is on /saved: rename it there.
-	b.run("go to the saved searches", chromedp.Click(`#save-status a[href="/saved"]`, chromedp.ByQuery))
+	b.run("go to the saved searches", chromedp.Click(`header a[href="/saved"]`, chromedp.ByQuery))
 	b.waitFor("the saved list", `location.pathname === "/saved" && document.body.innerText.includes("Field notes")`)
 	e.check("saved-list")
 	b.run("rename",

@@ -30,6 +30,9 @@ for (const form of document.querySelectorAll('form.rename')) {
       }
       say(`Renamed to “${saved.name}”.`);
     } catch (err) {
+      if (err.code === 'name_taken' && !err.fields.name) {
+        err.fields = { name: err.message }; // the name is what to change
+      }
       showProblems(form, err);
       say(err.message, true);
     }

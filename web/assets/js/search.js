@@ -22,6 +22,9 @@ if (form) {
       link.textContent = 'Your saved searches';
       status.append(text, link);
     } catch (err) {
+      if (err.code === 'name_taken' && !err.fields.name) {
+        err.fields = { name: err.message }; // the name is what to change
+      }
       showProblems(form, err);
     } finally {
       button.disabled = false;

@@ -233,9 +233,15 @@ function initResults(ui) {
           text += ` ${plural(invalid.length, 'result was', 'results were')} not changed (gone, or you may not change them).`;
         }
         if (changed) {
-          text += ' The filters show the new values once the search index has them (reload the page).';
+          text += ' The filters show the new value once the search index has it. ';
         }
         say(status, text, invalid.length > 0);
+        if (changed && f.data_type === 'string') {
+          const link = document.createElement('a');
+          link.href = `/?f=${encodeURIComponent(`fields.${f.id}:${raw.trim()}`)}`;
+          link.textContent = `Show the results whose “${f.name}” is “${raw.trim()}”`;
+          status.append(link);
+        }
       } catch (err) {
         if (err instanceof ApiError && Object.keys(err.fields).length) {
           // The api names the value's problem by its place in the body.
