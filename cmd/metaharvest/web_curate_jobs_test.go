@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -97,15 +100,31 @@ func curateJobs(e *curateEnv) {
 	b.clean("the job page")
 	e.check("jobs-job")
 
-	// A slow job (video previews of every file, again) cancelled from its
-	// page: the state turns to cancelled there and in the api.
-	slow := e.c.call("POST", "/api/control/harvest", map[string]any{"location_id": e.samples.archive, "container_id": ctr,
-		"extractors": []string{"video_previews", "video_main_frames"}, "force": true, "ignore_recently_walked": true, "priority": 9}, 202)["request_id"].(string)
-	b.open("/jobs/" + slow)
+	// A job started elsewhere while the list is open (its walk held back:
+	// the walk queue paused from the dashboard's api) shows as new on the
+	// list; cancelled from its page, its state turns to cancelled there and
+	// in the api.
+	b.open("/jobs")
+	walk := e.walkQueue()
+	e.dashboardCall("POST", "/queues/"+walk+":pause")
+	defer e.dashboardCall("POST", "/queues/"+walk+":resume")
+	held := e.c.call("POST", "/api/control/harvest", map[string]any{"location_id": e.samples.archive, "container_id": ctr,
+		"extractors": []string{"hashes"}, "force": true, "ignore_recently_walked": true, "priority": 9}, 202)["request_id"].(string)
+	b.waitFor("the list tells of the new job", `!document.getElementById("jobs-new").hidden`)
+	b.run("show it", chromedp.Click(`#jobs-new a`, chromedp.ByQuery))
+	b.waitFor("its row", fmt.Sprintf(`document.readyState === "complete" && document.querySelector('tr[data-job=%q] a.job-link')`, held))
+	b.run("open it", chromedp.Click(fmt.Sprintf(`tr[data-job=%q] a.job-link`, held), chromedp.ByQuery))
+	b.waitFor("its page", `location.pathname === "/jobs/`+held+`" && document.readyState === "complete" && document.getElementById("cancel-job")`)
+	var queued string
+	b.eval(`document.querySelector("[data-job] .job-state").textContent`, &queued)
+	if queued != "Queued" {
+		t.Fatalf("the held job's state: %q", queued)
+	}
+	e.check("jobs-job-queued")
 	b.run("cancel", chromedp.Click(`#cancel-job`, chromedp.ByQuery))
 	b.waitFor("the job cancelled", `document.querySelector("[data-job] .job-state").textContent === "Cancelled" &&
 		document.getElementById("announce").textContent.includes("finished") && !document.getElementById("job-finished").hidden`)
-	if st := e.c.call("GET", "/api/control/harvest/"+slow, nil, 200); st["state"] != "cancelled" {
+	if st := e.c.call("GET", "/api/control/harvest/"+held, nil, 200); st["state"] != "cancelled" {
 		t.Fatalf("the job cancelled from its page: %v", st)
 	}
 	b.clean("cancel a job")
@@ -148,4 +167,42 @@ func curateJobs(e *curateEnv) {
 	v.open("/jobs/" + id)
 	v.waitFor("the editor's job page", `document.querySelector(".itemlist") && !document.getElementById("cancel-job")`)
 	v.clean("the editor's jobs pages")
+}
+
+// dashboardCall sends a request to the queue dashboard's api (asynqmon,
+// under /monitoring/api) with the admin's token.
+func (e *curateEnv) dashboardCall(method, path string) []byte {
+	e.t.Helper()
+	req, _ := http.NewRequest(method, e.c.base+"/monitoring/api"+path, nil)
+	req.Header.Set("Authorization", "Bearer "+e.c.token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	if res.StatusCode >= 300 {
+		e.t.Fatalf("%s %s: %d %s", method, path, res.StatusCode, raw)
+	}
+	return raw
+}
+
+// walkQueue is the name of the walk queue (in the platform's namespace).
+func (e *curateEnv) walkQueue() string {
+	e.t.Helper()
+	var qs struct {
+		Queues []struct {
+			Queue string `json:"queue"`
+		} `json:"queues"`
+	}
+	if err := json.Unmarshal(e.dashboardCall("GET", "/queues"), &qs); err != nil {
+		e.t.Fatal(err)
+	}
+	for _, q := range qs.Queues {
+		if q.Queue == "walk" || strings.HasSuffix(q.Queue, ":walk") {
+			return q.Queue
+		}
+	}
+	e.t.Fatalf("no walk queue in %v", qs)
+	return ""
 }

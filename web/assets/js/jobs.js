@@ -1,9 +1,10 @@
 // The jobs pages (/jobs and /jobs/{id}). Every element with data-job is a
 // job's status (a row of the list, or the job page's status section): while
 // any of them is unfinished, its status is read from the api every 1.5 s
-// (GET /api/control/harvest?state=running, and GET /api/control/harvest/{id}
-// for the ones that left that list) and written into the element as text;
-// a polite live region says when a job finishes. The form on /jobs starts a
+// (GET /api/control/harvest?state=running on the list, and GET
+// /api/control/harvest/{id} for the others) and written into the element as
+// text; a polite live region says when a job finishes. The list also
+// notices, every 5 s, jobs started elsewhere and offers to show them. The form on /jobs starts a
 // harvest (POST /api/control/harvest) and adds its row; the job page's
 // button cancels its job. Text from the api only goes in through
 // textContent.
@@ -11,6 +12,7 @@ import { api, announce, showProblems, clearProblems } from './api.js';
 
 const POLL_MS = 1500;
 const MAX_POLL_MS = 30000;
+const IDLE_POLL_MS = 5000; // the list with nothing running
 const FINISHED = new Set(['done', 'cancelled', 'failed']);
 // The labels the server gives the states (web/jobs.go jobStateLabels).
 const LABELS = {
@@ -145,7 +147,7 @@ function finished(el) {
   const failed = el.querySelector('.c-failed');
   const harvested = el.querySelector('.c-harvested');
   const label = el.querySelector('.job-state');
-  announce(`The harvest of ${describe(el)} finished: ${label ? label.textContent : el.dataset.state}, ` +
+  announce(`${describe(el)}: the job finished (${label ? label.textContent : el.dataset.state}), ` +
     `${harvested ? harvested.textContent : 0} harvested, ${failed ? failed.textContent : 0} failed.`);
   if (el.tagName !== 'TR') { // the job page: its items and errors are the server's
     const note = document.getElementById('job-finished');
@@ -160,19 +162,51 @@ function finished(el) {
 }
 
 const problem = document.getElementById('jobs-problem');
+// The list page also looks, less often, for jobs started elsewhere (another
+// person, the scheduler, the command line) and offers to show them.
+const listPage = document.getElementById('job-rows') !== null;
+const newJobs = document.getElementById('jobs-new');
 let timer = null;
 let delay = POLL_MS;
+let told = 0;
 
 function schedule(ms) {
-  if (timer === null && unfinished().length) {
+  if (timer !== null) {
+    return;
+  }
+  if (unfinished().length) {
     timer = setTimeout(poll, ms === undefined ? delay : ms);
+  } else if (listPage) {
+    const idle = unknown.size ? delay : Math.max(delay, IDLE_POLL_MS);
+    timer = setTimeout(poll, ms === undefined ? idle : ms);
+  }
+}
+
+// others tells of running jobs the list does not show, once seen twice
+// (a job started from the form is in the list by then).
+let unknown = new Set();
+function others(running) {
+  if (!newJobs) {
+    return;
+  }
+  const shown = new Set(jobElements().map((el) => el.dataset.job));
+  const now = running.map((j) => j.request_id).filter((id) => !shown.has(id));
+  const n = now.filter((id) => unknown.has(id)).length;
+  unknown = new Set(now);
+  if (n > 0 && n !== told) {
+    newJobs.querySelector('.jobs-new-text').textContent = n === 1 ? 'A job started elsewhere is running.' : `${n} jobs started elsewhere are running.`;
+    newJobs.hidden = false;
+    announce(newJobs.textContent.replace(/\s+/g, ' ').trim());
+  }
+  if (n > 0 || unknown.size === 0) {
+    told = n;
   }
 }
 
 async function poll() {
   timer = null;
   const open = unfinished();
-  if (!open.length) {
+  if (!open.length && !listPage) {
     return;
   }
   if (document.hidden) {
@@ -181,11 +215,12 @@ async function poll() {
   }
   try {
     const statuses = new Map();
-    if (open.length > 2) {
+    if (listPage) {
       const list = await api('GET', '/api/control/harvest?state=running&limit=500');
       for (const j of list.jobs || []) {
         statuses.set(j.request_id, j);
       }
+      others(list.jobs || []);
     }
     for (const el of open) {
       const id = el.dataset.job;
