@@ -68,6 +68,12 @@ func curateCollab(e *curateEnv) {
 
 	// The custom field: set, then cleared.
 	form := fmt.Sprintf(`#field-%s`, field)
+	// The api's refusal shows beside the control: a value too long.
+	b.eval(`document.querySelector('`+form+` input[name="value"]').value = "x".repeat(4097)`, new(any))
+	b.run("set a value too long", chromedp.Click(form+` button[type="submit"]`, chromedp.ByQuery))
+	b.waitFor("the api's problem beside the field", `document.querySelector('`+form+` input[name="value"] + .problem') && document.querySelector('`+form+` input[name="value"] + .problem').textContent.includes("4096") && document.querySelector('`+form+` input[name="value"]').getAttribute("aria-invalid") === "true"`)
+	c.call("GET", "/api/data/v3/fielddata/"+video+"/field/"+field, nil, 404)
+	b.eval(`document.querySelector('`+form+` input[name="value"]').value = ""`, new(any))
 	b.run("set the field", chromedp.SendKeys(form+` input[name="value"]`, "ACME Archive", chromedp.ByQuery),
 		chromedp.Click(form+` button[type="submit"]`, chromedp.ByQuery))
 	b.waitFor("the field set", `document.querySelector("`+form+` .field-state").textContent.startsWith("Set")`)
