@@ -223,11 +223,7 @@ async function toggleKey(button) {
 function setKeyState(row, button, active) {
   row.dataset.active = String(active);
   row.querySelector('.state').textContent = active ? 'Yes' : 'No: deactivated';
-  const hidden = button.querySelector('.vh');
   button.firstChild.textContent = active ? 'Deactivate' : 'Activate';
-  if (hidden && button.lastChild !== hidden) {
-    button.append(hidden);
-  }
 }
 
 async function toggleExtractor(button) {
