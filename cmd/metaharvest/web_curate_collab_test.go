@@ -198,6 +198,16 @@ func curateCollab(e *curateEnv) {
 	if got := entries(); len(got) != 2 {
 		t.Fatalf("removing from the copy changed the original: %v", got)
 	}
+	// Rename the copy and make it public.
+	b.open("/compilations/" + clone)
+	b.run("settings", chromedp.Click("details.settings summary", chromedp.ByQuery))
+	b.eval(`document.getElementById("settings-name").value = ""`, new(any))
+	b.run("rename", chromedp.SendKeys("#settings-name", "Harbour, one moment", chromedp.ByID), chromedp.Click("#settings-public", chromedp.ByID),
+		chromedp.Click(`#compilation-settings button[type="submit"]`, chromedp.ByQuery))
+	b.waitFor("renamed", `document.querySelector("h1").textContent === "Harbour, one moment" && document.querySelector(".where").textContent.startsWith("Public")`)
+	if got := c.call("GET", "/api/data/compilations/"+clone, nil, 200); got["name"] != "Harbour, one moment" || got["public"] != true {
+		t.Fatalf("the renamed copy: %v", got)
+	}
 	b.open("/compilations")
 	del := fmt.Sprintf(`tr[data-compilation-id=%q] button.delete-compilation`, clone)
 	b.run("delete", chromedp.Click(del, chromedp.ByQuery))

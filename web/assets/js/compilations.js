@@ -142,6 +142,24 @@ function setupList(main) {
 
 // --- a compilation -----------------------------------------------------------
 
+function setupSettings(main) {
+  const form = main.querySelector('#compilation-settings');
+  if (!form) {
+    return;
+  }
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const v = formJSON(form);
+    try {
+      await api('PUT', `/api/data/compilations/${enc(main.dataset.compilationId)}`, { name: v.name || '', public: Boolean(v.public) });
+      announce('The compilation was saved.');
+      location.reload();
+    } catch (err) {
+      showProblems(form, err);
+    }
+  });
+}
+
 function setupEntries(main) {
   const list = main.querySelector('#entries');
   const status = main.querySelector('#entries-status');
@@ -344,6 +362,7 @@ function init() {
   }
   const main = document.getElementById('compilation');
   if (main) {
+    setupSettings(main);
     setupEntries(main);
     setupPlayer(main);
   }
