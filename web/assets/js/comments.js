@@ -34,8 +34,18 @@ function setupForm(section, itemId, player) {
   const at = form.querySelector('#comment-at');
   const atLabel = form.querySelector('#comment-at-label');
   if (at && atLabel && player) {
+    // Ticked once the player has moved (a comment on a moment), unless
+    // the person set the box themselves.
+    let touched = false;
+    at.checked = player.currentTime > 0;
+    at.addEventListener('change', () => {
+      touched = true;
+    });
     const update = () => {
       atLabel.textContent = `at ${clock(player.currentTime)}`;
+      if (!touched && player.currentTime > 0) {
+        at.checked = true;
+      }
     };
     for (const type of ['timeupdate', 'seeked', 'loadedmetadata']) {
       player.addEventListener(type, update);
