@@ -168,7 +168,8 @@ const listPage = document.getElementById('job-rows') !== null;
 const newJobs = document.getElementById('jobs-new');
 let timer = null;
 let delay = POLL_MS;
-let told = 0;
+let unknown = new Set(); // running jobs not in the list at the last look
+let told = 0; // how many of them the notice counted
 
 function schedule(ms) {
   if (timer !== null) {
@@ -184,7 +185,6 @@ function schedule(ms) {
 
 // others tells of running jobs the list does not show, once seen twice
 // (a job started from the form is in the list by then).
-let unknown = new Set();
 function others(running) {
   if (!newJobs) {
     return;
@@ -198,9 +198,7 @@ function others(running) {
     newJobs.hidden = false;
     announce(newJobs.textContent.replace(/\s+/g, ' ').trim());
   }
-  if (n > 0 || unknown.size === 0) {
-    told = n;
-  }
+  told = n;
 }
 
 async function poll() {
