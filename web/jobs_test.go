@@ -114,7 +114,7 @@ func TestJobPageShowsItemsAndErrors(t *testing.T) {
 	reader := c.signInAs("reader@example.com", "activity:read", "items:read")
 	body := c.page("/jobs/job-done-1", reader, http.StatusOK)
 	for _, want := range []string{
-		`data-job="job-done-1" data-state="done"`, "Items (2)",
+		`data-job="job-done-1" data-state="done"`, `Items (<span id="items-count">2</span>)`,
 		`href="/items/` + url.PathEscape(c.clip) + `"`, ">clip.mp4</a>",
 		`href="/items/` + url.PathEscape(c.hostile) + `"`, html.EscapeString(hostileName),
 		"Image Metadata (EXIF, IPTC, XMP)", html.EscapeString(hostileError), "force: every file again", "<code>default</code>",

@@ -107,7 +107,14 @@ func curateJobs(e *curateEnv) {
 	b.open("/jobs")
 	walk := e.walkQueue()
 	e.dashboardCall("POST", "/queues/"+walk+":pause")
-	defer e.dashboardCall("POST", "/queues/"+walk+":resume")
+	paused := true
+	resume := func() {
+		if paused {
+			paused = false
+			e.dashboardCall("POST", "/queues/"+walk+":resume")
+		}
+	}
+	defer resume()
 	held := e.c.call("POST", "/api/control/harvest", map[string]any{"location_id": e.samples.archive, "container_id": ctr,
 		"extractors": []string{"hashes"}, "force": true, "ignore_recently_walked": true, "priority": 9}, 202)["request_id"].(string)
 	b.waitFor("the list tells of the new job", `!document.getElementById("jobs-new").hidden`)
@@ -128,6 +135,24 @@ func curateJobs(e *curateEnv) {
 		t.Fatalf("the job cancelled from its page: %v", st)
 	}
 	b.clean("cancel a job")
+
+	// Another held job's page, open while it runs: its state, progress
+	// and items arrive without a reload.
+	next := e.c.call("POST", "/api/control/harvest", map[string]any{"location_id": e.samples.archive, "container_id": ctr,
+		"extractors": []string{"hashes"}, "force": true, "ignore_recently_walked": true}, 202)["request_id"].(string)
+	b.open("/jobs/" + next)
+	b.waitFor("the held job's page", `document.querySelector("[data-job] .job-state").textContent === "Queued" &&
+		document.getElementById("items-count").textContent === "0"`)
+	b.eval(`window.mhStay = true`, nil)
+	resume()
+	b.waitFor("the job done with its items", `document.querySelector("[data-job] .job-state").textContent === "Done" &&
+		document.getElementById("items-count").textContent === "5" && document.querySelectorAll("#job-items .itemlist a").length === 5 &&
+		document.querySelector("[data-job] progress").value === 5`)
+	b.eval(`window.mhStay === true`, &stayed)
+	if !stayed {
+		t.Fatal("the job page reloaded while the job ran")
+	}
+	b.clean("a job page while the job runs")
 
 	// The queue dashboard opens with the web session (no second login).
 	b.run("the dashboard link", chromedp.Navigate(b.base+"/jobs"), chromedp.WaitReady(`a[href="/monitoring/"]`, chromedp.ByQuery))

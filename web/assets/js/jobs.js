@@ -134,6 +134,35 @@ function showErrors(el, extractors) {
   cell.replaceChildren(ul);
 }
 
+// ITEMS_PER_PAGE is the job page's page of items (web/jobs_detail.go jobItemsPerPage).
+const ITEMS_PER_PAGE = 100;
+
+// showItems refreshes the job page's first page of items while the job
+// runs (a later page, or a list longer than a page, stays as it was made).
+async function showItems(id) {
+  const box = document.getElementById('job-items');
+  if (!box || box.dataset.page !== '1') {
+    return;
+  }
+  const res = await api('GET', `/api/data/v3/activity/request/${encodeURIComponent(id)}/items?limit=${ITEMS_PER_PAGE}`);
+  const files = res.files || [];
+  document.getElementById('items-count').textContent = String(res.num_files || 0);
+  if (!files.length || res.num_files > ITEMS_PER_PAGE) {
+    return;
+  }
+  const ol = document.createElement('ol');
+  ol.className = 'itemlist';
+  for (const f of files) {
+    const li = document.createElement('li');
+    const a = document.createElement('a');
+    a.href = `/items/${encodeURIComponent(f.item_id)}`;
+    a.textContent = f.name || f.item_id;
+    li.append(a);
+    ol.append(li);
+  }
+  box.replaceChildren(ol);
+}
+
 function jobPath(id) {
   return `/api/control/harvest/${encodeURIComponent(id)}`;
 }
@@ -149,7 +178,7 @@ function finished(el) {
   const label = el.querySelector('.job-state');
   announce(`${describe(el)}: the job finished (${label ? label.textContent : el.dataset.state}), ` +
     `${harvested ? harvested.textContent : 0} harvested, ${failed ? failed.textContent : 0} failed.`);
-  if (el.tagName !== 'TR') { // the job page: its items and errors are the server's
+  if (el.tagName !== 'TR') { // the job page: its errors in full are the server's
     const note = document.getElementById('job-finished');
     if (note) {
       note.hidden = false;
@@ -227,6 +256,9 @@ async function poll() {
       if (changed || finishedNow) {
         const ex = await api('GET', `/api/data/v3/activity/request/${encodeURIComponent(id)}/extractors`);
         showErrors(el, ex.extractors);
+        if (el.tagName !== 'TR') {
+          await showItems(id);
+        }
       }
       if (finishedNow) {
         finished(el);
