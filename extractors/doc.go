@@ -36,8 +36,8 @@
 // under extractors/kit: av (the one ffprobe reading of a file), doctext
 // (documents' text: its cap, its encoding, reading an item's bytes),
 // provider (the client of the provider services and the samples sent to
-// them), gazetteer (the world atlas); extractortest is the test kit of the
-// families. The base extractors store and mime_type are Always run, first;
+// them), gazetteer (the world atlas), extractortest (the test kit of the
+// families). The base extractors store and mime_type are Always run, first;
 // an extractor that reads another's data names it in After (or in Needs,
 // when a harvest naming it must run the other too).
 // Accept lets a harvest skip files an extractor does not handle without

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
 )
 
 // list runs the extractor on an archive held in memory.

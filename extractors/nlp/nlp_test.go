@@ -12,7 +12,7 @@ import (
 	"github.com/jonreiter/govader"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
 	"github.com/metaharvest/metaharvest/extractors/kit/gazetteer"
 )
 

@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
 	"github.com/metaharvest/metaharvest/extractors/kit/provider"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
 	_ "github.com/metaharvest/metaharvest/extractors/standard"
 )
 
