@@ -28,6 +28,15 @@ func (s *Server) credentialFor(c *gin.Context, rt Route) (*Principal, error) {
 		if p, ok, err := s.monitoringSession(c); ok || err != nil {
 			return p, err
 		}
+		// The web UI's session opens the dashboard too, its actions
+		// included: the dashboard's script cannot send the CSRF token, so
+		// there, as for the dashboard's own cookie, SameSite=Strict and
+		// the origin check are the protection.
+		if access.SameOrigin(c.Request) {
+			if p, ok, err := s.cookieSession(c, access.SessionCookie); ok || err != nil {
+				return p, err
+			}
+		}
 	}
 	if c.GetHeader("Authorization") == "" && (readOnly(c.Request.Method) || s.pageAction(c)) {
 		if p, ok, err := s.cookieSession(c, access.SessionCookie); ok || err != nil {
