@@ -300,7 +300,7 @@ func benchMeiliSearch(ctx context.Context, srv *testmeili.Server, docs int) erro
 	type result struct{ nameP50, nameP99, aggP50 time.Duration }
 	results := map[string]result{}
 	for _, eng := range []search.Engine{pg, me} {
-		client, base, tok, stop, err := startAPI(ctx, cfg, db, eng)
+		client, base, tok, stop, err := startAPI(ctx, cfg, db, eng, apiOnly)
 		if err != nil {
 			return err
 		}

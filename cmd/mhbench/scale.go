@@ -18,6 +18,7 @@ import (
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
+	"github.com/metaharvest/metaharvest/web"
 )
 
 // benchScale: what a platform holding n items costs. Two platforms: an
@@ -283,7 +284,7 @@ func autovacuumSetting(name string) string {
 // ones.
 func (e *env) benchScaleSearch(ctx context.Context) error {
 	cfg := e.cfg
-	client, base, adminTok, stop, err := startAPI(ctx, cfg, e.db, e.engine)
+	client, base, adminTok, stop, err := startAPI(ctx, cfg, e.db, e.engine, apiOnly)
 	if err != nil {
 		return err
 	}
@@ -421,10 +422,14 @@ func (e *env) printStatements(label string) {
 	}
 }
 
-// startAPI serves an api over db and engine on a loopback port, with an
-// administrator logged in: the client, base URL and admin token to call
-// it with, and stop to end it.
-func startAPI(ctx context.Context, cfg config.Config, db *gorm.DB, engine search.Engine) (client *http.Client, base, adminTok string, stop func(), err error) {
+// withPages and apiOnly say whether startAPI mounts the web UI, as the
+// api role serves it.
+const withPages, apiOnly = true, false
+
+// startAPI serves an api over db and engine on a loopback port (with the
+// web UI's pages when pages is true), with an administrator logged in:
+// the client, base URL and admin token to call it with, and stop to end it.
+func startAPI(ctx context.Context, cfg config.Config, db *gorm.DB, engine search.Engine, pages bool) (client *http.Client, base, adminTok string, stop func(), err error) {
 	rdb, err := queue.RedisClient(cfg.RedisURL)
 	if err != nil {
 		return nil, "", "", nil, err
@@ -433,10 +438,19 @@ func startAPI(ctx context.Context, cfg config.Config, db *gorm.DB, engine search
 		rdb.Close()
 		return nil, "", "", nil, err
 	}
-	srv, err := api.New(ctx, api.Deps{Config: cfg, DB: db, Redis: rdb, Search: engine, Logger: slog.New(slog.DiscardHandler)})
+	logger := slog.New(slog.DiscardHandler)
+	srv, err := api.New(ctx, api.Deps{Config: cfg, DB: db, Redis: rdb, Search: engine, Logger: logger})
 	if err != nil {
 		rdb.Close()
 		return nil, "", "", nil, err
+	}
+	if pages {
+		ui, err := web.New(web.Deps{DB: db, Search: engine, Logger: logger, Sessions: srv.SessionTokens(), SignIn: srv.SignIn})
+		if err != nil {
+			rdb.Close()
+			return nil, "", "", nil, err
+		}
+		srv.MountPages(ui)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

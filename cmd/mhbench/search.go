@@ -58,7 +58,7 @@ func benchSearch(ctx context.Context) error {
 		return err
 	}
 	cfg.RedisNamespace = "bench" + ids.New()[:8]
-	client, base, adminTok, stop, err := startAPI(ctx, cfg, db, eng)
+	client, base, adminTok, stop, err := startAPI(ctx, cfg, db, eng, apiOnly)
 	if err != nil {
 		return err
 	}

@@ -6,8 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -15,14 +13,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-
-	"gorm.io/gorm"
-
-	"github.com/metaharvest/metaharvest/api"
-	"github.com/metaharvest/metaharvest/internal/config"
-	"github.com/metaharvest/metaharvest/internal/queue"
-	"github.com/metaharvest/metaharvest/search"
-	"github.com/metaharvest/metaharvest/web"
 )
 
 // benchWeb: what the web UI's pages cost on a platform of n items (the
@@ -54,7 +44,7 @@ func benchWeb(ctx context.Context, n int) error {
 	}
 	fmt.Printf("  seeded %d items in %s\n", n, time.Since(start).Round(time.Second))
 
-	client, base, adminTok, stop, err := startWebAPI(ctx, e.cfg, e.db, e.engine)
+	client, base, adminTok, stop, err := startAPI(ctx, e.cfg, e.db, e.engine, withPages)
 	if err != nil {
 		return err
 	}
@@ -169,46 +159,6 @@ func benchWeb(ctx context.Context, n int) error {
 	}
 	fmt.Println()
 	return nil
-}
-
-// startWebAPI is startAPI with the web UI mounted, as the api role serves
-// it.
-func startWebAPI(ctx context.Context, cfg config.Config, db *gorm.DB, engine search.Engine) (client *http.Client, base, adminTok string, stop func(), err error) {
-	rdb, err := queue.RedisClient(cfg.RedisURL)
-	if err != nil {
-		return nil, "", "", nil, err
-	}
-	if _, err := api.BootstrapAdmin(ctx, db, "admin@example.com", "bench-password-1"); err != nil {
-		rdb.Close()
-		return nil, "", "", nil, err
-	}
-	logger := slog.New(slog.DiscardHandler)
-	srv, err := api.New(ctx, api.Deps{Config: cfg, DB: db, Redis: rdb, Search: engine, Logger: logger})
-	if err != nil {
-		rdb.Close()
-		return nil, "", "", nil, err
-	}
-	ui, err := web.New(web.Deps{DB: db, Search: engine, Logger: logger, Sessions: srv.SessionTokens(), SignIn: srv.SignIn})
-	if err != nil {
-		rdb.Close()
-		return nil, "", "", nil, err
-	}
-	srv.MountPages(ui)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		rdb.Close()
-		return nil, "", "", nil, err
-	}
-	hs := &http.Server{Handler: srv.Handler()}
-	go hs.Serve(ln)
-	stop = func() { hs.Close(); rdb.Close() }
-	base = "http://" + ln.Addr().String()
-	client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
-	if adminTok, err = login(client, base, "admin@example.com", "bench-password-1"); err != nil {
-		stop()
-		return nil, "", "", nil, err
-	}
-	return client, base, adminTok, stop, nil
 }
 
 // signInPages signs in through the sign-in form and returns a function
