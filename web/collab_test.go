@@ -4,6 +4,7 @@ import (
 	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -147,4 +148,62 @@ func TestRenderMarkdown(t *testing.T) {
 	if s, ok := markerSeconds("01:02:03:45"); !ok || s != 3723.45 || markerOf(3723.45) != "01:02:03:45" {
 		t.Errorf("marker %v %v %s", s, ok, markerOf(3723.45))
 	}
+}
+
+// The timeline's markers carry their span for "Add to a compilation":
+// captions and QC events their start and end (data-t, data-end), single
+// times (text on screen) data-t only, shots in time order (a shot runs to
+// the next one: timeline.js); the hint that a marker sets the moment shows
+// only to who may add the item to a compilation of theirs.
+func TestItemPageMarkerSpans(t *testing.T) {
+	t.Parallel()
+	c := newCorpus(t)
+	c.apiCall("POST", "/api/data/compilations", c.adminToken, map[string]any{"name": "Reel", "public": false}, 201)
+	admin := c.signIn(adminEmail, adminPassword)
+	page := c.page("/items/"+url.PathEscape(c.clip), admin, http.StatusOK)
+	spans := markerSpans(page)
+	for lane, want := range map[string]string{"captions": "1-2 12-13", "qc": "15-16", "ocr": "4-", "shots": "0- 4-"} {
+		if spans[lane] != want {
+			t.Errorf("the %s lane's spans: %q, want %q", lane, spans[lane], want)
+		}
+	}
+	for _, want := range []string{`<p id="marker-moment" class="note">`, `id="add-moment"`, `id="add-in"`, `id="add-out"`, "/assets/js/compilations.js"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the admin's item page lacks %q", want)
+		}
+	}
+	if strings.Index(page, `id="marker-moment"`) > strings.Index(page, `class="lanes"`) {
+		t.Error("the hint is not above the lanes")
+	}
+	// No compilation of theirs, or no right to add: no hint.
+	fresh := c.signInAs("fresh@example.com", "items:read", "compilations:read", "compilations:write")
+	reader := c.signInAs("reader@example.com", "items:read", "compilations:read")
+	for who, cookie := range map[string]*http.Cookie{"fresh": fresh, "reader": reader} {
+		if page := c.page("/items/"+url.PathEscape(c.clip), cookie, http.StatusOK); strings.Contains(page, "marker-moment") {
+			t.Errorf("the %s user's item page has the hint", who)
+		}
+	}
+	// A document has no timeline.
+	if page := c.page("/items/"+url.PathEscape(c.pdf), admin, http.StatusOK); strings.Contains(page, "marker-moment") {
+		t.Error("the pdf's page has the hint")
+	}
+}
+
+var (
+	laneRE   = regexp.MustCompile(`(?s)<div class="lane" data-lane="(\w+)">(.*?)</ol>`)
+	markerRE = regexp.MustCompile(`<a class="marker" [^>]*?data-t="([\d.]+)"(?: data-end="([\d.]+)")?`)
+)
+
+// markerSpans lists each lane's markers as "start-end" ("start-" without
+// an end), in page order.
+func markerSpans(page string) map[string]string {
+	out := map[string]string{}
+	for _, l := range laneRE.FindAllStringSubmatch(page, -1) {
+		var spans []string
+		for _, m := range markerRE.FindAllStringSubmatch(l[2], -1) {
+			spans = append(spans, m[1]+"-"+m[2])
+		}
+		out[l[1]] = strings.Join(spans, " ")
+	}
+	return out
 }

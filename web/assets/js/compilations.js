@@ -1,15 +1,33 @@
 // Compilations: on the item page, "Add to a compilation" (the whole item,
-// or a moment whose in and out points come from the player); on the list,
+// or a moment whose in and out points come from the player or from a
+// marker chosen on the timeline); on the list,
 // create, clone and delete; on a compilation's page, reorder its entries
 // (drag and drop, or the Move up / Move down buttons), remove one, and
 // play them in order. Every change goes through the api.
 
 import { api, announce, formJSON, showProblems, clearProblems } from './api.js';
 import { seconds, start } from './player.js';
+import { clock } from './comments.js';
 
 const enc = encodeURIComponent;
 
 // --- the item page -------------------------------------------------------
+
+// markerNoun names what a timeline marker stands for, by its lane.
+const laneNouns = {
+  shots: 'the shot', captions: 'the caption', speech: 'the speech', faces: 'the face', ocr: 'the text on screen',
+  tags: 'the tag', hits: 'the search hit', comments: 'the comment',
+};
+
+function markerNoun(m) {
+  if (m.lane === 'qc' && m.label) {
+    return `the ${m.label.toLowerCase()} event`;
+  }
+  return laneNouns[m.lane] || 'the marker';
+}
+
+// round keeps two decimals, the step of the in and out inputs.
+const round = (t) => Math.round(t * 100) / 100;
 
 function setupAdd(form, itemId) {
   const p = document.getElementById('player');
@@ -41,6 +59,56 @@ function setupAdd(form, itemId) {
     setOut.addEventListener('click', () => {
       outInput.value = String(now());
       announce(`Out point ${outInput.value} seconds`);
+    });
+  }
+  const note = document.getElementById('marker-moment');
+  const forget = () => {
+    if (note && note.dataset.set) {
+      note.replaceChildren(note.dataset.hint || '');
+      delete note.dataset.set;
+    }
+  };
+  for (const el of [inInput, outInput]) {
+    if (el) {
+      el.addEventListener('input', forget);
+    }
+  }
+  for (const el of [setIn, setOut]) {
+    if (el) {
+      el.addEventListener('click', forget);
+    }
+  }
+  // A marker chosen on the timeline (clicked, or Enter on it) is the
+  // moment: its start and end as in and out (a single time sets in only).
+  const moment0 = form.querySelector('#add-moment');
+  if (note && moment0 && inInput && outInput) {
+    note.dataset.hint = note.textContent;
+    document.addEventListener('timeline:marker', (ev) => {
+      const m = ev.detail || {};
+      if (!Number.isFinite(m.t)) {
+        return;
+      }
+      moment0.checked = true;
+      show();
+      clearProblems(form);
+      const what = markerNoun(m);
+      inInput.value = String(round(m.t));
+      let text;
+      if (m.end > m.t) {
+        outInput.value = String(round(m.end));
+        text = `In and out set from ${what} ${clock(m.t)}–${clock(m.end)}`;
+      } else {
+        if (!(seconds(outInput.value) > m.t)) {
+          outInput.value = '';
+        }
+        text = `In set from ${what} at ${clock(m.t)}; set the out point`;
+      }
+      const link = document.createElement('a');
+      link.href = '#add-to-compilation';
+      link.textContent = 'Add to a compilation';
+      note.replaceChildren(`${text}: `, link, '.');
+      note.dataset.set = '1';
+      announce(`${text}, in Add to a compilation.`);
     });
   }
   const result = form.querySelector('#add-result');

@@ -1,7 +1,10 @@
 // The timeline under the player: lanes of markers placed along the media's
 // duration, a playhead that follows playback, and previous/next hit
 // buttons. The server renders every marker as a link to ?t=..., so the
-// page works without this script; here a click seeks in place instead.
+// page works without this script; here a click seeks in place instead,
+// and tells the page which span the marker stands for (the event
+// 'timeline:marker', which the "Add to a compilation" form takes as its
+// moment).
 
 import { plainClick, seconds, seek } from './player.js';
 
@@ -91,6 +94,23 @@ export function setupTimeline(section, player) {
     }
   }
 
+  // span is what a marker stands for: its start, its end (NaN for a single
+  // time), its lane and its label. A shot (a key frame) runs until the
+  // next shot, the last one until the end of the media; captions, speech
+  // and QC events carry their end (data-end).
+  const span = (el) => {
+    const t = seconds(el.dataset.t);
+    let end = seconds(el.dataset.end);
+    const lane = el.closest('.lane');
+    const name = lane ? lane.dataset.lane : '';
+    if (name === 'shots' && !(end > t)) {
+      const next = markers.find((m) => lane.contains(m.el) && m.t > t);
+      end = next ? next.t : duration();
+    }
+    const label = el.querySelector('.marker-label');
+    return { t, end: end > t ? end : NaN, lane: name, label: label ? label.textContent.trim() : '' };
+  };
+
   section.addEventListener('click', (ev) => {
     const a = ev.target instanceof Element ? ev.target.closest('a.marker') : null;
     if (!a || !section.contains(a) || !plainClick(ev)) {
@@ -102,6 +122,7 @@ export function setupTimeline(section, player) {
     }
     ev.preventDefault();
     seek(player, t, true);
+    a.dispatchEvent(new CustomEvent('timeline:marker', { bubbles: true, detail: span(a) }));
   });
 
   // The playhead follows playback smoothly while playing, and jumps on
