@@ -325,11 +325,28 @@ func (l *S3) Stat(ctx context.Context, container, path string) (Entry, error) {
 	if err := l.checkItem(container, path); err != nil {
 		return Entry{}, err
 	}
-	info, err := l.client.StatObject(ctx, container, l.prefix+path, minio.StatObjectOptions{})
+	info, err := l.statObject(ctx, container, path)
 	if err != nil {
-		return Entry{}, fmt.Errorf("stat %s/%s: %w", container, path, s3NotFound(err))
+		return Entry{}, err
 	}
 	return s3Entry(path, info), nil
+}
+
+// statObject is a HEAD of the object. A HEAD's 404 has no body to name
+// the missing bucket apart from the missing key, so on a 404 the bucket is
+// asked for: a missing bucket is ErrContainerMissing, not ErrNotFound.
+func (l *S3) statObject(ctx context.Context, container, path string) (minio.ObjectInfo, error) {
+	info, err := l.client.StatObject(ctx, container, l.prefix+path, minio.StatObjectOptions{})
+	if err == nil {
+		return info, nil
+	}
+	err = s3NotFound(err)
+	if errors.Is(err, ErrNotFound) {
+		if exists, berr := l.client.BucketExists(ctx, container); berr == nil && !exists {
+			err = fmt.Errorf("%w: bucket %s", ErrContainerMissing, container)
+		}
+	}
+	return info, fmt.Errorf("stat %s/%s: %w", container, path, err)
 }
 
 // Open implements Location. The object is fetched right away so that a

@@ -70,9 +70,9 @@ func (l *S3) ReadRange(ctx context.Context, container, path string, off, n int64
 		case http.StatusRequestedRangeNotSatisfiable:
 			// Past the end (an empty object, for any range): nothing to
 			// read; a HEAD says what the object is.
-			info, err := l.client.StatObject(ctx, container, l.prefix+path, minio.StatObjectOptions{})
+			info, err := l.statObject(ctx, container, path)
 			if err != nil {
-				return nil, Entry{}, fmt.Errorf("stat %s/%s: %w", container, path, s3NotFound(err))
+				return nil, Entry{}, err
 			}
 			if etag != "" && strings.Trim(info.ETag, `"`) != strings.Trim(etag, `"`) {
 				return nil, Entry{}, fmt.Errorf("read %s/%s: %w", container, path, ErrChanged)
