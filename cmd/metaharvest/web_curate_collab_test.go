@@ -12,8 +12,8 @@ import (
 // curateCollab tests the collab screens in the browser (see curateSections):
 // on the video's page a time-coded comment in markdown (its marker on the
 // timeline, edited, its history), a custom field set and cleared; a
-// compilation of two moments of the video made from the item page,
-// reordered with the keyboard's buttons and played in order.
+// compilation of two moments of the video made from the item page (and
+// moments taken from timeline markers), reordered with the keyboard's buttons and played in order.
 func curateCollab(e *curateEnv) {
 	t, b, c := e.t, e.b, e.c
 	video := e.samples.video
@@ -129,6 +129,7 @@ func curateCollab(e *curateEnv) {
 	if got := entries(); fmt.Sprint(got) != "[[3 4.5] [1 2]]" {
 		t.Fatalf("the compilation's moments: %v", got)
 	}
+	curateMomentFromTimeline(e)
 
 	// Reorder with the keyboard's buttons: the second moment up.
 	b.open("/compilations/" + comp)
@@ -231,4 +232,67 @@ func curateCollab(e *curateEnv) {
 		t.Errorf("the admin's private compilation for the editor: %d", code)
 	}
 	v.clean("the editor")
+}
+
+// curateMomentFromTimeline adds moments to a compilation from the video's
+// timeline: Enter on a caption's marker sets in and out to its cue (and
+// seeks there), a shot's click to the shot (until the next one), the
+// comment's marker (a single time) sets in only; the api has the points.
+func curateMomentFromTimeline(e *curateEnv) {
+	t, b, c := e.t, e.b, e.c
+	comp := c.call("POST", "/api/data/compilations", map[string]any{"name": "From the timeline", "public": false}, 201)["compilation_id"].(string)
+	defer c.call("DELETE", "/api/data/compilations/"+comp, nil, 200)
+	player := `document.getElementById("player")`
+	b.open("/items/" + url.PathEscape(e.samples.video))
+	caption := fmt.Sprintf(`Array.from(document.querySelectorAll('#timeline .lane[data-lane="captions"] a.marker')).find(a => a.textContent.includes(%q))`, captionWord)
+	b.waitFor("the player and the caption's marker", player+`.readyState >= 1 && `+caption)
+	b.eval(fmt.Sprintf(`document.getElementById("add-compilation").value = %q`, comp), new(any))
+	points := func(in, out string) string {
+		return fmt.Sprintf(`document.getElementById("add-moment").checked && !document.getElementById("moment-points").hidden && document.getElementById("add-in").value === %q && document.getElementById("add-out").value === %q`, in, out)
+	}
+	// The keyboard: Enter on the caption's marker (2.5 to 3.5 s).
+	b.eval(caption+`.focus()`, new(any))
+	b.run("Enter on the caption's marker", chromedp.KeyEvent("\r"))
+	b.waitFor("in and out from the caption", points("2.5", "3.5")+` && document.getElementById("marker-moment").textContent.includes("In and out set from the caption 0:02–0:03")`)
+	b.waitFor("the caption's marker seeks", `Math.abs(`+player+`.currentTime - 2.5) < 0.6`)
+	b.waitFor("the note announced", `document.getElementById("announce") && document.getElementById("announce").textContent.includes("the caption")`)
+	b.eval(player+`.pause()`, new(any))
+	b.run("add the caption's moment", chromedp.Click(`#add-form button[type="submit"]`, chromedp.ByQuery))
+	b.waitFor("the caption's moment added", `document.getElementById("add-result").textContent.includes("The moment was added to From the timeline")`)
+
+	// A shot (not the last): from its key frame to the next one.
+	shots := `Array.from(document.querySelectorAll('#timeline .lane[data-lane="shots"] a.marker'))`
+	var span [2]float64
+	b.eval(`(() => { const s = `+shots+`; return s.length >= 2 ? [Number(s[0].dataset.t), Number(s[1].dataset.t)] : [-1, -1]; })()`, &span)
+	if span[0] < 0 {
+		t.Fatalf("the video has fewer than two shots")
+	}
+	b.eval(shots+`[0].click()`, new(any))
+	b.waitFor("in and out from the shot", points(fmt.Sprint(span[0]), fmt.Sprint(span[1]))+` && document.getElementById("marker-moment").textContent.includes("from the shot")`)
+	b.eval(player+`.pause()`, new(any))
+	b.run("add the shot", chromedp.Click(`#add-form button[type="submit"]`, chromedp.ByQuery))
+	b.waitFor("the shot added", `document.getElementById("add-result").textContent.includes("The moment was added")`)
+
+	// The comment's marker is one time (1.2 s): in only; an out point
+	// before it is cleared, one after it stays.
+	b.eval(`document.getElementById("add-out").value = "1"`, new(any))
+	b.eval(`document.querySelector('#timeline .lane[data-lane="comments"] a.marker').click()`, new(any))
+	b.waitFor("in only from the comment", points("1.2", "")+` && document.getElementById("marker-moment").textContent.includes("In set from the comment at 0:01")`)
+	b.eval(`document.getElementById("add-out").value = "5"`, new(any))
+	b.eval(`document.querySelector('#timeline .lane[data-lane="comments"] a.marker').click()`, new(any))
+	b.waitFor("the out point after it kept", points("1.2", "5"))
+	b.eval(player+`.pause()`, new(any))
+	b.accessible("the item page with a moment from the timeline", e.axe)
+	b.clean("moments from the timeline")
+
+	var got [][2]float64
+	for _, it := range c.call("GET", "/api/data/compilations/"+comp, nil, 200)["items"].([]any) {
+		m := it.(map[string]any)
+		in, _ := m["in_point"].(float64)
+		out, _ := m["out_point"].(float64)
+		got = append(got, [2]float64{in, out})
+	}
+	if want := fmt.Sprint([][2]float64{{2.5, 3.5}, span}); fmt.Sprint(got) != want {
+		t.Fatalf("the moments from the timeline: %v, want %v", got, want)
+	}
 }

@@ -7,7 +7,6 @@
 
 import { api, announce, formJSON, showProblems, clearProblems } from './api.js';
 import { seconds, start } from './player.js';
-import { clock } from './comments.js';
 
 const enc = encodeURIComponent;
 
@@ -24,6 +23,15 @@ function markerNoun(m) {
     return `the ${m.label.toLowerCase()} event`;
   }
   return laneNouns[m.lane] || 'the marker';
+}
+
+// clock writes seconds as 0:12 or 1:02:03 (as comments.js does; not
+// imported from it: the page loads comments.js under its versioned URL, so
+// an import would run it a second time).
+function clock(t) {
+  const s = Math.max(0, Math.floor(t));
+  const two = (n) => String(n).padStart(2, '0');
+  return s >= 3600 ? `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}` : `${Math.floor(s / 60)}:${two(s % 60)}`;
 }
 
 // round keeps two decimals, the step of the in and out inputs.
