@@ -88,15 +88,15 @@ function setupAdd(form, itemId) {
   }
   // A marker chosen on the timeline (clicked, or Enter on it) is the
   // moment: its start and end as in and out (a single time sets in only).
-  const moment0 = form.querySelector('#add-moment');
-  if (note && moment0 && inInput && outInput) {
+  const momentRadio = form.querySelector('#add-moment');
+  if (note && momentRadio && inInput && outInput) {
     note.dataset.hint = note.textContent;
     document.addEventListener('timeline:marker', (ev) => {
       const m = ev.detail || {};
       if (!Number.isFinite(m.t)) {
         return;
       }
-      moment0.checked = true;
+      momentRadio.checked = true;
       show();
       clearProblems(form);
       const what = markerNoun(m);
