@@ -1,8 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
+	"github.com/metaharvest/metaharvest/internal/queue"
 	"io"
 	"net/http"
 	"slices"
@@ -212,22 +212,9 @@ func (e *curateEnv) dashboardCall(method, path string) []byte {
 	return raw
 }
 
-// walkQueue is the name of the walk queue (in the platform's namespace).
+// walkQueue is the name of this platform's walk queue. The dashboard
+// lists every queue of the Redis, the other tests' platforms' too, so it
+// is named from the platform's namespace, not looked for there.
 func (e *curateEnv) walkQueue() string {
-	e.t.Helper()
-	var qs struct {
-		Queues []struct {
-			Queue string `json:"queue"`
-		} `json:"queues"`
-	}
-	if err := json.Unmarshal(e.dashboardCall("GET", "/queues"), &qs); err != nil {
-		e.t.Fatal(err)
-	}
-	for _, q := range qs.Queues {
-		if q.Queue == "walk" || strings.HasSuffix(q.Queue, ":walk") {
-			return q.Queue
-		}
-	}
-	e.t.Fatalf("no walk queue in %v", qs)
-	return ""
+	return queue.Names{Namespace: e.p.ns}.Walk()
 }
