@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
@@ -57,7 +56,7 @@ func (s *Server) createAPIKey(c *gin.Context) error {
 		return err
 	}
 	k.TokenHash = auth.HashToken(jwt)
-	err = s.audited(c, "apikey", "create", k.ID, "", func(tx *gorm.DB) error {
+	err = s.audited(c, "apikey", "create", k.ID, "", func(tx *query.DB) error {
 		return query.Insert(tx, &k, nil)
 	})
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
@@ -41,7 +40,7 @@ var auditCatalogue = map[string][]string{
 
 // record writes an audit event in tx (the mutation's own transaction, so an
 // action and its audit record commit together).
-func record(tx *gorm.DB, p *Principal, kind, action, targetID, additionalID string) error {
+func record(tx *query.DB, p *Principal, kind, action, targetID, additionalID string) error {
 	ev, err := auditEvent(p, kind, action, targetID, additionalID)
 	if err != nil {
 		return err
@@ -157,7 +156,7 @@ func (s *Server) auditFilters(c *gin.Context) error {
 
 // audited runs change and the audit record of the action in one
 // transaction: the action and its record commit together or not at all.
-func (s *Server) audited(c *gin.Context, kind, action, targetID, additionalID string, change func(tx *gorm.DB) error) error {
+func (s *Server) audited(c *gin.Context, kind, action, targetID, additionalID string, change func(tx *query.DB) error) error {
 	ev, err := event(c, kind, action, targetID, additionalID)
 	if err != nil {
 		return err

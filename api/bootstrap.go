@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"strings"
 
-	"gorm.io/gorm"
-
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/auth"
 	"github.com/metaharvest/metaharvest/internal/config"
@@ -19,7 +17,7 @@ import (
 
 // tokenSecret returns the deployment's token signing secret, creating it on
 // first start. Every api process of a deployment shares it through Postgres.
-func tokenSecret(ctx context.Context, db *gorm.DB) ([]byte, error) {
+func tokenSecret(ctx context.Context, db *query.DB) ([]byte, error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return nil, err
@@ -34,7 +32,7 @@ func tokenSecret(ctx context.Context, db *gorm.DB) ([]byte, error) {
 // BootstrapAdmin creates the admin from ADMIN_EMAIL/ADMIN_PASSWORD when the
 // platform has no users yet. It reports whether it created one. Concurrent
 // starts are serialised (query.CreateFirstUser).
-func BootstrapAdmin(ctx context.Context, db *gorm.DB, email, password string) (bool, error) {
+func BootstrapAdmin(ctx context.Context, db *query.DB, email, password string) (bool, error) {
 	if email == "" {
 		return false, nil
 	}
@@ -72,7 +70,7 @@ const (
 
 // CheckAdmin is BootstrapAdmin that also reports, when the platform already
 // had users, whether email and password log in.
-func CheckAdmin(ctx context.Context, db *gorm.DB, email, password string) (AdminState, error) {
+func CheckAdmin(ctx context.Context, db *query.DB, email, password string) (AdminState, error) {
 	created, err := BootstrapAdmin(ctx, db, email, password)
 	if err != nil || created {
 		return AdminCreated, err
@@ -100,7 +98,7 @@ var ErrNoSuchUser = errors.New("no user has this email")
 // ResetPassword sets a user's password (the operator's way back in, from the
 // command line: the api lets users change only their own password). It is
 // audited as the user's password update, initiated by nobody.
-func ResetPassword(ctx context.Context, db *gorm.DB, email, password string) error {
+func ResetPassword(ctx context.Context, db *query.DB, email, password string) error {
 	if n := len([]rune(password)); n < config.PasswordMin || n > config.PasswordMax {
 		return fmt.Errorf("the password must be %d to %d characters", config.PasswordMin, config.PasswordMax)
 	}
@@ -120,5 +118,5 @@ func ResetPassword(ctx context.Context, db *gorm.DB, email, password string) err
 	if err != nil {
 		return err
 	}
-	return query.Audited(db, ev, func(tx *gorm.DB) error { return query.SetPassword(tx, u.ID, hash) })
+	return query.Audited(db, ev, func(tx *query.DB) error { return query.SetPassword(tx, u.ID, hash) })
 }

@@ -14,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/extractors"
@@ -318,7 +317,7 @@ func (s *Server) uploadCaption(c *gin.Context) error {
 	}
 	m := models.Caption{ID: ids.New(), ItemID: it.ID, Source: "uploaded", Language: lang, Confidence: confidence,
 		Format: p.Format, Cues: cues, Original: up.data, FileName: up.fileName, AddedAt: time.Now().UTC().Truncate(time.Microsecond)}
-	err = s.audited(c, "caption", "upload", m.ID, it.ID, func(tx *gorm.DB) error {
+	err = s.audited(c, "caption", "upload", m.ID, it.ID, func(tx *query.DB) error {
 		if err := query.AddUploadedCaption(tx, &m, maxCaptionsPerItem); err != nil {
 			return err
 		}
@@ -343,7 +342,7 @@ func (s *Server) deleteCaption(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.audited(c, "caption", "delete", m.ID, it.ID, func(tx *gorm.DB) error {
+	err = s.audited(c, "caption", "delete", m.ID, it.ID, func(tx *query.DB) error {
 		if err := query.DeleteCaption(tx, it.ID, m.ID); err != nil {
 			return err
 		}

@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
@@ -183,7 +182,7 @@ func (s *Server) createComment(c *gin.Context) error {
 	}
 	row := models.Comment{ID: ids.New(), TargetType: req.TargetType, TargetID: req.TargetID, Body: req.Body,
 		TimeMarker: req.TimeMarker, AuthorID: principalOf(c).User.ID}
-	err := s.audited(c, "comment", "create", row.ID, row.TargetID, func(tx *gorm.DB) error {
+	err := s.audited(c, "comment", "create", row.ID, row.TargetID, func(tx *query.DB) error {
 		return query.CreateComment(tx, &row)
 	})
 	if err != nil {
@@ -259,7 +258,7 @@ func (s *Server) updateComment(c *gin.Context) error {
 		return err
 	}
 	next := models.Comment{ID: ids.New()}
-	err = s.audited(c, "comment", "update", row.RootID, next.ID, func(tx *gorm.DB) error {
+	err = s.audited(c, "comment", "update", row.RootID, next.ID, func(tx *query.DB) error {
 		var err error
 		next, err = query.AddCommentVersion(tx, row, next.ID, req.Body, marker)
 		return err
@@ -276,7 +275,7 @@ func (s *Server) deleteComment(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.audited(c, "comment", "delete", row.RootID, "", func(tx *gorm.DB) error {
+	err = s.audited(c, "comment", "delete", row.RootID, "", func(tx *query.DB) error {
 		return query.DeleteComment(tx, row.RootID)
 	})
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
@@ -202,7 +201,7 @@ func (s *Server) createCompilation(c *gin.Context) error {
 		return err
 	}
 	cp := models.Compilation{ID: ids.New(), Name: req.Name, Public: *req.Public, AuthorID: principalOf(c).User.ID}
-	err := s.audited(c, "compilation", "create", cp.ID, "", func(tx *gorm.DB) error {
+	err := s.audited(c, "compilation", "create", cp.ID, "", func(tx *query.DB) error {
 		return query.Insert(tx, &cp, nil)
 	})
 	if err != nil {
@@ -284,7 +283,7 @@ func (s *Server) addCompilationItem(c *gin.Context) error {
 		return err
 	}
 	var ci models.CompilationItem
-	err = s.audited(c, "compilation", "add-item", cp.ID, it.ID, func(tx *gorm.DB) error {
+	err = s.audited(c, "compilation", "add-item", cp.ID, it.ID, func(tx *query.DB) error {
 		var err error
 		ci, err = query.AddCompilationItem(tx, cp.ID, it.ID, req.DisplayOrder, req.InPoint, req.OutPoint)
 		return err
@@ -335,7 +334,7 @@ func (s *Server) removeCompilationItem(c *gin.Context) error {
 		return err
 	}
 	itemID := c.Param("item_id")
-	err = s.audited(c, "compilation", "remove-item", cp.ID, itemID, func(tx *gorm.DB) error {
+	err = s.audited(c, "compilation", "remove-item", cp.ID, itemID, func(tx *query.DB) error {
 		return query.RemoveCompilationItem(tx, cp.ID, itemID)
 	})
 	if err != nil {
@@ -364,7 +363,7 @@ func (s *Server) orderCompilationItems(c *gin.Context) error {
 	if len(req.Items) > maxCompilationItems {
 		return apperr.InvalidField("items", fmt.Sprintf("at most %d item ids", maxCompilationItems))
 	}
-	err = s.audited(c, "compilation", "order-items", cp.ID, "", func(tx *gorm.DB) error {
+	err = s.audited(c, "compilation", "order-items", cp.ID, "", func(tx *query.DB) error {
 		unknown, err := query.OrderCompilationItems(tx, cp.ID, req.Items)
 		if err != nil {
 			return err
@@ -403,7 +402,7 @@ func (s *Server) cloneCompilation(c *gin.Context) error {
 		return err
 	}
 	id := ids.New()
-	err = s.audited(c, "compilation", "clone", id, src.ID, func(tx *gorm.DB) error {
+	err = s.audited(c, "compilation", "clone", id, src.ID, func(tx *query.DB) error {
 		return query.CloneCompilation(tx, v, src, id, req.NewName, principalOf(c).User.ID)
 	})
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
@@ -255,7 +254,7 @@ func (s *Server) putContainer(c *gin.Context) error {
 		return err
 	}
 	p := principalOf(c)
-	err = s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = s.DB.WithContext(ctx).Transaction(func(tx *query.DB) error {
 		updated := profileID != ct.ProfileID
 		if err := query.SetContainer(tx, ct.ID, *req.Enabled, profileID); err != nil {
 			return err

@@ -2,12 +2,12 @@ package api
 
 import (
 	"errors"
+	"github.com/metaharvest/metaharvest/api/query"
 	"log/slog"
 	"net/http"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/internal/apperr"
 )
@@ -19,7 +19,7 @@ func (s *Server) renderError(c *gin.Context, err error) {
 	e, ok := apperr.As(err)
 	if !ok {
 		switch {
-		case errors.Is(err, gorm.ErrDuplicatedKey):
+		case query.IsDuplicate(err):
 			e = apperr.Conflict(apperr.CodeConflict, "an object with the same unique value exists")
 		case isBodyTooLarge(err):
 			e = apperr.TooLarge("the request body is too large")

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/extractors"
@@ -127,7 +126,7 @@ func (s *Server) putExtractor(c *gin.Context) error {
 	if on {
 		action = "enable"
 	}
-	err := s.audited(c, "extractor", action, info.Name, "", func(tx *gorm.DB) error {
+	err := s.audited(c, "extractor", action, info.Name, "", func(tx *query.DB) error {
 		return query.SwitchExtractor(tx, info.Name, on, info.DefaultEnabled)
 	})
 	if err != nil {
@@ -222,7 +221,7 @@ func (s *Server) createProfile(c *gin.Context) error {
 		return err
 	}
 	p := models.ExtractorProfile{ID: ids.New(), Name: req.Name, Extractors: req.Extractors}
-	err := s.audited(c, "extractorprofile", "create", p.ID, "", func(tx *gorm.DB) error {
+	err := s.audited(c, "extractorprofile", "create", p.ID, "", func(tx *query.DB) error {
 		return query.Insert(tx, &p, query.ProfileNameTaken(p.Name))
 	})
 	if err != nil {
@@ -243,7 +242,7 @@ func (s *Server) putProfile(c *gin.Context) error {
 	}
 	var p models.ExtractorProfile
 	// Not s.audited: the profile is loaded (locked) inside the transaction.
-	err := s.db(c).Transaction(func(tx *gorm.DB) error {
+	err := s.db(c).Transaction(func(tx *query.DB) error {
 		var err error
 		if p, err = query.Profile(tx, c.Param("id"), true); err != nil {
 			return err
@@ -269,7 +268,7 @@ func (s *Server) putProfile(c *gin.Context) error {
 func (s *Server) deleteProfile(c *gin.Context) error {
 	var p models.ExtractorProfile
 	// Not s.audited: the profile is loaded (locked) inside the transaction.
-	err := s.db(c).Transaction(func(tx *gorm.DB) error {
+	err := s.db(c).Transaction(func(tx *query.DB) error {
 		var err error
 		if p, err = query.Profile(tx, c.Param("id"), true); err != nil {
 			return err

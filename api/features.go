@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
@@ -72,7 +71,7 @@ func (s *Server) putFeature(c *gin.Context) error {
 	if on {
 		action = "enable"
 	}
-	err := s.audited(c, "feature", action, name, "", func(tx *gorm.DB) error {
+	err := s.audited(c, "feature", action, name, "", func(tx *query.DB) error {
 		return query.SetSetting(tx, featureKey(name), strconv.FormatBool(on))
 	})
 	if err != nil {

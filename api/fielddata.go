@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
@@ -180,7 +179,7 @@ func (s *Server) setFieldData(c *gin.Context, status int) error {
 		return err
 	}
 	var fd query.FieldData
-	err = s.audited(c, "fielddata", "set", it.ID, f.ID, func(tx *gorm.DB) error {
+	err = s.audited(c, "fielddata", "set", it.ID, f.ID, func(tx *query.DB) error {
 		var err error
 		if fd, err = query.SetFieldValue(tx, it.ID, f, v); err != nil {
 			return err
@@ -203,7 +202,7 @@ func (s *Server) deleteFieldData(c *gin.Context) error {
 		return err
 	}
 	var fd query.FieldData
-	err = s.audited(c, "fielddata", "delete", it.ID, f.ID, func(tx *gorm.DB) error {
+	err = s.audited(c, "fielddata", "delete", it.ID, f.ID, func(tx *query.DB) error {
 		var err error
 		if fd, err = query.DeleteFieldValue(tx, it.ID, f.ID); err != nil {
 			return err
@@ -318,7 +317,7 @@ func (s *Server) bulkFieldData(c *gin.Context) error {
 	changed := []changedItemJSON{}
 	at := map[string]int{}
 	p := principalOf(c)
-	err = db.Transaction(func(tx *gorm.DB) error {
+	err = db.Transaction(func(tx *query.DB) error {
 		var dirty []string
 		for _, w := range writes {
 			fd, err := query.SetFieldValue(tx, w.itemID, w.field, w.value)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
@@ -97,7 +96,7 @@ func (s *Server) createField(c *gin.Context) error {
 		return err
 	}
 	f := models.CustomField{ID: ids.New(), Name: req.Name, Description: req.Description, DataType: req.DataType}
-	err := s.audited(c, "field", "create", f.ID, "", func(tx *gorm.DB) error {
+	err := s.audited(c, "field", "create", f.ID, "", func(tx *query.DB) error {
 		return query.CreateField(tx, &f)
 	})
 	if err != nil {
@@ -157,7 +156,7 @@ func (s *Server) deleteField(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.audited(c, "field", "delete", f.ID, "", func(tx *gorm.DB) error {
+	err = s.audited(c, "field", "delete", f.ID, "", func(tx *query.DB) error {
 		items, err := query.DeleteField(tx, f.ID)
 		if err != nil {
 			return err
@@ -217,7 +216,7 @@ func (s *Server) orderFields(c *gin.Context) error {
 	if err := invalidIf(problems); err != nil {
 		return err
 	}
-	err = s.audited(c, "field", "order", "", "", func(tx *gorm.DB) error {
+	err = s.audited(c, "field", "order", "", "", func(tx *query.DB) error {
 		return query.SetFieldOrder(tx, req.Fields)
 	})
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/ids"
@@ -51,7 +50,7 @@ func (s *Server) createGroup(c *gin.Context) error {
 	}
 	g := models.Group{ID: groupID(req.Name), Name: req.Name, Description: req.Description}
 	// Not s.audited: the id may change inside the transaction.
-	err := s.db(c).Transaction(func(tx *gorm.DB) error {
+	err := s.db(c).Transaction(func(tx *query.DB) error {
 		if err := query.CreateGroup(tx, &g); err != nil {
 			return err
 		}
@@ -114,7 +113,7 @@ func (s *Server) deleteGroup(c *gin.Context) error {
 	}
 	// The locations and containers the group restricted lose it: who may
 	// find their items changes.
-	err = s.audited(c, "group", "delete", g.ID, "", func(tx *gorm.DB) error {
+	err = s.audited(c, "group", "delete", g.ID, "", func(tx *query.DB) error {
 		locs, ctrs, err := query.DeleteGroup(tx, g.ID)
 		if err != nil {
 			return err
@@ -138,7 +137,7 @@ func (s *Server) addUserGroup(c *gin.Context) error {
 		return err
 	}
 	// Not s.audited: adding an existing member changes nothing and records nothing.
-	err = s.db(c).Transaction(func(tx *gorm.DB) error {
+	err = s.db(c).Transaction(func(tx *query.DB) error {
 		added, err := query.AddMember(tx, u.ID, g.ID)
 		if err != nil || !added {
 			return err
@@ -161,7 +160,7 @@ func (s *Server) removeUserGroup(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.audited(c, "user", "remove-group", u.ID, g.ID, func(tx *gorm.DB) error {
+	err = s.audited(c, "user", "remove-group", u.ID, g.ID, func(tx *query.DB) error {
 		return query.RemoveMember(tx, u.ID, g.ID)
 	})
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
@@ -104,7 +103,7 @@ func (s *Server) cancelHarvest(c *gin.Context) error {
 	if err := s.checkVisible(c, job.LocationID, job.ContainerID); err != nil {
 		return err
 	}
-	err = s.audited(c, "harvest", "cancel", id, "", func(tx *gorm.DB) error {
+	err = s.audited(c, "harvest", "cancel", id, "", func(tx *query.DB) error {
 		return query.CancelJob(tx, id)
 	})
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/models"
@@ -133,7 +132,7 @@ func (s *Server) deleteItem(c *gin.Context) error {
 // left alone: only the upload endpoint owns files it may remove.
 func (s *Server) softDeleteItem(c *gin.Context, itemID string) error {
 	var files []string
-	err := s.audited(c, "item", "delete", itemID, "", func(tx *gorm.DB) error {
+	err := s.audited(c, "item", "delete", itemID, "", func(tx *query.DB) error {
 		var err error
 		if files, err = query.SoftDeleteItem(tx, itemID); err != nil {
 			return err

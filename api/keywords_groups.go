@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/ids"
@@ -137,7 +136,7 @@ func (s *Server) createKeywordGroup(c *gin.Context) error {
 	}
 	g := models.KeywordGroup{ID: ids.New(), Name: req.Name, Color: req.Color, Words: req.Words,
 		CreatedBy: principalOf(c).User.ID}
-	err := s.audited(c, "keywordgroup", "create", g.ID, "", func(tx *gorm.DB) error {
+	err := s.audited(c, "keywordgroup", "create", g.ID, "", func(tx *query.DB) error {
 		return query.CreateKeywordGroup(tx, &g, maxKeywordGroups)
 	})
 	if err != nil {
@@ -158,7 +157,7 @@ func (s *Server) putKeywordGroup(c *gin.Context) error {
 		return err
 	}
 	var g models.KeywordGroup
-	err := s.audited(c, "keywordgroup", "update", c.Param("id"), "", func(tx *gorm.DB) error {
+	err := s.audited(c, "keywordgroup", "update", c.Param("id"), "", func(tx *query.DB) error {
 		var err error
 		if g, err = query.LockKeywordGroup(tx, c.Param("id")); err != nil {
 			return err
@@ -175,7 +174,7 @@ func (s *Server) putKeywordGroup(c *gin.Context) error {
 
 func (s *Server) deleteKeywordGroup(c *gin.Context) error {
 	id := c.Param("id")
-	err := s.audited(c, "keywordgroup", "delete", id, "", func(tx *gorm.DB) error {
+	err := s.audited(c, "keywordgroup", "delete", id, "", func(tx *query.DB) error {
 		return query.DeleteKeywordGroup(tx, id)
 	})
 	if err != nil {

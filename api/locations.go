@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
@@ -230,7 +229,7 @@ func (s *Server) validateLocation(c *gin.Context, req *locationRequest, cfg loca
 
 // setLocationGroups makes the location's groups exactly want, in tx, and
 // audits each group added.
-func setLocationGroups(tx *gorm.DB, p *Principal, locID string, want []string) error {
+func setLocationGroups(tx *query.DB, p *Principal, locID string, want []string) error {
 	added, err := query.SetLocationGroups(tx, locID, want)
 	if err != nil {
 		return err
@@ -284,7 +283,7 @@ func (s *Server) createLocation(c *gin.Context) error {
 	}
 	row := models.Location{ID: ids.New(), Kind: req.Kind, Name: req.Name, Config: models.MustJSON(cfg.values)}
 	p := principalOf(c)
-	err = s.db(c).Transaction(func(tx *gorm.DB) error {
+	err = s.db(c).Transaction(func(tx *query.DB) error {
 		if err := query.Insert(tx, &row, nil); err != nil {
 			return err
 		}
@@ -392,7 +391,7 @@ func (s *Server) putLocation(c *gin.Context) error {
 		return err
 	}
 	p := principalOf(c)
-	err = s.db(c).Transaction(func(tx *gorm.DB) error {
+	err = s.db(c).Transaction(func(tx *query.DB) error {
 		if err := query.UpdateLocation(tx, l.ID, req.Kind, req.Name, models.MustJSON(cfg.values), *version); err != nil {
 			return err
 		}
@@ -433,7 +432,7 @@ func (s *Server) deleteLocation(c *gin.Context) error {
 		return apperr.Conflict(apperr.CodeBuiltinLocation, "the built-in location %q cannot be deleted", l.ID)
 	}
 	var files []string
-	err = s.audited(c, "location", "delete", l.ID, "", func(tx *gorm.DB) error {
+	err = s.audited(c, "location", "delete", l.ID, "", func(tx *query.DB) error {
 		itemIDs, paths, err := query.DeleteLocation(tx, l.ID)
 		if err != nil {
 			return err

@@ -17,7 +17,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/logoprovider"
 	"github.com/metaharvest/metaharvest/api/query"
@@ -184,7 +183,7 @@ func (s *Server) logoTrainingStatus(c *gin.Context) error {
 		if complete {
 			action = "complete"
 		}
-		err = s.audited(c, "logotraining", action, r.ID, "", func(tx *gorm.DB) error {
+		err = s.audited(c, "logotraining", action, r.ID, "", func(tx *query.DB) error {
 			return query.CheckedLogoTraining(tx, r.ID, complete, now)
 		})
 		if err != nil {
@@ -306,7 +305,7 @@ func (s *Server) createLogoTraining(c *gin.Context) error {
 		return apperr.New(apperr.CodeProviderError, "the logo provider did not accept the training")
 	}
 	r.ProviderRequestID = providerID
-	err = s.audited(c, "logotraining", "create", r.ID, "", func(tx *gorm.DB) error {
+	err = s.audited(c, "logotraining", "create", r.ID, "", func(tx *query.DB) error {
 		return query.CreateLogoTraining(tx, &r, images)
 	})
 	if err != nil {

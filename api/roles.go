@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
@@ -103,7 +102,7 @@ func (s *Server) createRole(c *gin.Context) error {
 		return err
 	}
 	r := models.Role{ID: ids.New(), Name: req.Name, Description: req.Description, Scopes: dedupe(req.Scopes)}
-	err := s.audited(c, "role", "create", r.ID, "", func(tx *gorm.DB) error {
+	err := s.audited(c, "role", "create", r.ID, "", func(tx *query.DB) error {
 		return query.Insert(tx, &r, query.RoleNameTaken(r.Name))
 	})
 	if err != nil {
@@ -121,7 +120,7 @@ func (s *Server) deleteRole(c *gin.Context) error {
 	if r.Builtin {
 		return apperr.Conflict(apperr.CodeBuiltinRole, "the built-in role %q cannot be deleted", r.Name)
 	}
-	err = s.audited(c, "role", "delete", r.ID, "", func(tx *gorm.DB) error {
+	err = s.audited(c, "role", "delete", r.ID, "", func(tx *query.DB) error {
 		return query.DeleteUnassignedRole(tx, r.ID)
 	})
 	if err != nil {
@@ -217,7 +216,7 @@ func (s *Server) changeRoleScopes(c *gin.Context, action string, change func([]s
 		return apperr.Conflict(apperr.CodeBuiltinRole, "the root role always holds every scope")
 	}
 	var r models.Role
-	err := s.db(c).Transaction(func(tx *gorm.DB) error {
+	err := s.db(c).Transaction(func(tx *query.DB) error {
 		var err error
 		if r, err = query.ChangeRoleScopes(tx, id, change); err != nil {
 			return err

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
@@ -66,7 +65,7 @@ func (s *Server) createSavedSearch(c *gin.Context) error {
 	}
 	p := principalOf(c)
 	row := models.SavedSearch{ID: ids.New(), UserID: p.User.ID, Name: req.Name, Params: req.Params}
-	err := s.audited(c, "savedsearch", "create", row.ID, "", func(tx *gorm.DB) error {
+	err := s.audited(c, "savedsearch", "create", row.ID, "", func(tx *query.DB) error {
 		return query.Insert(tx, &row, query.SavedSearchNameTaken(row.Name))
 	})
 	if err != nil {

@@ -3,13 +3,13 @@ package api
 import (
 	"context"
 	"fmt"
+	"github.com/metaharvest/metaharvest/api/query"
 	"log/slog"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/logoprovider"
 	"github.com/metaharvest/metaharvest/extractors"
@@ -25,7 +25,7 @@ import (
 // Deps are the collaborators of the api, passed in by main (or a test).
 type Deps struct {
 	Config config.Config
-	DB     *gorm.DB
+	DB     *query.DB
 	Redis  *redis.Client
 	Queue  *asynq.Client
 	Logger *slog.Logger
@@ -92,7 +92,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 }
 
 // db is the database handle of a request (its context cancels queries).
-func (s *Server) db(c *gin.Context) *gorm.DB { return s.DB.WithContext(c.Request.Context()) }
+func (s *Server) db(c *gin.Context) *query.DB { return s.DB.WithContext(c.Request.Context()) }
 
 // Handler is the http.Handler of the api.
 func (s *Server) Handler() http.Handler { return s.router }

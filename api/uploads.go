@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
@@ -174,7 +173,7 @@ func (s *Server) uploadFile(c *gin.Context) error {
 		return storageError(err, rel)
 	}
 	p := principalOf(c)
-	err = s.audited(c, "item", "upload", itemID, ctrID, func(tx *gorm.DB) error {
+	err = s.audited(c, "item", "upload", itemID, ctrID, func(tx *query.DB) error {
 		if err := query.RecordUpload(tx, uploadStoreID, query.UploadedFile{ItemID: itemID, ContainerID: ctrID,
 			Container: container, Path: itemPath, Name: path.Base(itemPath), ETag: entry.ETag, Size: entry.Size,
 			LastModified: entry.LastModified}); err != nil {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
@@ -127,7 +126,7 @@ func (s *Server) createUser(c *gin.Context) error {
 	u := models.User{ID: ids.New(), Email: req.Email, FirstName: req.FirstName, LastName: req.LastName,
 		Enabled: req.Enabled == nil || *req.Enabled, RoleID: req.RoleID, Admin: req.Admin != nil && *req.Admin,
 		Avatar: req.Avatar, CompanyUID: req.CompanyUID, PasswordHash: hash}
-	err = s.audited(c, "user", "create", u.ID, "", func(tx *gorm.DB) error {
+	err = s.audited(c, "user", "create", u.ID, "", func(tx *query.DB) error {
 		return query.Insert(tx, &u, query.EmailTaken)
 	})
 	if err != nil {
@@ -309,7 +308,7 @@ func (s *Server) changePassword(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.audited(c, "authenticate", "update-password", p.User.ID, "", func(tx *gorm.DB) error {
+	err = s.audited(c, "authenticate", "update-password", p.User.ID, "", func(tx *query.DB) error {
 		return query.SetPassword(tx, p.User.ID, hash)
 	})
 	if err != nil {

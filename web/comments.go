@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/microcosm-cc/bluemonday"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/access"
 	"github.com/metaharvest/metaharvest/api/query"
@@ -42,7 +41,7 @@ type commentsPart struct {
 }
 
 // itemComments loads the item's comments for p (who may see the item).
-func (u *UI) itemComments(db *gorm.DB, p *access.Principal, itemID string, timed bool) (*commentsPart, error) {
+func (u *UI) itemComments(db *query.DB, p *access.Principal, itemID string, timed bool) (*commentsPart, error) {
 	rows, total, err := query.TargetComments(db, "item", itemID, query.Page{Limit: maxItemComments})
 	if err != nil {
 		return nil, err

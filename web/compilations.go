@@ -6,8 +6,6 @@ import (
 	"net/url"
 	"strconv"
 
-	"gorm.io/gorm"
-
 	"github.com/metaharvest/metaharvest/api/access"
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
@@ -141,7 +139,7 @@ func (u *UI) compilationPage(w http.ResponseWriter, r *http.Request, p *access.P
 
 // entrySource is what plays an entry: the item page's player source (its
 // preview when there is one), nil for what is not audio or video.
-func (u *UI) entrySource(db *gorm.DB, e query.CompilationEntry) (*player, error) {
+func (u *UI) entrySource(db *query.DB, e query.CompilationEntry) (*player, error) {
 	mt := search.MediaType(e.MimeType)
 	if mt != search.TypeVideo && mt != search.TypeAudio {
 		return nil, nil
@@ -163,7 +161,7 @@ type addPart struct {
 
 // itemAddPart lists the compilations p may add the item to (theirs, or
 // every one for an administrator).
-func itemAddPart(db *gorm.DB, p *access.Principal, v query.Viewer, timed bool) (*addPart, error) {
+func itemAddPart(db *query.DB, p *access.Principal, v query.Viewer, timed bool) (*addPart, error) {
 	rows, err := query.Compilations(db, v)
 	if err != nil {
 		return nil, err

@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/metaharvest/metaharvest/api/access"
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/models"
@@ -36,7 +34,7 @@ var fieldInputs = map[string]string{models.FieldString: "text", models.FieldNumb
 	models.FieldBool: "checkbox", models.FieldDate: "date"}
 
 // itemFields loads the custom fields and the item's values of them.
-func itemFields(db *gorm.DB, p *access.Principal, itemID string) (*fieldsPart, error) {
+func itemFields(db *query.DB, p *access.Principal, itemID string) (*fieldsPart, error) {
 	fields, total, err := query.Fields(db, query.Page{Limit: maxFields})
 	if err != nil {
 		return nil, err

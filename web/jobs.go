@@ -7,8 +7,6 @@ import (
 	"sort"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/metaharvest/metaharvest/api/access"
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/models"
@@ -114,7 +112,7 @@ func (u *UI) jobsPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 
 // jobRows reads what the rows of these jobs show: their status, the names
 // of their places and starters, their errors per extractor.
-func (u *UI) jobRows(db *gorm.DB, v query.Viewer, jobs []models.Job) ([]jobRow, error) {
+func (u *UI) jobRows(db *query.DB, v query.Viewer, jobs []models.Job) ([]jobRow, error) {
 	if len(jobs) == 0 {
 		return nil, nil
 	}

@@ -3,8 +3,6 @@ package web
 import (
 	"sort"
 
-	"gorm.io/gorm"
-
 	"github.com/metaharvest/metaharvest/api/access"
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/extractors"
@@ -33,7 +31,7 @@ type jobExtractorFamily struct {
 
 type jobExtractorChoice struct{ Name, Display string }
 
-func (u *UI) jobStartForm(db *gorm.DB, v query.Viewer, p *access.Principal) (*jobStartForm, error) {
+func (u *UI) jobStartForm(db *query.DB, v query.Viewer, p *access.Principal) (*jobStartForm, error) {
 	f := &jobStartForm{}
 	locs, err := query.Locations(db, v)
 	if err != nil {

@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/metaharvest/metaharvest/api/query"
 	"html/template"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
-
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api/access"
 	"github.com/metaharvest/metaharvest/extractors"
@@ -22,7 +21,7 @@ import (
 
 // Deps are what the pages need, passed in by main (or a test).
 type Deps struct {
-	DB *gorm.DB
+	DB *query.DB
 	// Search is the engine the search and moments pages query (the api's).
 	Search search.Engine
 	// Extractors names the extractors and their families in item panels

@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"net/url"
 
-	"gorm.io/gorm"
-
 	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
@@ -67,7 +65,7 @@ type Principal struct {
 // the scopes of its role; ErrNoUser when there is no such enabled user. It
 // reads the database every time, so that disabling a user or changing a
 // role takes effect on the next request.
-func Load(ctx context.Context, db *gorm.DB, userID string, p *Principal) (*Principal, error) {
+func Load(ctx context.Context, db *query.DB, userID string, p *Principal) (*Principal, error) {
 	if p == nil {
 		p = &Principal{}
 	}
@@ -99,7 +97,7 @@ func (p *Principal) IsAdmin() bool { return p.User.Admin || p.User.RoleID == Roo
 func (p *Principal) Can(scope string) bool { return p.IsAdmin() || p.Scopes[scope] }
 
 // GroupIDs returns the caller's group ids (read once per Principal).
-func (p *Principal) GroupIDs(ctx context.Context, db *gorm.DB) ([]string, error) {
+func (p *Principal) GroupIDs(ctx context.Context, db *query.DB) ([]string, error) {
 	if !p.loaded {
 		groups, err := query.UserGroupIDs(db.WithContext(ctx), p.User.ID)
 		if err != nil {
@@ -112,7 +110,7 @@ func (p *Principal) GroupIDs(ctx context.Context, db *gorm.DB) ([]string, error)
 }
 
 // Viewer is the caller as the queries of api/query see it.
-func (p *Principal) Viewer(ctx context.Context, db *gorm.DB) (query.Viewer, error) {
+func (p *Principal) Viewer(ctx context.Context, db *query.DB) (query.Viewer, error) {
 	if p.IsAdmin() {
 		return query.Viewer{UserID: p.User.ID, Admin: true}, nil
 	}
@@ -127,7 +125,7 @@ func (p *Principal) Viewer(ctx context.Context, db *gorm.DB) (query.Viewer, erro
 // everything for administrators, else documents of locations and
 // containers without groups or sharing one of the caller's groups. The
 // engine enforces it; clients cannot widen it with filters.
-func (p *Principal) SearchVisibility(ctx context.Context, db *gorm.DB) (search.Visibility, error) {
+func (p *Principal) SearchVisibility(ctx context.Context, db *query.DB) (search.Visibility, error) {
 	if p.IsAdmin() {
 		return search.Visibility{All: true}, nil
 	}
