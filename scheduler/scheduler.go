@@ -3,26 +3,25 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"github.com/metaharvest/metaharvest/api/query"
 	"log/slog"
 	"strconv"
 	"time"
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/internal/queue"
-	"github.com/metaharvest/metaharvest/models"
 )
 
 // Deps are the collaborators of the scheduler.
 type Deps struct {
 	Config     config.Config
-	DB         *gorm.DB
+	DB         *query.DB
 	Redis      *redis.Client
 	Queue      *asynq.Client
 	Logger     *slog.Logger
@@ -96,30 +95,22 @@ func (s *Scheduler) round(stop context.Context) {
 	}
 }
 
-// liveHarvestingOffKey is the settings row of the api's feature switch
-// disabled_live_harvesting: "true" means plan nothing.
-const liveHarvestingOffKey = "feature:disabled_live_harvesting"
-
 // Plan starts a live harvest of every enabled container not walked within
-// the refresh time, unless live harvesting is switched off. The request id
+// the refresh time, unless live harvesting is switched off (the api's
+// feature disabled_live_harvesting: query.LiveHarvestingOff). The request id
 // is derived from the container and the refresh slot, so any number of
 // schedulers planning at once create one job and one walk task per
 // container and slot.
 func (s *Scheduler) Plan(ctx context.Context, now time.Time) (int, error) {
-	var off int64
-	if err := s.d.DB.WithContext(ctx).Model(&models.Setting{}).
-		Where("key = ? AND value = 'true'", liveHarvestingOffKey).Count(&off).Error; err != nil {
-		return 0, fmt.Errorf("read live harvesting switch: %w", err)
-	}
-	if off > 0 {
-		return 0, nil
+	db := s.d.DB.WithContext(ctx)
+	if off, err := query.LiveHarvestingOff(db); err != nil || off {
+		return 0, err
 	}
 	refresh := s.d.Config.HarvestRefreshTime
 	slot := now.UnixNano() / int64(refresh)
-	var due []models.Container
-	if err := s.d.DB.WithContext(ctx).Where("enabled AND (last_walked IS NULL OR last_walked <= ?)", now.Add(-refresh)).
-		Order("id").Find(&due).Error; err != nil {
-		return 0, fmt.Errorf("list due containers: %w", err)
+	due, err := query.DueContainers(db, now.Add(-refresh))
+	if err != nil {
+		return 0, err
 	}
 	started := 0
 	for _, c := range due {
@@ -144,24 +135,18 @@ func (s *Scheduler) Plan(ctx context.Context, now time.Time) (int, error) {
 // bumping its updated time, so two schedulers repair it once.
 func (s *Scheduler) RepairStalled(ctx context.Context, now time.Time) (int, error) {
 	stall := s.d.Config.JobStallTimeout
-	var stalled []models.Job
-	err := s.d.DB.WithContext(ctx).Raw(`
-SELECT * FROM jobs j
-WHERE NOT cancelled AND created > ? AND updated < ?
-  AND (NOT walk_complete OR enqueued_count >
-       (SELECT count(*) FROM activities a WHERE a.request_id = j.request_id AND a.kind = 'harvestend'))
-ORDER BY created`, now.Add(-7*24*time.Hour), now.Add(-stall)).Scan(&stalled).Error
+	db := s.d.DB.WithContext(ctx)
+	stalled, err := query.StalledJobs(db, now.Add(-7*24*time.Hour), now.Add(-stall))
 	if err != nil {
-		return 0, fmt.Errorf("find stalled harvests: %w", err)
+		return 0, err
 	}
 	repaired := 0
 	for _, job := range stalled {
-		res := s.d.DB.WithContext(ctx).Model(&models.Job{}).
-			Where("request_id = ? AND updated = ?", job.RequestID, job.Updated).Update("updated", now.UTC())
-		if res.Error != nil {
-			return repaired, res.Error
+		claimed, err := query.ClaimJob(db, job, now)
+		if err != nil {
+			return repaired, err
 		}
-		if res.RowsAffected == 0 {
+		if !claimed {
 			continue // another scheduler took it, or it progressed
 		}
 		token := "r" + strconv.FormatInt(now.UnixNano(), 36) + ":"

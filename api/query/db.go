@@ -7,8 +7,8 @@ import (
 )
 
 // DB is what the queries run on: the request's database handle (with its
-// context) or a transaction. The api's handlers and the web pages name it
-// as query.DB and pass it on; only this package (and the models' migrations)
+// context) or a transaction. The api's handlers, the web pages, the
+// scheduler and the job starter name it as query.DB and pass it on; only this package (and the models' migrations)
 // speaks to the database driver, so that no handler or page imports gorm
 // (TestHandlersDoNotImportTheDriver). It is an alias: a handler receives a
 // transaction from Audited or Transaction and hands it to the queries.

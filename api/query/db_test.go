@@ -9,12 +9,14 @@ import (
 	"testing"
 )
 
-// The api's handlers, its access model and the web pages reach the
-// database through this package only: none of their files imports the
-// driver (they name query.DB). Tests may: they seed rows directly.
+// The api's handlers, its access model, the web pages, the scheduler and
+// the job starter reach the database through this package only: none of
+// their files imports the driver (they name query.DB). Tests may: they
+// seed rows directly.
 func TestHandlersDoNotImportTheDriver(t *testing.T) {
 	checked := 0
-	for _, dir := range []string{"..", filepath.Join("..", "access"), filepath.Join("..", "..", "web")} {
+	for _, dir := range []string{"..", filepath.Join("..", "access"), filepath.Join("..", "..", "web"),
+		filepath.Join("..", "..", "scheduler"), filepath.Join("..", "..", "internal", "jobs")} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,5 @@
-// Package query holds the database work of the api, one file per resource
+// Package query holds the database work of the api, the web pages, the
+// scheduler and the job starter (internal/jobs), one file per resource
 // (roles.go, users.go, compilations.go ...), below the HTTP handlers: a
 // handler decodes and validates a request, calls the queries of its
 // resource and renders what they return. The generic helpers of generic.go

@@ -8,13 +8,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/metaharvest/metaharvest/api/query"
+	"net/http"
 	"slices"
 	"sort"
 	"time"
 
 	"github.com/hibiken/asynq"
-	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/internal/apperr"
@@ -50,7 +50,7 @@ type Options struct {
 
 // Starter creates jobs and enqueues their tasks.
 type Starter struct {
-	DB       *gorm.DB
+	DB       *query.DB
 	Queue    *asynq.Client
 	Names    queue.Names
 	Registry *extractors.Registry
@@ -98,33 +98,24 @@ func (s *Starter) StartJob(ctx context.Context, spec Spec) (Started, error) {
 
 func (s *Starter) start(ctx context.Context, spec Spec) (string, string, error) {
 	db := s.DB.WithContext(ctx)
-	var loc models.Location
-	if err := db.Where("id = ?", spec.LocationID).Take(&loc).Error; err != nil {
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return "", "", apperr.NotFound("location", spec.LocationID)
-		}
+	loc, err := query.Location(db, spec.LocationID)
+	if err != nil {
 		return "", "", err
 	}
-	var ctr models.Container
-	var item models.Item
 	switch {
 	case spec.ItemID != "" && spec.ContainerID != "":
 		return "", "", apperr.InvalidField("item_id", "give item_id or container_id, not both")
 	case spec.ItemID != "":
-		err := db.Where("id = ? AND location_id = ? AND deleted_at IS NULL", spec.ItemID, loc.ID).Take(&item).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return "", "", apperr.NotFound("item", spec.ItemID)
-		} else if err != nil {
+		item, err := query.LiveItemOf(db, loc.ID, spec.ItemID)
+		if err != nil {
 			return "", "", err
 		}
 		spec.ContainerID = item.ContainerID
 	case spec.ContainerID == "":
 		return "", "", apperr.InvalidField("container_id", "give item_id or container_id")
 	}
-	err := db.Where("id = ? AND location_id = ?", spec.ContainerID, loc.ID).Take(&ctr).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return "", "", apperr.NotFound("container", spec.ContainerID)
-	} else if err != nil {
+	ctr, err := query.ContainerOf(db, loc.ID, spec.ContainerID)
+	if err != nil {
 		return "", "", err
 	}
 	names, err := s.Resolve(ctx, spec.Extractors, firstNonEmpty(spec.ProfileID, ctr.ProfileID, "default"), spec.OverrideExtractors)
@@ -162,9 +153,8 @@ func (s *Starter) start(ctx context.Context, spec Spec) (string, string, error) 
 		}
 		return job.RequestID, SkipRecentlyWalked, nil
 	}
-	res := db.Clauses(clause.OnConflict{DoNothing: true}).Create(&job)
-	if res.Error != nil {
-		return "", "", fmt.Errorf("create job: %w", res.Error)
+	if _, err := query.InsertJob(db, &job); err != nil {
+		return "", "", err
 	}
 	if err := Enqueue(ctx, s.Queue, task, opts...); err != nil {
 		return "", "", err
@@ -176,15 +166,10 @@ func (s *Starter) start(ctx context.Context, spec Spec) (string, string, error) 
 // activity a worker would have written.
 func (s *Starter) recordSkipped(ctx context.Context, job models.Job, ctr models.Container) error {
 	job.WalkComplete = true
-	return s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&job)
-		if res.Error != nil || res.RowsAffected == 0 {
-			return res.Error // a job started twice (same request id) is recorded once
-		}
-		return tx.Table(models.ActivitiesTable).Create(&models.Activity{TS: time.Now().UTC(), Kind: models.ActivityWalk, RequestID: job.RequestID,
-			LocationID: job.LocationID, ContainerID: ctr.ID, HarvestID: job.RequestID, ProfileID: job.ProfileID,
-			Extractors: job.Extractors, Name: ctr.Name, Source: "skipped: " + SkipRecentlyWalked}).Error
-	})
+	// A job started twice (same request id) is recorded once.
+	return query.InsertCompleteJob(s.DB.WithContext(ctx), &job, &models.Activity{TS: time.Now().UTC(), Kind: models.ActivityWalk,
+		RequestID: job.RequestID, LocationID: job.LocationID, ContainerID: ctr.ID, HarvestID: job.RequestID, ProfileID: job.ProfileID,
+		Extractors: job.Extractors, Name: ctr.Name, Source: "skipped: " + SkipRecentlyWalked})
 }
 
 // Enqueue enqueues a task; a task id already taken means the task exists,
@@ -245,9 +230,8 @@ func (s *Starter) Resolve(ctx context.Context, requested []string, profileID str
 			return nil, apperr.InvalidField("extractors", fmt.Sprintf("unknown extractors: %v", unknown))
 		}
 	} else {
-		var p models.ExtractorProfile
-		err := s.DB.WithContext(ctx).Where("id = ?", profileID).Take(&p).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
+		p, err := query.Profile(s.DB.WithContext(ctx), profileID, false)
+		if ae, ok := apperr.As(err); ok && ae.Status == http.StatusNotFound {
 			return nil, apperr.InvalidField("profile_id", "no such extractor profile")
 		} else if err != nil {
 			return nil, err
@@ -292,9 +276,9 @@ func withBase(base, names []string) models.Strings {
 
 // EnabledSet reports, for every registered extractor, whether it is enabled
 // on this platform: its settings row, or the registry default.
-func EnabledSet(ctx context.Context, db *gorm.DB, reg *extractors.Registry) (map[string]bool, error) {
-	var rows []models.ExtractorSetting
-	if err := db.WithContext(ctx).Find(&rows).Error; err != nil {
+func EnabledSet(ctx context.Context, db *query.DB, reg *extractors.Registry) (map[string]bool, error) {
+	rows, err := query.ExtractorSettings(db.WithContext(ctx))
+	if err != nil {
 		return nil, err
 	}
 	out := map[string]bool{}
