@@ -136,6 +136,11 @@ func (h *Handler) openStorage(loc models.Location) (storage.Location, error) {
 		}
 		return nil, fmt.Errorf("open location %s: %w", loc.ID, err)
 	}
+	// Retried S3 attempts count in metaharvest_s3_retries_total, the
+	// walk's listings as much as the items' reads.
+	if o, ok := st.(interface{ ObserveRetries(func(string)) }); ok && h.Metrics != nil {
+		o.ObserveRetries(h.Metrics.S3Retry)
+	}
 	return st, nil
 }
 

@@ -183,7 +183,8 @@ func TestS3ObjectsReadOnce(t *testing.T) {
 }
 
 // S3 answering SlowDown is retried with backoff, and the attempts are
-// counted in metaharvest_s3_retries_total; the harvest ends complete.
+// counted in metaharvest_s3_retries_total, the walk's listings' as the
+// objects' reads; the harvest ends complete.
 func TestS3SlowDownRetriedAndCounted(t *testing.T) {
 	t.Parallel()
 	f := newS3Fixture(t, nil)
@@ -198,14 +199,21 @@ func TestS3SlowDownRetriedAndCounted(t *testing.T) {
 		f.put(fmt.Sprintf("o%02d.bin", i), 1000+i)
 	}
 	f.put("large.bin", 1<<20)
-	// The first GET of each object is refused.
+	// The first GET of each object is refused, and the walk's first
+	// listing.
 	var seen sync.Map
 	var refused atomic.Int64
 	f.proxy.SlowDown(func(r *http.Request) bool {
-		if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, ".bin") {
+		key := r.URL.Path
+		if r.URL.Query().Get("list-type") == "2" {
+			key = "list"
+		} else if !strings.HasSuffix(r.URL.Path, ".bin") {
 			return false
 		}
-		if _, again := seen.LoadOrStore(r.URL.Path, true); again {
+		if r.Method != http.MethodGet {
+			return false
+		}
+		if _, again := seen.LoadOrStore(key, true); again {
 			return false
 		}
 		refused.Add(1)
@@ -218,8 +226,8 @@ func TestS3SlowDownRetriedAndCounted(t *testing.T) {
 		t.Fatalf("job: %+v", job)
 	}
 	f.checkHashes(req)
-	if refused.Load() != int64(len(f.objects)) {
-		t.Fatalf("refused %d GETs, want %d", refused.Load(), len(f.objects))
+	if refused.Load() != int64(len(f.objects))+1 {
+		t.Fatalf("refused %d GETs, want %d objects' and a listing", refused.Load(), len(f.objects))
 	}
 	// The worker flushes its recorder too: poll the totals.
 	field := "c\x1f" + metrics.S3Retries + "\x1fslow_down"

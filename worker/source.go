@@ -40,9 +40,6 @@ func (h *Handler) openSource(t *target) (*source, error) {
 	if rr, ok := st.(storage.RangeReader); ok {
 		src.remote = rr
 	}
-	if o, ok := st.(interface{ ObserveRetries(func(string)) }); ok && h.Metrics != nil {
-		o.ObserveRetries(h.Metrics.S3Retry)
-	}
 	if fo, ok := st.(storage.FilesOpener); ok {
 		src.files, err = fo.Files(t.ctr.Name)
 		switch {
