@@ -116,27 +116,12 @@ const (
 )
 
 func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principal) error {
-	ctx := r.Context()
-	db := u.DB.WithContext(ctx)
-	id := r.PathValue("id")
-	if id == "" || len(id) > 64 {
-		return errNotFound
-	}
-	it, err := query.LiveItem(db, id)
-	if ae, ok := apperr.As(err); ok && ae.Status == http.StatusNotFound {
-		return errNotFound
-	} else if err != nil {
-		return err
-	}
-	v, err := p.Viewer(ctx, u.DB)
+	it, v, err := visibleByPath(u, r, p, query.LiveItem, func(i models.Item) (string, string) { return i.LocationID, i.ContainerID })
 	if err != nil {
 		return err
 	}
-	if ok, err := v.Sees(db, it.LocationID, it.ContainerID); err != nil {
-		return err
-	} else if !ok {
-		return errNotFound // the same page as an unknown id: nothing of it shows
-	}
+	ctx := r.Context()
+	db := u.DB.WithContext(ctx)
 
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
 	if len(q) > maxQueryLen {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/metaharvest/metaharvest/api/access"
 	"github.com/metaharvest/metaharvest/api/query"
-	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -58,27 +57,11 @@ type jobErrorMessage struct {
 }
 
 func (u *UI) jobPage(w http.ResponseWriter, r *http.Request, p *access.Principal) error {
-	ctx := r.Context()
-	db := u.DB.WithContext(ctx)
-	id := r.PathValue("id")
-	if id == "" || len(id) > 64 {
-		return errNotFound
-	}
-	job, err := query.Job(db, id)
-	if ae, ok := apperr.As(err); ok && ae.Status == http.StatusNotFound {
-		return errNotFound
-	} else if err != nil {
-		return err
-	}
-	v, err := p.Viewer(ctx, u.DB)
+	job, v, err := visibleByPath(u, r, p, query.Job, func(j models.Job) (string, string) { return j.LocationID, j.ContainerID })
 	if err != nil {
 		return err
 	}
-	if ok, err := v.Sees(db, job.LocationID, job.ContainerID); err != nil {
-		return err
-	} else if !ok {
-		return errNotFound // the same page as an unknown id
-	}
+	db := u.DB.WithContext(r.Context())
 	rows, err := u.jobRows(db, v, []models.Job{job})
 	if err != nil {
 		return err

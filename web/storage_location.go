@@ -5,7 +5,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/api/access"
 	"github.com/metaharvest/metaharvest/api/query"
-	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/storage"
 )
 
@@ -37,27 +37,12 @@ type containerView struct {
 }
 
 func (u *UI) locationPage(w http.ResponseWriter, r *http.Request, p *access.Principal) error {
-	ctx := r.Context()
-	db := u.DB.WithContext(ctx)
-	id := r.PathValue("id")
-	if id == "" || len(id) > 64 {
-		return errNotFound
-	}
-	l, err := query.Location(db, id)
-	if ae, ok := apperr.As(err); ok && ae.Status == http.StatusNotFound {
-		return errNotFound
-	} else if err != nil {
-		return err
-	}
-	v, err := p.Viewer(ctx, u.DB)
+	l, v, err := visibleByPath(u, r, p, query.Location, func(l models.Location) (string, string) { return l.ID, "" })
 	if err != nil {
 		return err
 	}
-	if ok, err := v.Sees(db, l.ID, ""); err != nil {
-		return err
-	} else if !ok {
-		return errNotFound // as an unknown id: nothing of it shows
-	}
+	ctx := r.Context()
+	db := u.DB.WithContext(ctx)
 	view, err := locationOf(l)
 	if err != nil {
 		return err
