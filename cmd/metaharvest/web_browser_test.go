@@ -165,6 +165,41 @@ func harvestWebSamples(t *testing.T, p *platform, c *client, archiveGroup, vault
 	return s
 }
 
+// browserTools are what the browser tests need besides a platform: the
+// Chromium to drive (the test is skipped without it), axe-core's source,
+// and where screenshots go (web/screenshots with WEB_SCREENSHOTS=1).
+func browserTools(t *testing.T) (chromium, axe, shots string) {
+	t.Helper()
+	chromium = chromiumPath()
+	if chromium == "" {
+		t.Skip("chromium is not installed (deploy/setup.sh --s3 installs it: apt-get install chromium); the web UI's browser test needs it")
+	}
+	src, err := os.ReadFile(filepath.Join("..", "..", "web", "testdata", "axe", "axe.min.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shots = t.TempDir()
+	if os.Getenv("WEB_SCREENSHOTS") == "1" {
+		shots = filepath.Join("..", "..", "web", "screenshots")
+		if err := os.MkdirAll(shots, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return chromium, string(src), shots
+}
+
+// webPlatform starts an api and a worker and harvests the web samples into
+// an archive (readable by the returned group) and a vault (by another).
+func webPlatform(t *testing.T) (*platform, *client, webSamples, string) {
+	t.Helper()
+	p := newPlatform(t)
+	c, _ := p.startAPI()
+	testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=2"))
+	archiveGroup := c.call("POST", "/api/data/v3/groups", map[string]any{"name": "Archive readers"}, 201)["id"].(string)
+	vaultGroup := c.call("POST", "/api/data/v3/groups", map[string]any{"name": "Vault readers"}, 201)["id"].(string)
+	return p, c, harvestWebSamples(t, p, c, archiveGroup, vaultGroup), archiveGroup
+}
+
 // browser is one headless Chromium tab, recording what a person would not
 // see but a test must: uncaught exceptions, console errors, and dialogs
 // (which it dismisses).
@@ -400,28 +435,9 @@ func (b *browser) status(path string) int {
 // hostile name, and a second location a second user may not see.
 func TestWebUIInBrowser(t *testing.T) {
 	t.Parallel()
-	chromium := chromiumPath()
-	if chromium == "" {
-		t.Skip("chromium is not installed (deploy/setup.sh --s3 installs it: apt-get install chromium); the web UI's browser test needs it")
-	}
-	axeSource, err := os.ReadFile(filepath.Join("..", "..", "web", "testdata", "axe", "axe.min.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	shots := t.TempDir()
-	if os.Getenv("WEB_SCREENSHOTS") == "1" {
-		shots = filepath.Join("..", "..", "web", "screenshots")
-		if err := os.MkdirAll(shots, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	p := newPlatform(t)
-	c, _ := p.startAPI()
-	testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=2"))
-	archiveGroup := c.call("POST", "/api/data/v3/groups", map[string]any{"name": "Archive readers"}, 201)["id"].(string)
-	vaultGroup := c.call("POST", "/api/data/v3/groups", map[string]any{"name": "Vault readers"}, 201)["id"].(string)
-	s := harvestWebSamples(t, p, c, archiveGroup, vaultGroup)
+	chromium, axe, shots := browserTools(t)
+	axeSource := []byte(axe)
+	_, c, s, archiveGroup := webPlatform(t)
 
 	role := c.call("POST", "/api/data/roles", map[string]any{"name": "Viewers", "scopes": []string{"search:read", "items:read",
 		"segments:read", "captions:read", "activity:read", "locations:read", "containers:read", "fields:read", "fielddata:read"}}, 201)["id"].(string)

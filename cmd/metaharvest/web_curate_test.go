@@ -2,11 +2,8 @@ package main
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/metaharvest/metaharvest/internal/testproc"
 )
 
 // curateEnv is what the sections of the run-and-curate browser test share:
@@ -45,27 +42,8 @@ var curateSections = []struct {
 // searches, multi-select and administration, against a real platform.
 func TestWebUIRunAndCurateInBrowser(t *testing.T) {
 	t.Parallel()
-	chromium := chromiumPath()
-	if chromium == "" {
-		t.Skip("chromium is not installed (deploy/setup.sh --s3 installs it: apt-get install chromium); the web UI's browser test needs it")
-	}
-	axeSource, err := os.ReadFile(filepath.Join("..", "..", "web", "testdata", "axe", "axe.min.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	shots := t.TempDir()
-	if os.Getenv("WEB_SCREENSHOTS") == "1" {
-		shots = filepath.Join("..", "..", "web", "screenshots")
-		if err := os.MkdirAll(shots, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p := newPlatform(t)
-	c, _ := p.startAPI()
-	testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=2"))
-	archiveGroup := c.call("POST", "/api/data/v3/groups", map[string]any{"name": "Archive readers"}, 201)["id"].(string)
-	vaultGroup := c.call("POST", "/api/data/v3/groups", map[string]any{"name": "Vault readers"}, 201)["id"].(string)
-	samples := harvestWebSamples(t, p, c, archiveGroup, vaultGroup)
+	chromium, axe, shots := browserTools(t)
+	p, c, samples, archiveGroup := webPlatform(t)
 
 	role := c.call("POST", "/api/data/roles", map[string]any{"name": "Editors", "scopes": []string{"search:read", "items:read",
 		"segments:read", "captions:read", "activity:read", "locations:read", "containers:read", "fields:read", "fielddata:read",
@@ -78,7 +56,7 @@ func TestWebUIRunAndCurateInBrowser(t *testing.T) {
 	b := newBrowser(t, chromium, c.base)
 	b.signIn("admin@example.com", "ops-password-1")
 	b.clean("sign in")
-	e := &curateEnv{t: t, p: p, c: c, b: b, samples: samples, chromium: chromium, axe: string(axeSource), shots: shots,
+	e := &curateEnv{t: t, p: p, c: c, b: b, samples: samples, chromium: chromium, axe: axe, shots: shots,
 		editorEmail: "editor@example.com", editorPassword: "editor-password-1", editorRole: role}
 
 	only := map[string]bool{}
