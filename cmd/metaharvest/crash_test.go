@@ -299,12 +299,7 @@ func TestWorkerKilledMidHarvestS3(t *testing.T) {
 	srv.CreateBucket(t, bucket)
 	const n = 600
 	sha := randomFiles(t, n, 2048, func(name string, data []byte) { srv.PutObject(t, bucket, name, data) })
-	loc := models.Location{ID: "s3", Kind: "s3", Name: "s3", Config: models.MustJSON(map[string]string{
-		"endpoint": srv.Endpoint, "bucket": bucket, "access_key_id": srv.AccessKey, "secret_access_key": srv.SecretKey,
-		"path_style": "true", "region": "us-east-1"})}
-	ctr := models.Container{ID: models.ContainerID("s3", bucket), LocationID: "s3", Name: bucket}
-	p.db.Create(&loc)
-	p.db.Create(&ctr)
+	loc, ctr := p.s3Location(srv.Endpoint, srv.AccessKey, srv.SecretKey, bucket)
 	req := p.startJob(loc.ID, ctr.ID)
 	p.killMidHarvest(req, ctr.ID, n, sha)
 	var downloads int64

@@ -32,12 +32,7 @@ func TestS3ServerRestartMidHarvest(t *testing.T) {
 		sha["dir04/large-"+name[len("dir00/"):]] = h
 	}
 	const n = small + large
-	loc := models.Location{ID: "s3", Kind: "s3", Name: "s3", Config: models.MustJSON(map[string]string{
-		"endpoint": srv.Endpoint, "bucket": bucket, "access_key_id": srv.AccessKey, "secret_access_key": srv.SecretKey,
-		"path_style": "true", "region": "us-east-1"})}
-	ctr := models.Container{ID: models.ContainerID("s3", bucket), LocationID: "s3", Name: bucket}
-	p.db.Create(&loc)
-	p.db.Create(&ctr)
+	loc, ctr := p.s3Location(srv.Endpoint, srv.AccessKey, srv.SecretKey, bucket)
 	req := p.startJob(loc.ID, ctr.ID)
 	// Few objects in flight, so that the kill lands mid-harvest whatever
 	// the machine's speed.
@@ -81,12 +76,7 @@ func TestS3BucketGoneMidHarvest(t *testing.T) {
 	srv.CreateBucket(t, bucket)
 	const n = 600
 	sha := randomFiles(t, n, 1024, func(name string, data []byte) { srv.PutObject(t, bucket, name, data) })
-	loc := models.Location{ID: "s3", Kind: "s3", Name: "s3", Config: models.MustJSON(map[string]string{
-		"endpoint": srv.Endpoint, "bucket": bucket, "access_key_id": srv.AccessKey, "secret_access_key": srv.SecretKey,
-		"path_style": "true", "region": "us-east-1"})}
-	ctr := models.Container{ID: models.ContainerID("s3", bucket), LocationID: "s3", Name: bucket}
-	p.db.Create(&loc)
-	p.db.Create(&ctr)
+	loc, ctr := p.s3Location(srv.Endpoint, srv.AccessKey, srv.SecretKey, bucket)
 	req := p.startJob(loc.ID, ctr.ID)
 	w := testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=2", "REMOTE_CONCURRENCY=2"))
 	p.waitFor(req, n/5, w)
@@ -114,4 +104,21 @@ func TestS3BucketGoneMidHarvest(t *testing.T) {
 	if w.Exited() {
 		t.Fatal("the worker exited")
 	}
+}
+
+// s3Location records a location of kind s3 on the bucket (path-style, as
+// the test server wants) and its container.
+func (p *platform) s3Location(endpoint, accessKey, secretKey, bucket string) (models.Location, models.Container) {
+	p.t.Helper()
+	loc := models.Location{ID: "s3", Kind: "s3", Name: "s3", Config: models.MustJSON(map[string]string{
+		"endpoint": endpoint, "bucket": bucket, "access_key_id": accessKey, "secret_access_key": secretKey,
+		"path_style": "true", "region": "us-east-1"})}
+	ctr := models.Container{ID: models.ContainerID("s3", bucket), LocationID: "s3", Name: bucket}
+	if err := p.db.Create(&loc).Error; err != nil {
+		p.t.Fatal(err)
+	}
+	if err := p.db.Create(&ctr).Error; err != nil {
+		p.t.Fatal(err)
+	}
+	return loc, ctr
 }
