@@ -8,8 +8,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -101,7 +101,7 @@ func (s *Server) displayName(name string) string {
 // loadJob finds the job of a request id: 404 when unknown, 403 when the
 // caller may not see its location or container.
 func (s *Server) loadJob(c *gin.Context, requestID string) (models.Job, error) {
-	j, err := query.Job(s.db(c), requestID)
+	j, err := store.Job(s.db(c), requestID)
 	if err != nil {
 		return j, err
 	}
@@ -111,7 +111,7 @@ func (s *Server) loadJob(c *gin.Context, requestID string) (models.Job, error) {
 // loadActivityItem finds an item, soft-deleted ones included (their history
 // stays readable): 404 when unknown, 403 when not visible.
 func (s *Server) loadActivityItem(c *gin.Context, itemID string) (models.Item, error) {
-	it, err := query.ActivityItem(s.db(c), itemID)
+	it, err := store.ActivityItem(s.db(c), itemID)
 	if err != nil {
 		return it, err
 	}
@@ -125,7 +125,7 @@ func (s *Server) checkExtractorName(c *gin.Context, name, cond string, args ...a
 	if _, ok := s.Extractors.Get(name); ok {
 		return nil
 	}
-	ran, err := query.ExtractorRan(s.db(c), name, cond, args...)
+	ran, err := store.ExtractorRan(s.db(c), name, cond, args...)
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func (s *Server) checkExtractorName(c *gin.Context, name, cond string, args ...a
 
 // extractorCounts summarises the extractor rows matching cond by extractor.
 func (s *Server) extractorCounts(c *gin.Context, cond string, args ...any) ([]extractorSummaryJSON, error) {
-	rows, err := query.ExtractorCounts(s.db(c), cond, args...)
+	rows, err := store.ExtractorCounts(s.db(c), cond, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +191,7 @@ func (s *Server) requestExtractorErrors(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, total, err := query.JobExtractorErrors(s.db(c), j.RequestID, name, query.Page(p))
+	rows, total, err := store.JobExtractorErrors(s.db(c), j.RequestID, name, store.Page(p))
 	if err != nil {
 		return err
 	}
@@ -217,7 +217,7 @@ func (s *Server) requestErrorFiles(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	files, total, err := query.JobErrorFiles(s.db(c), j.RequestID, name, hash, query.Page(p))
+	files, total, err := store.JobErrorFiles(s.db(c), j.RequestID, name, hash, store.Page(p))
 	if err != nil {
 		return err
 	}
@@ -239,7 +239,7 @@ func (s *Server) requestItems(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	files, total, err := query.JobItems(s.db(c), j.RequestID, query.Page(p))
+	files, total, err := store.JobItems(s.db(c), j.RequestID, store.Page(p))
 	if err != nil {
 		return err
 	}
@@ -277,7 +277,7 @@ func (s *Server) bulkRequestExtractors(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, err := query.JobsExtractorCounts(s.db(c), v, req.Jobs)
+	rows, err := store.JobsExtractorCounts(s.db(c), v, req.Jobs)
 	if err != nil {
 		return err
 	}
@@ -310,7 +310,7 @@ func (s *Server) itemJobs(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, total, err := query.ItemJobs(s.db(c), v, it, query.Page(p))
+	rows, total, err := store.ItemJobs(s.db(c), v, it, store.Page(p))
 	if err != nil {
 		return err
 	}
@@ -333,7 +333,7 @@ func (s *Server) itemActivities(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, total, err := query.ItemActivities(s.db(c), it.ID, j.RequestID, query.Page(p))
+	rows, total, err := store.ItemActivities(s.db(c), it.ID, j.RequestID, store.Page(p))
 	if err != nil {
 		return err
 	}
@@ -379,7 +379,7 @@ func (s *Server) itemExtractorErrors(c *gin.Context) error {
 	if err := s.checkExtractorName(c, name, "item_id = ? AND request_id = ?", it.ID, j.RequestID); err != nil {
 		return err
 	}
-	rows, err := query.ItemExtractorErrors(s.db(c), it.ID, j.RequestID, name)
+	rows, err := store.ItemExtractorErrors(s.db(c), it.ID, j.RequestID, name)
 	if err != nil {
 		return err
 	}

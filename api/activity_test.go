@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -263,11 +263,11 @@ func TestActivityRequestReports(t *testing.T) {
 	// Files of one error, by name, paged both ways with no gap or duplicate.
 	files := base + "/extractors/exiv2/errors/" + actMD5(errExifA) + "/files"
 	var fp struct {
-		Files    []query.ActivityFile `json:"files"`
+		Files    []store.ActivityFile `json:"files"`
 		NumFiles int                  `json:"num_files"`
 	}
 	e.do("GET", files, tok, nil).status(200).decode(&fp)
-	if fp.NumFiles != 12 || len(fp.Files) != 10 || fp.Files[0] != (query.ActivityFile{ItemID: items[0].ID, Name: "file-00.jpg"}) {
+	if fp.NumFiles != 12 || len(fp.Files) != 10 || fp.Files[0] != (store.ActivityFile{ItemID: items[0].ID, Name: "file-00.jpg"}) {
 		t.Fatalf("files page %+v", fp)
 	}
 	fwd, back = actPages(t, e, tok, files, "files", "name", 5)
@@ -293,7 +293,7 @@ func TestActivityRequestReports(t *testing.T) {
 		}
 	}
 	var ip struct {
-		Files    []query.ActivityFile `json:"files"`
+		Files    []store.ActivityFile `json:"files"`
 		NumFiles int                  `json:"num_files"`
 	}
 	e.do("GET", base+"/items?offset=20", tok, nil).status(200).decode(&ip)

@@ -7,8 +7,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // Adult-content histograms of an item (the reference's adult summary),
@@ -78,7 +78,7 @@ func (s *Server) adultCategory(c *gin.Context) error {
 // adultBuckets sums the scores of an item's segments up by interval: the
 // nsfw_score, or a category's score when category is not empty.
 func (s *Server) adultBuckets(c *gin.Context, itemID string, interval int, category string) ([]adultBucketJSON, error) {
-	rows, err := query.AdultBuckets(s.db(c), itemID, interval, category)
+	rows, err := store.AdultBuckets(s.db(c), itemID, interval, category)
 	if err != nil {
 		return nil, err
 	}

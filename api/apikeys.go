@@ -8,10 +8,10 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/auth"
 	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -56,8 +56,8 @@ func (s *Server) createAPIKey(c *gin.Context) error {
 		return err
 	}
 	k.TokenHash = auth.HashToken(jwt)
-	err = s.audited(c, "apikey", "create", k.ID, "", func(tx *query.DB) error {
-		return query.Insert(tx, &k, nil)
+	err = s.audited(c, "apikey", "create", k.ID, "", func(tx *store.DB) error {
+		return store.Insert(tx, &k, nil)
 	})
 	if err != nil {
 		return err
@@ -75,7 +75,7 @@ func (s *Server) loadOwnKey(c *gin.Context) (models.APIKey, error) {
 	if err != nil {
 		return models.APIKey{}, err
 	}
-	return query.APIKey(s.db(c), v, c.Param("id"))
+	return store.APIKey(s.db(c), v, c.Param("id"))
 }
 
 func (s *Server) patchAPIKey(c *gin.Context) error {
@@ -115,7 +115,7 @@ func (s *Server) listAPIKeys(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, err := query.APIKeys(s.db(c), v)
+	rows, err := store.APIKeys(s.db(c), v)
 	if err != nil {
 		return err
 	}

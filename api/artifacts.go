@@ -15,8 +15,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // artifactsDir is DATA_DIR/artifacts, where extractors store thumbnails and
@@ -122,7 +122,7 @@ func (s *Server) serveArtifact(c *gin.Context) error {
 		e.Fields = map[string]string{"path": problem}
 		return e
 	}
-	owner, err := query.ArtifactOwnerOf(s.db(c), p)
+	owner, err := store.ArtifactOwnerOf(s.db(c), p)
 	if err != nil {
 		return err
 	}

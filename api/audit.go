@@ -8,8 +8,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -40,21 +40,21 @@ var auditCatalogue = map[string][]string{
 
 // record writes an audit event in tx (the mutation's own transaction, so an
 // action and its audit record commit together).
-func record(tx *query.DB, p *Principal, kind, action, targetID, additionalID string) error {
+func record(tx *store.DB, p *Principal, kind, action, targetID, additionalID string) error {
 	ev, err := auditEvent(p, kind, action, targetID, additionalID)
 	if err != nil {
 		return err
 	}
-	return query.Record(tx, ev)
+	return store.Record(tx, ev)
 }
 
 // auditEvent is the event of an action by p, refused when the catalogue
 // does not list it (so the filters endpoint is always complete).
-func auditEvent(p *Principal, kind, action, targetID, additionalID string) (query.Event, error) {
+func auditEvent(p *Principal, kind, action, targetID, additionalID string) (store.Event, error) {
 	if !auditAllowed(kind, action) {
-		return query.Event{}, fmt.Errorf("audit: %s/%s is not in the catalogue", kind, action)
+		return store.Event{}, fmt.Errorf("audit: %s/%s is not in the catalogue", kind, action)
 	}
-	ev := query.Event{Kind: kind, Action: action, TargetID: targetID, AdditionalID: additionalID}
+	ev := store.Event{Kind: kind, Action: action, TargetID: targetID, AdditionalID: additionalID}
 	if p != nil {
 		ev.UserID = p.User.ID
 	}
@@ -62,7 +62,7 @@ func auditEvent(p *Principal, kind, action, targetID, additionalID string) (quer
 }
 
 // event is auditEvent for the caller of c.
-func event(c *gin.Context, kind, action, targetID, additionalID string) (query.Event, error) {
+func event(c *gin.Context, kind, action, targetID, additionalID string) (store.Event, error) {
 	return auditEvent(principalOf(c), kind, action, targetID, additionalID)
 }
 
@@ -100,10 +100,10 @@ func (s *Server) listAudit(c *gin.Context) error {
 		return err
 	}
 	order := c.DefaultQuery("order", "ctime")
-	if !query.AuditOrderKnown(order) {
+	if !store.AuditOrderKnown(order) {
 		return apperr.InvalidField("order", "must be one of user_id, group_id, target_kind, action_key, ctime")
 	}
-	f := query.AuditFilter{UserID: c.Query("user_id"), GroupID: c.Query("group_id"), TargetKind: c.Query("target_kind"),
+	f := store.AuditFilter{UserID: c.Query("user_id"), GroupID: c.Query("group_id"), TargetKind: c.Query("target_kind"),
 		TargetID: c.Query("target_id"), ActionKey: c.Query("action_key")}
 	for _, b := range []struct {
 		name string
@@ -117,8 +117,8 @@ func (s *Server) listAudit(c *gin.Context) error {
 			*b.dst = &t
 		}
 	}
-	rows, total, err := query.AuditEvents(s.db(c), f, order,
-		query.Page{Limit: count, Offset: page * count})
+	rows, total, err := store.AuditEvents(s.db(c), f, order,
+		store.Page{Limit: count, Offset: page * count})
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func (s *Server) listAudit(c *gin.Context) error {
 }
 
 func (s *Server) getAudit(c *gin.Context) error {
-	e, err := query.Take[models.AuditEvent](s.db(c), "audit event", c.Param("id"))
+	e, err := store.Take[models.AuditEvent](s.db(c), "audit event", c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -156,31 +156,31 @@ func (s *Server) auditFilters(c *gin.Context) error {
 
 // audited runs change and the audit record of the action in one
 // transaction: the action and its record commit together or not at all.
-func (s *Server) audited(c *gin.Context, kind, action, targetID, additionalID string, change func(tx *query.DB) error) error {
+func (s *Server) audited(c *gin.Context, kind, action, targetID, additionalID string, change func(tx *store.DB) error) error {
 	ev, err := event(c, kind, action, targetID, additionalID)
 	if err != nil {
 		return err
 	}
-	return query.Audited(s.db(c), ev, change)
+	return store.Audited(s.db(c), ev, change)
 }
 
 // auditedUpdate saves the columns of row (a model with its id set) and
-// records kind/action on targetID in one transaction (query.Update); taken
+// records kind/action on targetID in one transaction (store.Update); taken
 // maps a unique violation, when given.
 func (s *Server) auditedUpdate(c *gin.Context, kind, action, targetID string, row any, taken func(error) error, columns ...string) error {
 	ev, err := event(c, kind, action, targetID, "")
 	if err != nil {
 		return err
 	}
-	return query.Update(s.db(c), ev, row, taken, columns...)
+	return store.Update(s.db(c), ev, row, taken, columns...)
 }
 
 // auditedDelete deletes the row of T with this id and records kind/delete
-// in one transaction; 404 (naming label) when there is none (query.Delete).
+// in one transaction; 404 (naming label) when there is none (store.Delete).
 func auditedDelete[T any](s *Server, c *gin.Context, kind, id, label string) error {
 	ev, err := event(c, kind, "delete", id, "")
 	if err != nil {
 		return err
 	}
-	return query.Delete[T](s.db(c), ev, label, id)
+	return store.Delete[T](s.db(c), ev, label, id)
 }

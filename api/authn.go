@@ -7,9 +7,9 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/metaharvest/metaharvest/api/access"
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/auth"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 const principalKey = "principal"
@@ -45,7 +45,7 @@ func (s *Server) authenticate(c *gin.Context) (*Principal, error) {
 	db := s.db(c)
 	p := &Principal{}
 	if claims.Kind == auth.KindAPIKey {
-		key, ok, err := query.ActiveKey(db, claims.KeyID, auth.HashToken(strings.TrimSpace(token)), claims.Subject)
+		key, ok, err := store.ActiveKey(db, claims.KeyID, auth.HashToken(strings.TrimSpace(token)), claims.Subject)
 		if err != nil {
 			return nil, err
 		}

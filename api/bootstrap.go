@@ -8,21 +8,21 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/auth"
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
 // tokenSecret returns the deployment's token signing secret, creating it on
 // first start. Every api process of a deployment shares it through Postgres.
-func tokenSecret(ctx context.Context, db *query.DB) ([]byte, error) {
+func tokenSecret(ctx context.Context, db *store.DB) ([]byte, error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return nil, err
 	}
-	secret, err := query.EnsureSetting(db.WithContext(ctx), "token_secret", hex.EncodeToString(b))
+	secret, err := store.EnsureSetting(db.WithContext(ctx), "token_secret", hex.EncodeToString(b))
 	if err != nil {
 		return nil, fmt.Errorf("token secret: %w", err)
 	}
@@ -31,8 +31,8 @@ func tokenSecret(ctx context.Context, db *query.DB) ([]byte, error) {
 
 // BootstrapAdmin creates the admin from ADMIN_EMAIL/ADMIN_PASSWORD when the
 // platform has no users yet. It reports whether it created one. Concurrent
-// starts are serialised (query.CreateFirstUser).
-func BootstrapAdmin(ctx context.Context, db *query.DB, email, password string) (bool, error) {
+// starts are serialised (store.CreateFirstUser).
+func BootstrapAdmin(ctx context.Context, db *store.DB, email, password string) (bool, error) {
 	if email == "" {
 		return false, nil
 	}
@@ -41,7 +41,7 @@ func BootstrapAdmin(ctx context.Context, db *query.DB, email, password string) (
 	if err != nil {
 		return false, err
 	}
-	created, err := query.CreateFirstUser(db.WithContext(ctx), ev, func() (models.User, error) {
+	created, err := store.CreateFirstUser(db.WithContext(ctx), ev, func() (models.User, error) {
 		hash, err := auth.HashPassword(password)
 		if err != nil {
 			return models.User{}, err
@@ -70,12 +70,12 @@ const (
 
 // CheckAdmin is BootstrapAdmin that also reports, when the platform already
 // had users, whether email and password log in.
-func CheckAdmin(ctx context.Context, db *query.DB, email, password string) (AdminState, error) {
+func CheckAdmin(ctx context.Context, db *store.DB, email, password string) (AdminState, error) {
 	created, err := BootstrapAdmin(ctx, db, email, password)
 	if err != nil || created {
 		return AdminCreated, err
 	}
-	u, ok, err := query.UserByEmail(db.WithContext(ctx), email)
+	u, ok, err := store.UserByEmail(db.WithContext(ctx), email)
 	if err != nil {
 		return 0, fmt.Errorf("find admin: %w", err)
 	}
@@ -98,7 +98,7 @@ var ErrNoSuchUser = errors.New("no user has this email")
 // ResetPassword sets a user's password (the operator's way back in, from the
 // command line: the api lets users change only their own password). It is
 // audited as the user's password update, initiated by nobody.
-func ResetPassword(ctx context.Context, db *query.DB, email, password string) error {
+func ResetPassword(ctx context.Context, db *store.DB, email, password string) error {
 	if n := len([]rune(password)); n < config.PasswordMin || n > config.PasswordMax {
 		return fmt.Errorf("the password must be %d to %d characters", config.PasswordMin, config.PasswordMax)
 	}
@@ -107,7 +107,7 @@ func ResetPassword(ctx context.Context, db *query.DB, email, password string) er
 		return err
 	}
 	db = db.WithContext(ctx)
-	u, ok, err := query.UserByEmail(db, strings.TrimSpace(email))
+	u, ok, err := store.UserByEmail(db, strings.TrimSpace(email))
 	if err != nil {
 		return err
 	}
@@ -118,5 +118,5 @@ func ResetPassword(ctx context.Context, db *query.DB, email, password string) er
 	if err != nil {
 		return err
 	}
-	return query.Audited(db, ev, func(tx *query.DB) error { return query.SetPassword(tx, u.ID, hash) })
+	return store.Audited(db, ev, func(tx *store.DB) error { return store.SetPassword(tx, u.ID, hash) })
 }

@@ -15,11 +15,11 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/captions"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 )
@@ -70,7 +70,7 @@ func captionOf(m models.Caption) captionJSON {
 func (s *Server) captionItem(c *gin.Context) (models.Item, error) {
 	id := c.Param("item_id")
 	if len(id) > 64 {
-		return models.Item{}, apperr.NotFound("item", query.ShortID(id))
+		return models.Item{}, apperr.NotFound("item", store.ShortID(id))
 	}
 	return s.loadVisibleItem(c, id)
 }
@@ -86,7 +86,7 @@ func (s *Server) captionOfItem(c *gin.Context, itemID string) (models.Caption, e
 	case len(id) > maxCaptionIDLength:
 		return m, apperr.InvalidField("caption_id", fmt.Sprintf("is longer than %d characters", maxCaptionIDLength))
 	}
-	return query.Caption(s.db(c), itemID, id)
+	return store.Caption(s.db(c), itemID, id)
 }
 
 func (s *Server) listCaptions(c *gin.Context) error {
@@ -94,7 +94,7 @@ func (s *Server) listCaptions(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, err := query.Captions(s.db(c), it.ID)
+	rows, err := store.Captions(s.db(c), it.ID)
 	if err != nil {
 		return err
 	}
@@ -317,8 +317,8 @@ func (s *Server) uploadCaption(c *gin.Context) error {
 	}
 	m := models.Caption{ID: ids.New(), ItemID: it.ID, Source: "uploaded", Language: lang, Confidence: confidence,
 		Format: p.Format, Cues: cues, Original: up.data, FileName: up.fileName, AddedAt: time.Now().UTC().Truncate(time.Microsecond)}
-	err = s.audited(c, "caption", "upload", m.ID, it.ID, func(tx *query.DB) error {
-		if err := query.AddUploadedCaption(tx, &m, maxCaptionsPerItem); err != nil {
+	err = s.audited(c, "caption", "upload", m.ID, it.ID, func(tx *store.DB) error {
+		if err := store.AddUploadedCaption(tx, &m, maxCaptionsPerItem); err != nil {
 			return err
 		}
 		return search.MarkDirty(tx, it.ID)
@@ -342,8 +342,8 @@ func (s *Server) deleteCaption(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.audited(c, "caption", "delete", m.ID, it.ID, func(tx *query.DB) error {
-		if err := query.DeleteCaption(tx, it.ID, m.ID); err != nil {
+	err = s.audited(c, "caption", "delete", m.ID, it.ID, func(tx *store.DB) error {
+		if err := store.DeleteCaption(tx, it.ID, m.ID); err != nil {
 			return err
 		}
 		return search.MarkDirty(tx, it.ID)

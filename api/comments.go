@@ -9,10 +9,10 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/internal/safemd"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -59,7 +59,7 @@ func (s *Server) commentsOut(c *gin.Context, rows []models.Comment) ([]commentJS
 	for _, r := range rows {
 		authorIDs = append(authorIDs, r.AuthorID)
 	}
-	authors, err := query.UserSummaries(s.db(c), authorIDs)
+	authors, err := store.UserSummaries(s.db(c), authorIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -130,19 +130,19 @@ func checkCommentText(body, marker string) error {
 }
 
 // commentPage reads page (zero-based) and limit.
-func commentPage(c *gin.Context) (int, query.Page, error) {
+func commentPage(c *gin.Context) (int, store.Page, error) {
 	page, err := queryInt(c, "page", 0, 0, 1<<31-1)
 	if err != nil {
-		return 0, query.Page{}, err
+		return 0, store.Page{}, err
 	}
 	limit, err := queryInt(c, "limit", commentsDefLimit, 1, commentsMaxLimit)
 	if err != nil {
-		return 0, query.Page{}, err
+		return 0, store.Page{}, err
 	}
 	if page > (1<<31-1)/limit {
-		return 0, query.Page{}, apperr.InvalidField("page", "is too large")
+		return 0, store.Page{}, apperr.InvalidField("page", "is too large")
 	}
-	return page, query.Page{Limit: limit, Offset: page * limit}, nil
+	return page, store.Page{Limit: limit, Offset: page * limit}, nil
 }
 
 // GET /api/data/comments?target_type=&target_id=&page=&limit=
@@ -155,7 +155,7 @@ func (s *Server) listComments(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, _, err := query.TargetComments(s.db(c), tt, tid, p)
+	rows, _, err := store.TargetComments(s.db(c), tt, tid, p)
 	if err != nil {
 		return err
 	}
@@ -182,8 +182,8 @@ func (s *Server) createComment(c *gin.Context) error {
 	}
 	row := models.Comment{ID: ids.New(), TargetType: req.TargetType, TargetID: req.TargetID, Body: req.Body,
 		TimeMarker: req.TimeMarker, AuthorID: principalOf(c).User.ID}
-	err := s.audited(c, "comment", "create", row.ID, row.TargetID, func(tx *query.DB) error {
-		return query.CreateComment(tx, &row)
+	err := s.audited(c, "comment", "create", row.ID, row.TargetID, func(tx *store.DB) error {
+		return store.CreateComment(tx, &row)
 	})
 	if err != nil {
 		return err
@@ -205,7 +205,7 @@ func (s *Server) loadOwnComment(c *gin.Context, id string) (models.Comment, erro
 }
 
 func (s *Server) loadReadableComment(c *gin.Context, id string) (models.Comment, error) {
-	row, err := query.Comment(s.db(c), id)
+	row, err := store.Comment(s.db(c), id)
 	if err != nil {
 		return row, err
 	}
@@ -258,9 +258,9 @@ func (s *Server) updateComment(c *gin.Context) error {
 		return err
 	}
 	next := models.Comment{ID: ids.New()}
-	err = s.audited(c, "comment", "update", row.RootID, next.ID, func(tx *query.DB) error {
+	err = s.audited(c, "comment", "update", row.RootID, next.ID, func(tx *store.DB) error {
 		var err error
-		next, err = query.AddCommentVersion(tx, row, next.ID, req.Body, marker)
+		next, err = store.AddCommentVersion(tx, row, next.ID, req.Body, marker)
 		return err
 	})
 	if err != nil {
@@ -275,8 +275,8 @@ func (s *Server) deleteComment(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.audited(c, "comment", "delete", row.RootID, "", func(tx *query.DB) error {
-		return query.DeleteComment(tx, row.RootID)
+	err = s.audited(c, "comment", "delete", row.RootID, "", func(tx *store.DB) error {
+		return store.DeleteComment(tx, row.RootID)
 	})
 	if err != nil {
 		return err
@@ -296,7 +296,7 @@ func (s *Server) commentHistory(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, _, err := query.CommentHistory(s.db(c), row.RootID, p)
+	rows, _, err := store.CommentHistory(s.db(c), row.RootID, p)
 	if err != nil {
 		return err
 	}

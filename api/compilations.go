@@ -9,15 +9,16 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
-// Compilations: curated, ordered lists of items (query/compilations.go
-// says who sees what). Only the author or an administrator changes one:
-// another caller who may view it (a public compilation) gets 403.
+// Compilations: curated, ordered lists of items
+// (internal/store/compilations.go says who sees what). Only the author or an
+// administrator changes one: another caller who may view it (a public
+// compilation) gets 403.
 // updated_at moves on every change, items included.
 
 // maxCompilationItems bounds an order-items request.
@@ -31,7 +32,7 @@ type thumbnailJSON struct {
 	URL    string `json:"url"`
 }
 
-func thumbnailOut(t query.Thumbnail, ok bool) *thumbnailJSON {
+func thumbnailOut(t store.Thumbnail, ok bool) *thumbnailJSON {
 	if !ok {
 		return nil
 	}
@@ -66,7 +67,7 @@ func (s *Server) loadViewableCompilation(c *gin.Context, id string) (models.Comp
 	if err != nil {
 		return models.Compilation{}, err
 	}
-	return query.Compilation(s.db(c), v, id)
+	return store.Compilation(s.db(c), v, id)
 }
 
 // loadOwnCompilation loads a compilation the caller may change.
@@ -94,19 +95,19 @@ func (s *Server) compilationsOut(c *gin.Context, rows []models.Compilation, with
 	for i, r := range rows {
 		compIDs[i], authorIDs[i] = r.ID, r.AuthorID
 	}
-	sums, err := query.CompilationSummaries(db, v, compIDs)
+	sums, err := store.CompilationSummaries(db, v, compIDs)
 	if err != nil {
 		return nil, err
 	}
-	authors, err := query.UserSummaries(db, authorIDs)
+	authors, err := store.UserSummaries(db, authorIDs)
 	if err != nil {
 		return nil, err
 	}
-	entries := map[string][]query.CompilationEntry{}
+	entries := map[string][]store.CompilationEntry{}
 	var thumbItems []string
 	for _, r := range rows {
 		if withItems {
-			if entries[r.ID], err = query.CompilationEntries(db, v, r.ID); err != nil {
+			if entries[r.ID], err = store.CompilationEntries(db, v, r.ID); err != nil {
 				return nil, err
 			}
 			for _, e := range entries[r.ID] {
@@ -116,7 +117,7 @@ func (s *Server) compilationsOut(c *gin.Context, rows []models.Compilation, with
 			thumbItems = append(thumbItems, first)
 		}
 	}
-	thumbs, err := query.Thumbnails(db, thumbItems)
+	thumbs, err := store.Thumbnails(db, thumbItems)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +144,7 @@ func (s *Server) compilationsOut(c *gin.Context, rows []models.Compilation, with
 
 // respondCompilation answers the detail of compilation id as saved.
 func (s *Server) respondCompilation(c *gin.Context, status int, id string) error {
-	cp, err := query.Take[models.Compilation](s.db(c), "compilation", id)
+	cp, err := store.Take[models.Compilation](s.db(c), "compilation", id)
 	if err != nil {
 		return err
 	}
@@ -161,7 +162,7 @@ func (s *Server) listCompilations(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, err := query.Compilations(s.db(c), v)
+	rows, err := store.Compilations(s.db(c), v)
 	if err != nil {
 		return err
 	}
@@ -201,8 +202,8 @@ func (s *Server) createCompilation(c *gin.Context) error {
 		return err
 	}
 	cp := models.Compilation{ID: ids.New(), Name: req.Name, Public: *req.Public, AuthorID: principalOf(c).User.ID}
-	err := s.audited(c, "compilation", "create", cp.ID, "", func(tx *query.DB) error {
-		return query.Insert(tx, &cp, nil)
+	err := s.audited(c, "compilation", "create", cp.ID, "", func(tx *store.DB) error {
+		return store.Insert(tx, &cp, nil)
 	})
 	if err != nil {
 		return err
@@ -283,15 +284,15 @@ func (s *Server) addCompilationItem(c *gin.Context) error {
 		return err
 	}
 	var ci models.CompilationItem
-	err = s.audited(c, "compilation", "add-item", cp.ID, it.ID, func(tx *query.DB) error {
+	err = s.audited(c, "compilation", "add-item", cp.ID, it.ID, func(tx *store.DB) error {
 		var err error
-		ci, err = query.AddCompilationItem(tx, cp.ID, it.ID, req.DisplayOrder, req.InPoint, req.OutPoint)
+		ci, err = store.AddCompilationItem(tx, cp.ID, it.ID, req.DisplayOrder, req.InPoint, req.OutPoint)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	thumbs, err := query.Thumbnails(s.db(c), []string{it.ID})
+	thumbs, err := store.Thumbnails(s.db(c), []string{it.ID})
 	if err != nil {
 		return err
 	}
@@ -334,8 +335,8 @@ func (s *Server) removeCompilationItem(c *gin.Context) error {
 		return err
 	}
 	itemID := c.Param("item_id")
-	err = s.audited(c, "compilation", "remove-item", cp.ID, itemID, func(tx *query.DB) error {
-		return query.RemoveCompilationItem(tx, cp.ID, itemID)
+	err = s.audited(c, "compilation", "remove-item", cp.ID, itemID, func(tx *store.DB) error {
+		return store.RemoveCompilationItem(tx, cp.ID, itemID)
 	})
 	if err != nil {
 		return err
@@ -363,8 +364,8 @@ func (s *Server) orderCompilationItems(c *gin.Context) error {
 	if len(req.Items) > maxCompilationItems {
 		return apperr.InvalidField("items", fmt.Sprintf("at most %d item ids", maxCompilationItems))
 	}
-	err = s.audited(c, "compilation", "order-items", cp.ID, "", func(tx *query.DB) error {
-		unknown, err := query.OrderCompilationItems(tx, cp.ID, req.Items)
+	err = s.audited(c, "compilation", "order-items", cp.ID, "", func(tx *store.DB) error {
+		unknown, err := store.OrderCompilationItems(tx, cp.ID, req.Items)
 		if err != nil {
 			return err
 		}
@@ -402,8 +403,8 @@ func (s *Server) cloneCompilation(c *gin.Context) error {
 		return err
 	}
 	id := ids.New()
-	err = s.audited(c, "compilation", "clone", id, src.ID, func(tx *query.DB) error {
-		return query.CloneCompilation(tx, v, src, id, req.NewName, principalOf(c).User.ID)
+	err = s.audited(c, "compilation", "clone", id, src.ID, func(tx *store.DB) error {
+		return store.CloneCompilation(tx, v, src, id, req.NewName, principalOf(c).User.ID)
 	})
 	if err != nil {
 		return err

@@ -13,8 +13,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/storage"
@@ -65,7 +65,7 @@ func (s *Server) containersOut(ctx context.Context, rows []models.Container) ([]
 	for i, ct := range rows {
 		ctrIDs[i] = ct.ID
 	}
-	groups, err := query.ContainerGroups(s.DB.WithContext(ctx), ctrIDs)
+	groups, err := store.ContainerGroups(s.DB.WithContext(ctx), ctrIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func (s *Server) listLocationContainers(c *gin.Context) error {
 			slog.String("location_id", l.ID), slog.String("error", err.Error()))
 		return apperr.New(apperr.CodeLocationUnavailable, "the location did not answer the listing")
 	}
-	if err := query.UpsertContainers(s.db(c), l.ID, names); err != nil {
+	if err := store.UpsertContainers(s.db(c), l.ID, names); err != nil {
 		return err
 	}
 	ctrIDs := make([]string, len(names))
@@ -161,7 +161,7 @@ func (s *Server) listLocationContainers(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, err := query.VisibleContainers(s.db(c), v, ctrIDs)
+	rows, err := store.VisibleContainers(s.db(c), v, ctrIDs)
 	if err != nil {
 		return err
 	}
@@ -199,7 +199,7 @@ type containerRequest struct {
 }
 
 func (s *Server) loadContainer(c *gin.Context, id string) (models.Container, error) {
-	return query.Container(s.db(c), id)
+	return store.Container(s.db(c), id)
 }
 
 func (s *Server) putContainer(c *gin.Context) error {
@@ -230,7 +230,7 @@ func (s *Server) putContainer(c *gin.Context) error {
 	if req.ProfileID != nil {
 		profileID = strings.TrimSpace(*req.ProfileID)
 		if profileID != "" {
-			ok, err := query.ProfileExists(s.db(c), profileID)
+			ok, err := store.ProfileExists(s.db(c), profileID)
 			if err != nil {
 				return err
 			}
@@ -242,7 +242,7 @@ func (s *Server) putContainer(c *gin.Context) error {
 	var wantGroups []string
 	if req.Groups != nil {
 		wantGroups = slices.Compact(slices.Sorted(slices.Values(*req.Groups)))
-		missing, err := query.UnknownGroups(s.db(c), wantGroups)
+		missing, err := store.UnknownGroups(s.db(c), wantGroups)
 		if err != nil {
 			return err
 		}
@@ -254,13 +254,13 @@ func (s *Server) putContainer(c *gin.Context) error {
 		return err
 	}
 	p := principalOf(c)
-	err = s.DB.WithContext(ctx).Transaction(func(tx *query.DB) error {
+	err = s.DB.WithContext(ctx).Transaction(func(tx *store.DB) error {
 		updated := profileID != ct.ProfileID
-		if err := query.SetContainer(tx, ct.ID, *req.Enabled, profileID); err != nil {
+		if err := store.SetContainer(tx, ct.ID, *req.Enabled, profileID); err != nil {
 			return err
 		}
 		if req.Groups != nil {
-			changed, err := query.SetContainerGroups(tx, ct.ID, wantGroups)
+			changed, err := store.SetContainerGroups(tx, ct.ID, wantGroups)
 			if err != nil {
 				return err
 			}
@@ -306,7 +306,7 @@ func (s *Server) enabledContainers(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, err := query.EnabledContainers(s.db(c), v)
+	rows, err := store.EnabledContainers(s.db(c), v)
 	if err != nil {
 		return err
 	}

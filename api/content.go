@@ -12,8 +12,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/storage"
 )
 
@@ -117,7 +117,7 @@ func contentETag(etag string) string {
 // and must not tell which ids exist.
 func (s *Server) itemContent(c *gin.Context) error {
 	id := c.Param("id")
-	it, err := query.LiveItem(s.db(c), id)
+	it, err := store.LiveItem(s.db(c), id)
 	if err != nil {
 		return err
 	}
@@ -130,11 +130,11 @@ func (s *Server) itemContent(c *gin.Context) error {
 	} else if !ok {
 		return apperr.NotFound("item", id)
 	}
-	l, err := query.Location(s.db(c), it.LocationID)
+	l, err := store.Location(s.db(c), it.LocationID)
 	if err != nil {
 		return err
 	}
-	ctr, err := query.Container(s.db(c), it.ContainerID)
+	ctr, err := store.Container(s.db(c), it.ContainerID)
 	if err != nil {
 		return err
 	}

@@ -6,11 +6,11 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // Data summary: counted from the items rows the caller may see
-// (query.DataSummary says what each count is); last_harvest is the zero
+// (store.DataSummary says what each count is); last_harvest is the zero
 // timestamp when nothing was harvested.
 
 func (s *Server) dataSummary(c *gin.Context) error {
@@ -18,7 +18,7 @@ func (s *Server) dataSummary(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	row, err := query.ReadDataSummary(s.db(c), v)
+	row, err := store.ReadDataSummary(s.db(c), v)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // duplicateItemsMax bounds the items listed per duplicate group; count
@@ -39,7 +39,7 @@ func (s *Server) listDuplicates(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, err := query.Duplicates(s.db(c), v, query.Page(page), duplicateItemsMax)
+	rows, err := store.Duplicates(s.db(c), v, store.Page(page), duplicateItemsMax)
 	if err != nil {
 		return err
 	}

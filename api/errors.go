@@ -2,7 +2,7 @@ package api
 
 import (
 	"errors"
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -19,7 +19,7 @@ func (s *Server) renderError(c *gin.Context, err error) {
 	e, ok := apperr.As(err)
 	if !ok {
 		switch {
-		case query.IsDuplicate(err):
+		case store.IsDuplicate(err):
 			e = apperr.Conflict(apperr.CodeConflict, "an object with the same unique value exists")
 		case isBodyTooLarge(err):
 			e = apperr.TooLarge("the request body is too large")

@@ -7,11 +7,11 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/internal/jobs"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -126,8 +126,8 @@ func (s *Server) putExtractor(c *gin.Context) error {
 	if on {
 		action = "enable"
 	}
-	err := s.audited(c, "extractor", action, info.Name, "", func(tx *query.DB) error {
-		return query.SwitchExtractor(tx, info.Name, on, info.DefaultEnabled)
+	err := s.audited(c, "extractor", action, info.Name, "", func(tx *store.DB) error {
+		return store.SwitchExtractor(tx, info.Name, on, info.DefaultEnabled)
 	})
 	if err != nil {
 		return err
@@ -189,7 +189,7 @@ func (r *profileRequest) validate(reg *extractors.Registry) error {
 
 // GET /api/data/extractor-profiles
 func (s *Server) listProfiles(c *gin.Context) error {
-	rows, err := query.Profiles(s.db(c))
+	rows, err := store.Profiles(s.db(c))
 	if err != nil {
 		return err
 	}
@@ -203,7 +203,7 @@ func (s *Server) listProfiles(c *gin.Context) error {
 
 // GET /api/data/extractor-profiles/{id}
 func (s *Server) getProfile(c *gin.Context) error {
-	p, err := query.Profile(s.db(c), c.Param("id"), false)
+	p, err := store.Profile(s.db(c), c.Param("id"), false)
 	if err != nil {
 		return err
 	}
@@ -221,8 +221,8 @@ func (s *Server) createProfile(c *gin.Context) error {
 		return err
 	}
 	p := models.ExtractorProfile{ID: ids.New(), Name: req.Name, Extractors: req.Extractors}
-	err := s.audited(c, "extractorprofile", "create", p.ID, "", func(tx *query.DB) error {
-		return query.Insert(tx, &p, query.ProfileNameTaken(p.Name))
+	err := s.audited(c, "extractorprofile", "create", p.ID, "", func(tx *store.DB) error {
+		return store.Insert(tx, &p, store.ProfileNameTaken(p.Name))
 	})
 	if err != nil {
 		return err
@@ -242,16 +242,16 @@ func (s *Server) putProfile(c *gin.Context) error {
 	}
 	var p models.ExtractorProfile
 	// Not s.audited: the profile is loaded (locked) inside the transaction.
-	err := s.db(c).Transaction(func(tx *query.DB) error {
+	err := s.db(c).Transaction(func(tx *store.DB) error {
 		var err error
-		if p, err = query.Profile(tx, c.Param("id"), true); err != nil {
+		if p, err = store.Profile(tx, c.Param("id"), true); err != nil {
 			return err
 		}
 		if p.Builtin && req.Name != p.Name {
 			return apperr.Conflict(apperr.CodeBuiltinProfile, "the built-in profile %q cannot be renamed", p.Name)
 		}
 		p.Name, p.Extractors = req.Name, req.Extractors
-		if err := query.SaveProfile(tx, &p); err != nil {
+		if err := store.SaveProfile(tx, &p); err != nil {
 			return err
 		}
 		return record(tx, principalOf(c), "extractorprofile", "update", p.ID, "")
@@ -268,15 +268,15 @@ func (s *Server) putProfile(c *gin.Context) error {
 func (s *Server) deleteProfile(c *gin.Context) error {
 	var p models.ExtractorProfile
 	// Not s.audited: the profile is loaded (locked) inside the transaction.
-	err := s.db(c).Transaction(func(tx *query.DB) error {
+	err := s.db(c).Transaction(func(tx *store.DB) error {
 		var err error
-		if p, err = query.Profile(tx, c.Param("id"), true); err != nil {
+		if p, err = store.Profile(tx, c.Param("id"), true); err != nil {
 			return err
 		}
 		if p.Builtin {
 			return apperr.Conflict(apperr.CodeBuiltinProfile, "the built-in profile %q cannot be deleted", p.Name)
 		}
-		if err := query.DeleteUnusedProfile(tx, p.ID); err != nil {
+		if err := store.DeleteUnusedProfile(tx, p.ID); err != nil {
 			return err
 		}
 		return record(tx, principalOf(c), "extractorprofile", "delete", p.ID, "")

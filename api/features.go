@@ -6,8 +6,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // Feature switches. Each is the settings row "feature:<name>" holding
@@ -38,7 +38,7 @@ func (s *Server) listFeatures(c *gin.Context) error {
 	for i, n := range featureNames {
 		keys[i] = featureKey(n)
 	}
-	values, err := query.Settings(s.db(c), keys)
+	values, err := store.Settings(s.db(c), keys)
 	if err != nil {
 		return err
 	}
@@ -71,8 +71,8 @@ func (s *Server) putFeature(c *gin.Context) error {
 	if on {
 		action = "enable"
 	}
-	err := s.audited(c, "feature", action, name, "", func(tx *query.DB) error {
-		return query.SetSetting(tx, featureKey(name), strconv.FormatBool(on))
+	err := s.audited(c, "feature", action, name, "", func(tx *store.DB) error {
+		return store.SetSetting(tx, featureKey(name), strconv.FormatBool(on))
 	})
 	if err != nil {
 		return err

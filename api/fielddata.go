@@ -10,8 +10,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 )
@@ -50,7 +50,7 @@ type fieldDataJSON struct {
 	Value         valueJSON `json:"value"`
 }
 
-func valueOut(v query.Value) valueJSON {
+func valueOut(v store.Value) valueJSON {
 	out := valueJSON{BoolValue: v.Bool, NumericValue: v.Number, StringValue: v.String}
 	if v.Date != nil {
 		d := v.Date.UTC().Format(time.RFC3339)
@@ -59,14 +59,14 @@ func valueOut(v query.Value) valueJSON {
 	return out
 }
 
-func fieldDataOut(fd query.FieldData) fieldDataJSON {
+func fieldDataOut(fd store.FieldData) fieldDataJSON {
 	return fieldDataJSON{FieldDataID: fd.ID, ItemID: fd.ItemID, FieldID: fd.FieldID, FieldName: fd.FieldName,
 		FieldDatatype: fd.DataType, Value: valueOut(fd.Value)}
 }
 
 // parseValue checks that v has exactly one key, the one of the field's
 // data type, and a value in range; at names the value in problems.
-func parseValue(f models.CustomField, v valueJSON, at string, problems map[string]string) query.Value {
+func parseValue(f models.CustomField, v valueJSON, at string, problems map[string]string) store.Value {
 	set := 0
 	for _, p := range []bool{v.BoolValue != nil, v.DateValue != nil, v.NumericValue != nil, v.StringValue != nil} {
 		if p {
@@ -77,9 +77,9 @@ func parseValue(f models.CustomField, v valueJSON, at string, problems map[strin
 		models.FieldNumber: "numeric_value", models.FieldString: "string_value"}[f.DataType]
 	if set != 1 {
 		problems[at] = "must have exactly one of bool_value, date_value, numeric_value, string_value (" + key + " for this field)"
-		return query.Value{}
+		return store.Value{}
 	}
-	var out query.Value
+	var out store.Value
 	switch {
 	case f.DataType == models.FieldBool && v.BoolValue != nil:
 		out.Bool = v.BoolValue
@@ -128,7 +128,7 @@ func (s *Server) getFieldData(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	fd, err := query.FieldValue(s.db(c), it.ID, f.ID)
+	fd, err := store.FieldValue(s.db(c), it.ID, f.ID)
 	if err != nil {
 		return err
 	}
@@ -147,7 +147,7 @@ func (s *Server) itemFieldData(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, err := query.ItemFieldValues(s.db(c), it.ID)
+	rows, err := store.ItemFieldValues(s.db(c), it.ID)
 	if err != nil {
 		return err
 	}
@@ -178,10 +178,10 @@ func (s *Server) setFieldData(c *gin.Context, status int) error {
 	if err := invalidIf(problems); err != nil {
 		return err
 	}
-	var fd query.FieldData
-	err = s.audited(c, "fielddata", "set", it.ID, f.ID, func(tx *query.DB) error {
+	var fd store.FieldData
+	err = s.audited(c, "fielddata", "set", it.ID, f.ID, func(tx *store.DB) error {
 		var err error
-		if fd, err = query.SetFieldValue(tx, it.ID, f, v); err != nil {
+		if fd, err = store.SetFieldValue(tx, it.ID, f, v); err != nil {
 			return err
 		}
 		return search.MarkDirty(tx, it.ID)
@@ -201,10 +201,10 @@ func (s *Server) deleteFieldData(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	var fd query.FieldData
-	err = s.audited(c, "fielddata", "delete", it.ID, f.ID, func(tx *query.DB) error {
+	var fd store.FieldData
+	err = s.audited(c, "fielddata", "delete", it.ID, f.ID, func(tx *store.DB) error {
 		var err error
-		if fd, err = query.DeleteFieldValue(tx, it.ID, f.ID); err != nil {
+		if fd, err = store.DeleteFieldValue(tx, it.ID, f.ID); err != nil {
 			return err
 		}
 		return search.MarkDirty(tx, it.ID)
@@ -270,18 +270,18 @@ func (s *Server) bulkFieldData(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	items, err := query.VisibleItems(db, v, itemIDs)
+	items, err := store.VisibleItems(db, v, itemIDs)
 	if err != nil {
 		return err
 	}
-	fields, err := query.FieldsByID(db, fieldIDs)
+	fields, err := store.FieldsByID(db, fieldIDs)
 	if err != nil {
 		return err
 	}
 	type write struct {
 		itemID string
 		field  models.CustomField
-		value  query.Value
+		value  store.Value
 	}
 	var writes []write
 	invalidItems, invalidFields := []string{}, []string{}
@@ -317,10 +317,10 @@ func (s *Server) bulkFieldData(c *gin.Context) error {
 	changed := []changedItemJSON{}
 	at := map[string]int{}
 	p := principalOf(c)
-	err = db.Transaction(func(tx *query.DB) error {
+	err = db.Transaction(func(tx *store.DB) error {
 		var dirty []string
 		for _, w := range writes {
-			fd, err := query.SetFieldValue(tx, w.itemID, w.field, w.value)
+			fd, err := store.SetFieldValue(tx, w.itemID, w.field, w.value)
 			if err != nil {
 				return err
 			}

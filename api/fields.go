@@ -8,9 +8,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 )
@@ -44,7 +44,7 @@ func fieldOut(f models.CustomField) fieldJSON {
 }
 
 func (s *Server) loadField(c *gin.Context, id string) (models.CustomField, error) {
-	return query.Field(s.db(c), id)
+	return store.Field(s.db(c), id)
 }
 
 // GET /api/data/v3/fields?page-token=&limit=
@@ -53,7 +53,7 @@ func (s *Server) listFields(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, total, err := query.Fields(s.db(c), query.Page(p))
+	rows, total, err := store.Fields(s.db(c), store.Page(p))
 	if err != nil {
 		return err
 	}
@@ -96,8 +96,8 @@ func (s *Server) createField(c *gin.Context) error {
 		return err
 	}
 	f := models.CustomField{ID: ids.New(), Name: req.Name, Description: req.Description, DataType: req.DataType}
-	err := s.audited(c, "field", "create", f.ID, "", func(tx *query.DB) error {
-		return query.CreateField(tx, &f)
+	err := s.audited(c, "field", "create", f.ID, "", func(tx *store.DB) error {
+		return store.CreateField(tx, &f)
 	})
 	if err != nil {
 		return err
@@ -142,7 +142,7 @@ func (s *Server) patchField(c *gin.Context) error {
 		f.Name = n
 	}
 	assign(&f.Description, req.Description)
-	if err := s.auditedUpdate(c, "field", "update", f.ID, &f, query.FieldNameTaken(f.Name), "name", "description"); err != nil {
+	if err := s.auditedUpdate(c, "field", "update", f.ID, &f, store.FieldNameTaken(f.Name), "name", "description"); err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, fieldOut(f))
@@ -156,8 +156,8 @@ func (s *Server) deleteField(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.audited(c, "field", "delete", f.ID, "", func(tx *query.DB) error {
-		items, err := query.DeleteField(tx, f.ID)
+	err = s.audited(c, "field", "delete", f.ID, "", func(tx *store.DB) error {
+		items, err := store.DeleteField(tx, f.ID)
 		if err != nil {
 			return err
 		}
@@ -176,7 +176,7 @@ func (s *Server) deleteField(c *gin.Context) error {
 // page-token and limit as in the list).
 func (s *Server) orderFields(c *gin.Context) error {
 	var req struct {
-		Fields []query.FieldPosition `json:"fields"`
+		Fields []store.FieldPosition `json:"fields"`
 	}
 	if err := decodeStrictJSON(c, &req); err != nil {
 		return err
@@ -196,7 +196,7 @@ func (s *Server) orderFields(c *gin.Context) error {
 	for i, f := range req.Fields {
 		want[i] = f.ID
 	}
-	known, err := query.FieldsByID(db, want)
+	known, err := store.FieldsByID(db, want)
 	if err != nil {
 		return err
 	}
@@ -216,19 +216,19 @@ func (s *Server) orderFields(c *gin.Context) error {
 	if err := invalidIf(problems); err != nil {
 		return err
 	}
-	err = s.audited(c, "field", "order", "", "", func(tx *query.DB) error {
-		return query.SetFieldOrder(tx, req.Fields)
+	err = s.audited(c, "field", "order", "", "", func(tx *store.DB) error {
+		return store.SetFieldOrder(tx, req.Fields)
 	})
 	if err != nil {
 		return err
 	}
-	rows, total, err := query.Fields(db, query.Page(p))
+	rows, total, err := store.Fields(db, store.Page(p))
 	if err != nil {
 		return err
 	}
-	out := make([]query.FieldPosition, len(rows))
+	out := make([]store.FieldPosition, len(rows))
 	for i, f := range rows {
-		out[i] = query.FieldPosition{ID: f.ID, Order: f.DisplayOrder}
+		out[i] = store.FieldPosition{ID: f.ID, Order: f.DisplayOrder}
 	}
 	next, prev := p.Tokens(total)
 	c.JSON(http.StatusOK, gin.H{"fields": out, "next_page": next, "previous_page": prev})

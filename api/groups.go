@@ -6,8 +6,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 )
@@ -37,7 +37,7 @@ func (r *groupRequest) validate() error {
 }
 
 func (s *Server) loadGroup(c *gin.Context, id string) (models.Group, error) {
-	return query.Group(s.db(c), id)
+	return store.Group(s.db(c), id)
 }
 
 func (s *Server) createGroup(c *gin.Context) error {
@@ -50,8 +50,8 @@ func (s *Server) createGroup(c *gin.Context) error {
 	}
 	g := models.Group{ID: groupID(req.Name), Name: req.Name, Description: req.Description}
 	// Not s.audited: the id may change inside the transaction.
-	err := s.db(c).Transaction(func(tx *query.DB) error {
-		if err := query.CreateGroup(tx, &g); err != nil {
+	err := s.db(c).Transaction(func(tx *store.DB) error {
+		if err := store.CreateGroup(tx, &g); err != nil {
 			return err
 		}
 		return record(tx, principalOf(c), "group", "create", g.ID, "")
@@ -76,7 +76,7 @@ func (s *Server) putGroup(c *gin.Context) error {
 		return err
 	}
 	g.Name, g.Description = req.Name, req.Description
-	err = s.auditedUpdate(c, "group", "update", g.ID, &g, query.GroupNameTaken(g.Name), "name", "description")
+	err = s.auditedUpdate(c, "group", "update", g.ID, &g, store.GroupNameTaken(g.Name), "name", "description")
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func (s *Server) getGroup(c *gin.Context) error {
 }
 
 func (s *Server) listGroups(c *gin.Context) error {
-	rows, err := query.Groups(s.db(c))
+	rows, err := store.Groups(s.db(c))
 	if err != nil {
 		return err
 	}
@@ -113,8 +113,8 @@ func (s *Server) deleteGroup(c *gin.Context) error {
 	}
 	// The locations and containers the group restricted lose it: who may
 	// find their items changes.
-	err = s.audited(c, "group", "delete", g.ID, "", func(tx *query.DB) error {
-		locs, ctrs, err := query.DeleteGroup(tx, g.ID)
+	err = s.audited(c, "group", "delete", g.ID, "", func(tx *store.DB) error {
+		locs, ctrs, err := store.DeleteGroup(tx, g.ID)
 		if err != nil {
 			return err
 		}
@@ -137,8 +137,8 @@ func (s *Server) addUserGroup(c *gin.Context) error {
 		return err
 	}
 	// Not s.audited: adding an existing member changes nothing and records nothing.
-	err = s.db(c).Transaction(func(tx *query.DB) error {
-		added, err := query.AddMember(tx, u.ID, g.ID)
+	err = s.db(c).Transaction(func(tx *store.DB) error {
+		added, err := store.AddMember(tx, u.ID, g.ID)
 		if err != nil || !added {
 			return err
 		}
@@ -160,8 +160,8 @@ func (s *Server) removeUserGroup(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.audited(c, "user", "remove-group", u.ID, g.ID, func(tx *query.DB) error {
-		return query.RemoveMember(tx, u.ID, g.ID)
+	err = s.audited(c, "user", "remove-group", u.ID, g.ID, func(tx *store.DB) error {
+		return store.RemoveMember(tx, u.ID, g.ID)
 	})
 	if err != nil {
 		return err
@@ -175,7 +175,7 @@ func (s *Server) userGroups(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	out, err := query.UserGroups(s.db(c), u.ID)
+	out, err := store.UserGroups(s.db(c), u.ID)
 	if err != nil {
 		return err
 	}

@@ -7,9 +7,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/jobs"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 type harvestRequest struct {
@@ -54,7 +54,7 @@ func (s *Server) startHarvest(c *gin.Context) error {
 			var ae *apperr.Error
 			if errors.As(err, &ae) && ae.Status == http.StatusForbidden {
 				// unknown containers answer 404 below, from the starter
-				exists, qerr := query.ContainerExists(s.db(c), req.ContainerID)
+				exists, qerr := store.ContainerExists(s.db(c), req.ContainerID)
 				if qerr != nil {
 					return qerr
 				}
@@ -96,15 +96,15 @@ func (s *Server) startHarvest(c *gin.Context) error {
 // work; a task already running finishes its item.
 func (s *Server) cancelHarvest(c *gin.Context) error {
 	id := c.Param("id")
-	job, err := query.Job(s.db(c), id)
+	job, err := store.Job(s.db(c), id)
 	if err != nil {
 		return err
 	}
 	if err := s.checkVisible(c, job.LocationID, job.ContainerID); err != nil {
 		return err
 	}
-	err = s.audited(c, "harvest", "cancel", id, "", func(tx *query.DB) error {
-		return query.CancelJob(tx, id)
+	err = s.audited(c, "harvest", "cancel", id, "", func(tx *store.DB) error {
+		return store.CancelJob(tx, id)
 	})
 	if err != nil {
 		return err

@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // topExtractorErrorsMax is how many extractors top_extractor_errors lists.
@@ -28,7 +28,7 @@ func (s *Server) insights(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	in, err := query.ReadInsights(s.db(c), v, topExtractorErrorsMax)
+	in, err := store.ReadInsights(s.db(c), v, topExtractorErrorsMax)
 	if err != nil {
 		return err
 	}

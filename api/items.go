@@ -9,7 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 )
@@ -71,7 +71,7 @@ func artifactURL(p string) string {
 // loadVisibleItem loads a live item: 404 when unknown or deleted, 403 when
 // the caller may not see its location or container.
 func (s *Server) loadVisibleItem(c *gin.Context, id string) (models.Item, error) {
-	it, err := query.LiveItem(s.db(c), id)
+	it, err := store.LiveItem(s.db(c), id)
 	if err != nil {
 		return it, err
 	}
@@ -83,7 +83,7 @@ func (s *Server) getItem(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	arts, err := query.Artifacts(s.db(c), it.ID)
+	arts, err := store.Artifacts(s.db(c), it.ID)
 	if err != nil {
 		return err
 	}
@@ -132,9 +132,9 @@ func (s *Server) deleteItem(c *gin.Context) error {
 // left alone: only the upload endpoint owns files it may remove.
 func (s *Server) softDeleteItem(c *gin.Context, itemID string) error {
 	var files []string
-	err := s.audited(c, "item", "delete", itemID, "", func(tx *query.DB) error {
+	err := s.audited(c, "item", "delete", itemID, "", func(tx *store.DB) error {
 		var err error
-		if files, err = query.SoftDeleteItem(tx, itemID); err != nil {
+		if files, err = store.SoftDeleteItem(tx, itemID); err != nil {
 			return err
 		}
 		return search.MarkDirty(tx, itemID)

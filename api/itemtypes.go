@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // Item overviews for clients of the original product: counts by media type
@@ -18,7 +18,7 @@ func (s *Server) itemTypes(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	types, err := query.TypeCounts(s.db(c), v)
+	types, err := store.TypeCounts(s.db(c), v)
 	if err != nil {
 		return err
 	}

@@ -5,8 +5,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // GET /api/control/harvest?state=running|all&limit=N: the caller's visible
@@ -27,7 +27,7 @@ func (s *Server) listJobs(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, err := query.ListJobs(s.db(c), v, state == "running", limit)
+	rows, err := store.ListJobs(s.db(c), v, state == "running", limit)
 	if err != nil {
 		return err
 	}

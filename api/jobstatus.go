@@ -6,14 +6,14 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
 // The status of a harvest job, for a client watching it (GET
 // /api/control/harvest/{request_id} and its activity twin GET
 // /api/data/v3/activity/request/{request_id}), derived from the job row and
-// its activity rows (query.JobStatusOf): what the workers wrote is the truth.
+// its activity rows (store.JobStatusOf): what the workers wrote is the truth.
 
 type jobCountsJSON struct {
 	Walked    int64 `json:"walked"`    // files the walk listed (1 for an item job)
@@ -62,12 +62,12 @@ func (s *Server) jobStatus(c *gin.Context, requestID string) error {
 }
 
 // jobActivityOf reads what the activity rows of a job say about it.
-func (s *Server) jobActivityOf(c *gin.Context, requestID string) (query.JobActivity, error) {
-	return query.ReadJobActivity(s.db(c), requestID)
+func (s *Server) jobActivityOf(c *gin.Context, requestID string) (store.JobActivity, error) {
+	return store.ReadJobActivity(s.db(c), requestID)
 }
 
-func jobStatusOut(job models.Job, a query.JobActivity) jobStatusJSON {
-	st := query.JobStatusOf(job, a)
+func jobStatusOut(job models.Job, a store.JobActivity) jobStatusJSON {
+	st := store.JobStatusOf(job, a)
 	out := jobStatusJSON{RequestID: job.RequestID, JobType: job.JobType, LocationID: job.LocationID,
 		ContainerID: job.ContainerID, ItemID: job.ItemID, UserID: job.UserID, ProfileID: job.ProfileID,
 		Extractors: []string(job.Extractors), Priority: job.Priority, State: st.State, Skipped: st.Skipped,

@@ -10,8 +10,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/internal/wordmatch"
 	"github.com/metaharvest/metaharvest/models"
 )
@@ -105,7 +105,7 @@ func (r *keywordGroupRequest) validate() error {
 }
 
 func (s *Server) listKeywordGroups(c *gin.Context) error {
-	rows, err := query.KeywordGroups(s.db(c), 0)
+	rows, err := store.KeywordGroups(s.db(c), 0)
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func (s *Server) listKeywordGroups(c *gin.Context) error {
 }
 
 func (s *Server) getKeywordGroup(c *gin.Context) error {
-	g, err := query.KeywordGroup(s.db(c), c.Param("id"))
+	g, err := store.KeywordGroup(s.db(c), c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -136,8 +136,8 @@ func (s *Server) createKeywordGroup(c *gin.Context) error {
 	}
 	g := models.KeywordGroup{ID: ids.New(), Name: req.Name, Color: req.Color, Words: req.Words,
 		CreatedBy: principalOf(c).User.ID}
-	err := s.audited(c, "keywordgroup", "create", g.ID, "", func(tx *query.DB) error {
-		return query.CreateKeywordGroup(tx, &g, maxKeywordGroups)
+	err := s.audited(c, "keywordgroup", "create", g.ID, "", func(tx *store.DB) error {
+		return store.CreateKeywordGroup(tx, &g, maxKeywordGroups)
 	})
 	if err != nil {
 		return err
@@ -157,13 +157,13 @@ func (s *Server) putKeywordGroup(c *gin.Context) error {
 		return err
 	}
 	var g models.KeywordGroup
-	err := s.audited(c, "keywordgroup", "update", c.Param("id"), "", func(tx *query.DB) error {
+	err := s.audited(c, "keywordgroup", "update", c.Param("id"), "", func(tx *store.DB) error {
 		var err error
-		if g, err = query.LockKeywordGroup(tx, c.Param("id")); err != nil {
+		if g, err = store.LockKeywordGroup(tx, c.Param("id")); err != nil {
 			return err
 		}
 		g.Name, g.Color, g.Words = req.Name, req.Color, req.Words
-		return query.SaveKeywordGroup(tx, &g)
+		return store.SaveKeywordGroup(tx, &g)
 	})
 	if err != nil {
 		return err
@@ -174,8 +174,8 @@ func (s *Server) putKeywordGroup(c *gin.Context) error {
 
 func (s *Server) deleteKeywordGroup(c *gin.Context) error {
 	id := c.Param("id")
-	err := s.audited(c, "keywordgroup", "delete", id, "", func(tx *query.DB) error {
-		return query.DeleteKeywordGroup(tx, id)
+	err := s.audited(c, "keywordgroup", "delete", id, "", func(tx *store.DB) error {
+		return store.DeleteKeywordGroup(tx, id)
 	})
 	if err != nil {
 		return err

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/internal/wordmatch"
 	"github.com/metaharvest/metaharvest/models"
 )
@@ -88,7 +88,7 @@ func itemMetadata(it models.Item) map[string]json.RawMessage {
 
 // keywordInsights matches every keyword group against the item's texts.
 func (s *Server) keywordInsights(ctx context.Context, it models.Item, meta map[string]json.RawMessage) ([]keywordInsightJSON, error) {
-	groups, err := query.KeywordGroups(s.DB.WithContext(ctx), maxKeywordGroups)
+	groups, err := store.KeywordGroups(s.DB.WithContext(ctx), maxKeywordGroups)
 	if err != nil {
 		return nil, err
 	}

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -93,7 +93,7 @@ func (s *Server) itemTextSources(ctx context.Context, it models.Item, meta map[s
 }
 
 func (s *Server) captionSources(ctx context.Context, itemID string) ([]textSource, error) {
-	rows, err := query.CaptionCues(s.DB.WithContext(ctx), itemID)
+	rows, err := store.CaptionCues(s.DB.WithContext(ctx), itemID)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func (s *Server) captionSources(ctx context.Context, itemID string) ([]textSourc
 // intervals apart merge (tesseract's frame_interval), and never less than
 // keywordMergeGap.
 func (s *Server) frameTextSources(ctx context.Context, itemID string, meta map[string]json.RawMessage) ([]textSource, error) {
-	rows, err := query.FrameTexts(s.DB.WithContext(ctx), itemID)
+	rows, err := store.FrameTexts(s.DB.WithContext(ctx), itemID)
 	if err != nil {
 		return nil, err
 	}

@@ -14,9 +14,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/storage"
@@ -148,11 +148,11 @@ func locationOut(l models.Location, groups []string) (locationJSON, error) {
 
 // locationGroups maps each location id to its sorted group ids.
 func (s *Server) locationGroups(ctx context.Context, locIDs []string) (map[string][]string, error) {
-	return query.LocationGroups(s.DB.WithContext(ctx), locIDs)
+	return store.LocationGroups(s.DB.WithContext(ctx), locIDs)
 }
 
 func (s *Server) loadLocation(c *gin.Context, id string) (models.Location, error) {
-	return query.Location(s.db(c), id)
+	return store.Location(s.db(c), id)
 }
 
 // loadVisibleLocation is loadLocation answering 403 for a location the
@@ -186,7 +186,7 @@ func (s *Server) validateLocation(c *gin.Context, req *locationRequest, cfg loca
 	req.Kind = strings.TrimSpace(req.Kind)
 	required(problems, map[string]string{"name": req.Name, "kind": req.Kind})
 	if cfg.groupsSet {
-		missing, err := query.UnknownGroups(s.db(c), cfg.groups)
+		missing, err := store.UnknownGroups(s.db(c), cfg.groups)
 		if err != nil {
 			return nil, err
 		}
@@ -229,8 +229,8 @@ func (s *Server) validateLocation(c *gin.Context, req *locationRequest, cfg loca
 
 // setLocationGroups makes the location's groups exactly want, in tx, and
 // audits each group added.
-func setLocationGroups(tx *query.DB, p *Principal, locID string, want []string) error {
-	added, err := query.SetLocationGroups(tx, locID, want)
+func setLocationGroups(tx *store.DB, p *Principal, locID string, want []string) error {
+	added, err := store.SetLocationGroups(tx, locID, want)
 	if err != nil {
 		return err
 	}
@@ -253,7 +253,7 @@ func (s *Server) discoverContainers(c *gin.Context, locID string, loc storage.Lo
 	for range discoverPages {
 		names, next, err := loc.ListContainers(ctx, "", cursor, containerPageSize)
 		if err == nil {
-			err = query.UpsertContainers(s.DB.WithContext(ctx), locID, names)
+			err = store.UpsertContainers(s.DB.WithContext(ctx), locID, names)
 		}
 		if err != nil {
 			s.Logger.WarnContext(ctx, "container discovery failed", slog.String("request_id", requestIDOf(c)),
@@ -283,8 +283,8 @@ func (s *Server) createLocation(c *gin.Context) error {
 	}
 	row := models.Location{ID: ids.New(), Kind: req.Kind, Name: req.Name, Config: models.MustJSON(cfg.values)}
 	p := principalOf(c)
-	err = s.db(c).Transaction(func(tx *query.DB) error {
-		if err := query.Insert(tx, &row, nil); err != nil {
+	err = s.db(c).Transaction(func(tx *store.DB) error {
+		if err := store.Insert(tx, &row, nil); err != nil {
 			return err
 		}
 		if err := record(tx, p, "location", "create", row.ID, ""); err != nil {
@@ -304,7 +304,7 @@ func (s *Server) listLocations(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, err := query.Locations(s.db(c), v)
+	rows, err := store.Locations(s.db(c), v)
 	if err != nil {
 		return err
 	}
@@ -391,8 +391,8 @@ func (s *Server) putLocation(c *gin.Context) error {
 		return err
 	}
 	p := principalOf(c)
-	err = s.db(c).Transaction(func(tx *query.DB) error {
-		if err := query.UpdateLocation(tx, l.ID, req.Kind, req.Name, models.MustJSON(cfg.values), *version); err != nil {
+	err = s.db(c).Transaction(func(tx *store.DB) error {
+		if err := store.UpdateLocation(tx, l.ID, req.Kind, req.Name, models.MustJSON(cfg.values), *version); err != nil {
 			return err
 		}
 		if err := record(tx, p, "location", "update", l.ID, ""); err != nil {
@@ -432,8 +432,8 @@ func (s *Server) deleteLocation(c *gin.Context) error {
 		return apperr.Conflict(apperr.CodeBuiltinLocation, "the built-in location %q cannot be deleted", l.ID)
 	}
 	var files []string
-	err = s.audited(c, "location", "delete", l.ID, "", func(tx *query.DB) error {
-		itemIDs, paths, err := query.DeleteLocation(tx, l.ID)
+	err = s.audited(c, "location", "delete", l.ID, "", func(tx *store.DB) error {
+		itemIDs, paths, err := store.DeleteLocation(tx, l.ID)
 		if err != nil {
 			return err
 		}

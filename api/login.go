@@ -8,10 +8,10 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/auth"
 	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -61,7 +61,7 @@ func (s *Server) passwordOf(ctx context.Context, client, email, password string)
 	} else if wait > 0 {
 		return models.User{}, apperr.TooManyRequests(wait, "too many failed logins; try again later")
 	}
-	u, _, err := query.UserByEmail(s.DB.WithContext(ctx), strings.TrimSpace(email))
+	u, _, err := store.UserByEmail(s.DB.WithContext(ctx), strings.TrimSpace(email))
 	if err != nil {
 		return models.User{}, err
 	}

@@ -19,9 +19,9 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/metaharvest/metaharvest/api/logoprovider"
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/storage"
 )
@@ -92,13 +92,13 @@ func logoTrainingOut(r models.LogoTrainingRequest) logoTrainingJSON {
 func (s *Server) logoTrainingDetail(c *gin.Context, r models.LogoTrainingRequest) (logoTrainingJSON, error) {
 	db := s.db(c)
 	out := logoTrainingOut(r)
-	users, err := query.UserSummaries(db, []string{r.RequestedBy})
+	users, err := store.UserSummaries(db, []string{r.RequestedBy})
 	if err != nil {
 		return out, err
 	}
 	by := userSummaryOut(r.RequestedBy, users[r.RequestedBy])
 	out.RequestedBy = &by
-	images, err := query.LogoImages(db, r.ID)
+	images, err := store.LogoImages(db, r.ID)
 	if err != nil {
 		return out, err
 	}
@@ -115,7 +115,7 @@ func (s *Server) loadLogoTraining(c *gin.Context) (models.LogoTrainingRequest, e
 	if err != nil {
 		return models.LogoTrainingRequest{}, err
 	}
-	return query.LogoTraining(s.db(c), v, c.Param("id"))
+	return store.LogoTraining(s.db(c), v, c.Param("id"))
 }
 
 // OPTIONS /api/data/train/logos -> {can_train_logos}: true when this
@@ -132,7 +132,7 @@ func (s *Server) listLogoTrainings(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, err := query.LogoTrainings(s.db(c), v)
+	rows, err := store.LogoTrainings(s.db(c), v)
 	if err != nil {
 		return err
 	}
@@ -183,8 +183,8 @@ func (s *Server) logoTrainingStatus(c *gin.Context) error {
 		if complete {
 			action = "complete"
 		}
-		err = s.audited(c, "logotraining", action, r.ID, "", func(tx *query.DB) error {
-			return query.CheckedLogoTraining(tx, r.ID, complete, now)
+		err = s.audited(c, "logotraining", action, r.ID, "", func(tx *store.DB) error {
+			return store.CheckedLogoTraining(tx, r.ID, complete, now)
 		})
 		if err != nil {
 			return err
@@ -305,8 +305,8 @@ func (s *Server) createLogoTraining(c *gin.Context) error {
 		return apperr.New(apperr.CodeProviderError, "the logo provider did not accept the training")
 	}
 	r.ProviderRequestID = providerID
-	err = s.audited(c, "logotraining", "create", r.ID, "", func(tx *query.DB) error {
-		return query.CreateLogoTraining(tx, &r, images)
+	err = s.audited(c, "logotraining", "create", r.ID, "", func(tx *store.DB) error {
+		return store.CreateLogoTraining(tx, &r, images)
 	})
 	if err != nil {
 		return err

@@ -7,9 +7,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -35,7 +35,7 @@ func roleOut(r models.Role) roleJSON {
 }
 
 func (s *Server) loadRole(c *gin.Context, id string) (models.Role, error) {
-	return query.Role(s.db(c), id)
+	return store.Role(s.db(c), id)
 }
 
 // checkScopes refuses unknown scope names with 400.
@@ -53,7 +53,7 @@ func checkScopes(field string, scopes []string) error {
 }
 
 func (s *Server) listRoles(c *gin.Context) error {
-	rows, err := query.Roles(s.db(c))
+	rows, err := store.Roles(s.db(c))
 	if err != nil {
 		return err
 	}
@@ -102,8 +102,8 @@ func (s *Server) createRole(c *gin.Context) error {
 		return err
 	}
 	r := models.Role{ID: ids.New(), Name: req.Name, Description: req.Description, Scopes: dedupe(req.Scopes)}
-	err := s.audited(c, "role", "create", r.ID, "", func(tx *query.DB) error {
-		return query.Insert(tx, &r, query.RoleNameTaken(r.Name))
+	err := s.audited(c, "role", "create", r.ID, "", func(tx *store.DB) error {
+		return store.Insert(tx, &r, store.RoleNameTaken(r.Name))
 	})
 	if err != nil {
 		return err
@@ -120,8 +120,8 @@ func (s *Server) deleteRole(c *gin.Context) error {
 	if r.Builtin {
 		return apperr.Conflict(apperr.CodeBuiltinRole, "the built-in role %q cannot be deleted", r.Name)
 	}
-	err = s.audited(c, "role", "delete", r.ID, "", func(tx *query.DB) error {
-		return query.DeleteUnassignedRole(tx, r.ID)
+	err = s.audited(c, "role", "delete", r.ID, "", func(tx *store.DB) error {
+		return store.DeleteUnassignedRole(tx, r.ID)
 	})
 	if err != nil {
 		return err
@@ -144,7 +144,7 @@ func (s *Server) roleUsers(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	members, err := query.RoleMembers(s.db(c), r.ID)
+	members, err := store.RoleMembers(s.db(c), r.ID)
 	if err != nil {
 		return err
 	}
@@ -216,9 +216,9 @@ func (s *Server) changeRoleScopes(c *gin.Context, action string, change func([]s
 		return apperr.Conflict(apperr.CodeBuiltinRole, "the root role always holds every scope")
 	}
 	var r models.Role
-	err := s.db(c).Transaction(func(tx *query.DB) error {
+	err := s.db(c).Transaction(func(tx *store.DB) error {
 		var err error
-		if r, err = query.ChangeRoleScopes(tx, id, change); err != nil {
+		if r, err = store.ChangeRoleScopes(tx, id, change); err != nil {
 			return err
 		}
 		return record(tx, principalOf(c), "role", action, id, "")

@@ -7,9 +7,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -31,7 +31,7 @@ func savedSearchOut(s models.SavedSearch) savedSearchJSON {
 const maxSavedSearchParams = 8192
 
 func (s *Server) listSavedSearches(c *gin.Context) error {
-	rows, err := query.SavedSearches(s.db(c), principalOf(c).User.ID)
+	rows, err := store.SavedSearches(s.db(c), principalOf(c).User.ID)
 	if err != nil {
 		return err
 	}
@@ -65,8 +65,8 @@ func (s *Server) createSavedSearch(c *gin.Context) error {
 	}
 	p := principalOf(c)
 	row := models.SavedSearch{ID: ids.New(), UserID: p.User.ID, Name: req.Name, Params: req.Params}
-	err := s.audited(c, "savedsearch", "create", row.ID, "", func(tx *query.DB) error {
-		return query.Insert(tx, &row, query.SavedSearchNameTaken(row.Name))
+	err := s.audited(c, "savedsearch", "create", row.ID, "", func(tx *store.DB) error {
+		return store.Insert(tx, &row, store.SavedSearchNameTaken(row.Name))
 	})
 	if err != nil {
 		return err
@@ -76,7 +76,7 @@ func (s *Server) createSavedSearch(c *gin.Context) error {
 }
 
 func (s *Server) loadSavedSearch(c *gin.Context) (models.SavedSearch, error) {
-	return query.SavedSearch(s.db(c), principalOf(c).User.ID, c.Param("id"))
+	return store.SavedSearch(s.db(c), principalOf(c).User.ID, c.Param("id"))
 }
 
 func (s *Server) patchSavedSearch(c *gin.Context) error {
@@ -104,7 +104,7 @@ func (s *Server) patchSavedSearch(c *gin.Context) error {
 		}
 		row.Params = *req.Params
 	}
-	err = s.auditedUpdate(c, "savedsearch", "update", row.ID, &row, query.SavedSearchNameTaken(row.Name), "name", "params")
+	err = s.auditedUpdate(c, "savedsearch", "update", row.ID, &row, store.SavedSearchNameTaken(row.Name), "name", "params")
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,7 @@ package api
 import (
 	"context"
 	"fmt"
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"log/slog"
 	"net/http"
 
@@ -25,7 +25,7 @@ import (
 // Deps are the collaborators of the api, passed in by main (or a test).
 type Deps struct {
 	Config config.Config
-	DB     *query.DB
+	DB     *store.DB
 	Redis  *redis.Client
 	Queue  *asynq.Client
 	Logger *slog.Logger
@@ -92,7 +92,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 }
 
 // db is the database handle of a request (its context cancels queries).
-func (s *Server) db(c *gin.Context) *query.DB { return s.DB.WithContext(c.Request.Context()) }
+func (s *Server) db(c *gin.Context) *store.DB { return s.DB.WithContext(c.Request.Context()) }
 
 // Handler is the http.Handler of the api.
 func (s *Server) Handler() http.Handler { return s.router }

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // The named lists of the item summary (tags, logos, locations, key
@@ -84,7 +84,7 @@ func (n *nameCounts) addListed(list []any) {
 // segmentNames counts the segments of an item each tag, logo and place
 // name appears in, by list ("tags", "logos", "locations").
 func (s *Server) segmentNames(ctx context.Context, itemID string) (map[string]*nameCounts, error) {
-	rows, err := query.SegmentNames(s.DB.WithContext(ctx), itemID)
+	rows, err := store.SegmentNames(s.DB.WithContext(ctx), itemID)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -91,7 +91,7 @@ func (s *Server) peopleSummary(ctx context.Context, it models.Item, meta metaRea
 // faceCrops maps vendor_faces' own names of its crops to their artifact
 // paths (which start with the item's artifact directory).
 func (s *Server) faceCrops(ctx context.Context, itemID string) (map[string]string, error) {
-	paths, err := query.ArtifactPaths(s.DB.WithContext(ctx), itemID, facesExtractor)
+	paths, err := store.ArtifactPaths(s.DB.WithContext(ctx), itemID, facesExtractor)
 	if err != nil {
 		return nil, err
 	}

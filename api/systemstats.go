@@ -8,8 +8,8 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/hibiken/asynq"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/queue"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 type queueStatsJSON struct {
@@ -81,7 +81,7 @@ func (s *Server) systemStats(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	jobs, err := query.CountRunningJobs(s.db(c), v)
+	jobs, err := store.CountRunningJobs(s.db(c), v)
 	if err != nil {
 		return err
 	}

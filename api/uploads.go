@@ -11,9 +11,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/jobs"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/storage"
@@ -50,7 +50,7 @@ func (s *Server) checkUploadVisible(c *gin.Context, ctrID string) error {
 	if err := s.checkVisible(c, uploadStoreID, ""); err != nil {
 		return err
 	}
-	exists, err := query.ContainerExists(s.db(c), ctrID)
+	exists, err := store.ContainerExists(s.db(c), ctrID)
 	if err != nil || !exists {
 		return err
 	}
@@ -155,15 +155,15 @@ func (s *Server) uploadFile(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	store, err := storage.OpenUploadStore(s.storageEnv())
+	uploads, err := storage.OpenUploadStore(s.storageEnv())
 	if err != nil {
 		return err
 	}
-	created := missingDirs(store.Dir(), container+"/"+itemPath)
+	created := missingDirs(uploads.Dir(), container+"/"+itemPath)
 	ctx := c.Request.Context()
-	_, entry, err := store.Write(ctx, rel, body, s.Config.UploadLimitBytes)
+	_, entry, err := uploads.Write(ctx, rel, body, s.Config.UploadLimitBytes)
 	if err != nil {
-		removeEmptyDirs(store.Dir(), created)
+		removeEmptyDirs(uploads.Dir(), created)
 		switch {
 		case errors.Is(err, storage.ErrTooLarge):
 			return apperr.TooLarge("the upload is larger than the limit of %d bytes", s.Config.UploadLimitBytes)
@@ -173,8 +173,8 @@ func (s *Server) uploadFile(c *gin.Context) error {
 		return storageError(err, rel)
 	}
 	p := principalOf(c)
-	err = s.audited(c, "item", "upload", itemID, ctrID, func(tx *query.DB) error {
-		if err := query.RecordUpload(tx, uploadStoreID, query.UploadedFile{ItemID: itemID, ContainerID: ctrID,
+	err = s.audited(c, "item", "upload", itemID, ctrID, func(tx *store.DB) error {
+		if err := store.RecordUpload(tx, uploadStoreID, store.UploadedFile{ItemID: itemID, ContainerID: ctrID,
 			Container: container, Path: itemPath, Name: path.Base(itemPath), ETag: entry.ETag, Size: entry.Size,
 			LastModified: entry.LastModified}); err != nil {
 			return err
@@ -206,11 +206,11 @@ func (s *Server) deleteUpload(c *gin.Context) error {
 	if err := s.checkUploadVisible(c, ctrID); err != nil {
 		return err
 	}
-	store, err := storage.OpenUploadStore(s.storageEnv())
+	uploads, err := storage.OpenUploadStore(s.storageEnv())
 	if err != nil {
 		return err
 	}
-	if _, _, err := store.Remove(c.Request.Context(), rel); err != nil {
+	if _, _, err := uploads.Remove(c.Request.Context(), rel); err != nil {
 		return storageError(err, rel)
 	}
 	if err := s.softDeleteItem(c, itemID); err != nil {

@@ -9,11 +9,11 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/auth"
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -48,7 +48,7 @@ type userSummaryJSON struct {
 	CompanyUID string `json:"company_uid"`
 }
 
-func userSummaryOut(id string, u query.UserSummary) userSummaryJSON {
+func userSummaryOut(id string, u store.UserSummary) userSummaryJSON {
 	return userSummaryJSON{ID: id, UserID: id, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName,
 		Avatar: u.Avatar, Enabled: u.Enabled, CompanyUID: u.CompanyUID}
 }
@@ -72,11 +72,11 @@ func passwordProblem(pw string) string {
 }
 
 func (s *Server) loadUser(c *gin.Context, id string) (models.User, error) {
-	return query.User(s.db(c), id)
+	return store.User(s.db(c), id)
 }
 
 func (s *Server) roleExists(c *gin.Context, id string) (bool, error) {
-	return query.RoleExists(s.db(c), id)
+	return store.RoleExists(s.db(c), id)
 }
 
 type createUserRequest struct {
@@ -126,8 +126,8 @@ func (s *Server) createUser(c *gin.Context) error {
 	u := models.User{ID: ids.New(), Email: req.Email, FirstName: req.FirstName, LastName: req.LastName,
 		Enabled: req.Enabled == nil || *req.Enabled, RoleID: req.RoleID, Admin: req.Admin != nil && *req.Admin,
 		Avatar: req.Avatar, CompanyUID: req.CompanyUID, PasswordHash: hash}
-	err = s.audited(c, "user", "create", u.ID, "", func(tx *query.DB) error {
-		return query.Insert(tx, &u, query.EmailTaken)
+	err = s.audited(c, "user", "create", u.ID, "", func(tx *store.DB) error {
+		return store.Insert(tx, &u, store.EmailTaken)
 	})
 	if err != nil {
 		return err
@@ -147,7 +147,7 @@ func (s *Server) getUser(c *gin.Context) error {
 
 func (s *Server) listUsers(c *gin.Context) error {
 	email, byEmail := c.GetQuery("email")
-	rows, err := query.Users(s.db(c), email, byEmail)
+	rows, err := store.Users(s.db(c), email, byEmail)
 	if err != nil {
 		return err
 	}
@@ -254,7 +254,7 @@ func (s *Server) updateUser(c *gin.Context, req userPatch) error {
 	if wasEnabled != u.Enabled {
 		action = map[bool]string{true: "enable", false: "disable"}[u.Enabled]
 	}
-	err = s.auditedUpdate(c, "user", action, u.ID, &u, query.EmailTaken, "email", "first_name", "last_name", "enabled", "role_id", "admin", "avatar", "company_uid")
+	err = s.auditedUpdate(c, "user", action, u.ID, &u, store.EmailTaken, "email", "first_name", "last_name", "enabled", "role_id", "admin", "avatar", "company_uid")
 	if err != nil {
 		return err
 	}
@@ -308,8 +308,8 @@ func (s *Server) changePassword(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.audited(c, "authenticate", "update-password", p.User.ID, "", func(tx *query.DB) error {
-		return query.SetPassword(tx, p.User.ID, hash)
+	err = s.audited(c, "authenticate", "update-password", p.User.ID, "", func(tx *store.DB) error {
+		return store.SetPassword(tx, p.User.ID, hash)
 	})
 	if err != nil {
 		return err

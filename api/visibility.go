@@ -3,20 +3,20 @@ package api
 import (
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
-// The visibility rule (query.Viewer) is applied on the server by every
+// The visibility rule (store.Viewer) is applied on the server by every
 // list, item, artifact, activity and search answer.
 
-// viewer is the caller as the queries of api/query see it (a public route
+// viewer is the caller as the queries of internal/store see it (a public route
 // has no principal and reads as an administrator).
-func (s *Server) viewer(c *gin.Context) (query.Viewer, error) {
+func (s *Server) viewer(c *gin.Context) (store.Viewer, error) {
 	p := principalOf(c)
 	if p == nil {
-		return query.Viewer{Admin: true}, nil
+		return store.Viewer{Admin: true}, nil
 	}
 	return p.Viewer(c.Request.Context(), s.DB)
 }

@@ -3,7 +3,7 @@ package scheduler
 import (
 	"context"
 	"fmt"
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"log/slog"
 	"strconv"
 	"time"
@@ -21,7 +21,7 @@ import (
 // Deps are the collaborators of the scheduler.
 type Deps struct {
 	Config     config.Config
-	DB         *query.DB
+	DB         *store.DB
 	Redis      *redis.Client
 	Queue      *asynq.Client
 	Logger     *slog.Logger
@@ -97,18 +97,18 @@ func (s *Scheduler) round(stop context.Context) {
 
 // Plan starts a live harvest of every enabled container not walked within
 // the refresh time, unless live harvesting is switched off (the api's
-// feature disabled_live_harvesting: query.LiveHarvestingOff). The request id
+// feature disabled_live_harvesting: store.LiveHarvestingOff). The request id
 // is derived from the container and the refresh slot, so any number of
 // schedulers planning at once create one job and one walk task per
 // container and slot.
 func (s *Scheduler) Plan(ctx context.Context, now time.Time) (int, error) {
 	db := s.d.DB.WithContext(ctx)
-	if off, err := query.LiveHarvestingOff(db); err != nil || off {
+	if off, err := store.LiveHarvestingOff(db); err != nil || off {
 		return 0, err
 	}
 	refresh := s.d.Config.HarvestRefreshTime
 	slot := now.UnixNano() / int64(refresh)
-	due, err := query.DueContainers(db, now.Add(-refresh))
+	due, err := store.DueContainers(db, now.Add(-refresh))
 	if err != nil {
 		return 0, err
 	}
@@ -136,13 +136,13 @@ func (s *Scheduler) Plan(ctx context.Context, now time.Time) (int, error) {
 func (s *Scheduler) RepairStalled(ctx context.Context, now time.Time) (int, error) {
 	stall := s.d.Config.JobStallTimeout
 	db := s.d.DB.WithContext(ctx)
-	stalled, err := query.StalledJobs(db, now.Add(-7*24*time.Hour), now.Add(-stall))
+	stalled, err := store.StalledJobs(db, now.Add(-7*24*time.Hour), now.Add(-stall))
 	if err != nil {
 		return 0, err
 	}
 	repaired := 0
 	for _, job := range stalled {
-		claimed, err := query.ClaimJob(db, job, now)
+		claimed, err := store.ClaimJob(db, job, now)
 		if err != nil {
 			return repaired, err
 		}

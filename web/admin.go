@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/api/access"
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // adminRoutes lists the administration pages: users, groups, roles, API keys, extractors, summaries.
@@ -118,7 +118,7 @@ func (u *UI) adminOverview(w http.ResponseWriter, r *http.Request, p *access.Pri
 		if err != nil {
 			return err
 		}
-		row, err := query.ReadDataSummary(u.DB.WithContext(ctx), v)
+		row, err := store.ReadDataSummary(u.DB.WithContext(ctx), v)
 		if err != nil {
 			return err
 		}

@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/metaharvest/metaharvest/api/access"
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -17,7 +17,7 @@ type groupsPage struct {
 }
 
 func (u *UI) adminGroupsPage(w http.ResponseWriter, r *http.Request, p *access.Principal) error {
-	groups, err := query.Groups(u.DB.WithContext(r.Context()))
+	groups, err := store.Groups(u.DB.WithContext(r.Context()))
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/api/access"
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // keysPage is GET /admin/keys: the API keys the user may manage, as the
@@ -31,18 +31,18 @@ func (u *UI) adminKeysPage(w http.ResponseWriter, r *http.Request, p *access.Pri
 	if err != nil {
 		return err
 	}
-	keys, err := query.APIKeys(db, v)
+	keys, err := store.APIKeys(db, v)
 	if err != nil {
 		return err
 	}
 	page := &keysPage{adminBase: u.adminBase(r, p, "API keys", "keys"), Can: scopesOf(p, "apikeys:write"), ShowOwner: v.Admin}
-	var owners map[string]query.UserSummary
+	var owners map[string]store.UserSummary
 	if v.Admin {
 		ids := make([]string, 0, len(keys))
 		for _, k := range keys {
 			ids = append(ids, k.UserID)
 		}
-		if owners, err = query.UserSummaries(db, ids); err != nil {
+		if owners, err = store.UserSummaries(db, ids); err != nil {
 			return err
 		}
 	}

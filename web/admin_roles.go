@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/api/access"
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // rolesPage is GET /admin/roles: every role with its scopes. Creating a
@@ -27,7 +27,7 @@ type roleRow struct {
 }
 
 func (u *UI) adminRolesPage(w http.ResponseWriter, r *http.Request, p *access.Principal) error {
-	roles, err := query.Roles(u.DB.WithContext(r.Context()))
+	roles, err := store.Roles(u.DB.WithContext(r.Context()))
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/api/access"
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // usersPage is GET /admin/users: every user with their role and groups;
@@ -23,7 +23,7 @@ type userRow struct {
 	ID, Email, FirstName, LastName, Name string
 	RoleID, Role                         string
 	Enabled, Admin, Self                 bool
-	Groups                               []query.GroupRef
+	Groups                               []store.GroupRef
 	GroupIDs                             string // space-separated, for admin.js
 }
 
@@ -37,7 +37,7 @@ func (u *UI) adminUsersPage(w http.ResponseWriter, r *http.Request, p *access.Pr
 	// Role names show to holders of roles:read; others see the role's id,
 	// as the users api answers it.
 	if page.Can["roles:read"] {
-		roles, err := query.Roles(db)
+		roles, err := store.Roles(db)
 		if err != nil {
 			return err
 		}
@@ -46,12 +46,12 @@ func (u *UI) adminUsersPage(w http.ResponseWriter, r *http.Request, p *access.Pr
 			page.Roles = append(page.Roles, option{ro.ID, ro.Name})
 		}
 	}
-	users, err := query.Users(db, "", false)
+	users, err := store.Users(db, "", false)
 	if err != nil {
 		return err
 	}
 	if page.Can["groups:read"] {
-		groups, err := query.Groups(db)
+		groups, err := store.Groups(db)
 		if err != nil {
 			return err
 		}
@@ -72,7 +72,7 @@ func (u *UI) adminUsersPage(w http.ResponseWriter, r *http.Request, p *access.Pr
 			page.Roles = append(page.Roles, option{us.RoleID, us.RoleID})
 		}
 		if page.Can["groups:read"] {
-			if row.Groups, err = query.UserGroups(db, us.ID); err != nil {
+			if row.Groups, err = store.UserGroups(db, us.ID); err != nil {
 				return err
 			}
 			ids := make([]string, len(row.Groups))

@@ -11,8 +11,8 @@ import (
 	"github.com/microcosm-cc/bluemonday"
 
 	"github.com/metaharvest/metaharvest/api/access"
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/safemd"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // Comments on the item page: the current comments of an item (the caller
@@ -41,8 +41,8 @@ type commentsPart struct {
 }
 
 // itemComments loads the item's comments for p (who may see the item).
-func (u *UI) itemComments(db *query.DB, p *access.Principal, itemID string, timed bool) (*commentsPart, error) {
-	rows, total, err := query.TargetComments(db, "item", itemID, query.Page{Limit: maxItemComments})
+func (u *UI) itemComments(db *store.DB, p *access.Principal, itemID string, timed bool) (*commentsPart, error) {
+	rows, total, err := store.TargetComments(db, "item", itemID, store.Page{Limit: maxItemComments})
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (u *UI) itemComments(db *query.DB, p *access.Principal, itemID string, time
 	for _, r := range rows {
 		authorIDs = append(authorIDs, r.AuthorID)
 	}
-	authors, err := query.UserSummaries(db, authorIDs)
+	authors, err := store.UserSummaries(db, authorIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (u *UI) itemComments(db *query.DB, p *access.Principal, itemID string, time
 	return part, nil
 }
 
-func authorName(s query.UserSummary) string {
+func authorName(s store.UserSummary) string {
 	if n := strings.TrimSpace(s.FirstName + " " + s.LastName); n != "" {
 		return n
 	}

@@ -7,15 +7,15 @@ import (
 	"strconv"
 
 	"github.com/metaharvest/metaharvest/api/access"
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 )
 
 // Compilations: the list (create, clone, delete) and a compilation's page
 // (its entries in order, play them in order, reorder, remove). What the
-// pages show comes through the query layer as the api shows it: the
+// pages show comes through the store layer as the api shows it: the
 // compilations the user may view, the entries whose items they may see.
 // What they change they change through the api (js/compilations.js).
 
@@ -37,7 +37,7 @@ func (u *UI) compilationsPage(w http.ResponseWriter, r *http.Request, p *access.
 	if err != nil {
 		return err
 	}
-	rows, err := query.Compilations(db, v)
+	rows, err := store.Compilations(db, v)
 	if err != nil {
 		return err
 	}
@@ -46,11 +46,11 @@ func (u *UI) compilationsPage(w http.ResponseWriter, r *http.Request, p *access.
 	for i, c := range rows {
 		ids[i], authorIDs[i] = c.ID, c.AuthorID
 	}
-	sums, err := query.CompilationSummaries(db, v, ids)
+	sums, err := store.CompilationSummaries(db, v, ids)
 	if err != nil {
 		return err
 	}
-	authors, err := query.UserSummaries(db, authorIDs)
+	authors, err := store.UserSummaries(db, authorIDs)
 	if err != nil {
 		return err
 	}
@@ -94,17 +94,17 @@ func (u *UI) compilationPage(w http.ResponseWriter, r *http.Request, p *access.P
 	if err != nil {
 		return err
 	}
-	c, err := query.Compilation(db, v, id)
+	c, err := store.Compilation(db, v, id)
 	if ae, ok := apperr.As(err); ok && ae.Status == http.StatusNotFound {
 		return errNotFound
 	} else if err != nil {
 		return err
 	}
-	entries, err := query.CompilationEntries(db, v, c.ID)
+	entries, err := store.CompilationEntries(db, v, c.ID)
 	if err != nil {
 		return err
 	}
-	authors, err := query.UserSummaries(db, []string{c.AuthorID})
+	authors, err := store.UserSummaries(db, []string{c.AuthorID})
 	if err != nil {
 		return err
 	}
@@ -139,12 +139,12 @@ func (u *UI) compilationPage(w http.ResponseWriter, r *http.Request, p *access.P
 
 // entrySource is what plays an entry: the item page's player source (its
 // preview when there is one), nil for what is not audio or video.
-func (u *UI) entrySource(db *query.DB, e query.CompilationEntry) (*player, error) {
+func (u *UI) entrySource(db *store.DB, e store.CompilationEntry) (*player, error) {
 	mt := search.MediaType(e.MimeType)
 	if mt != search.TypeVideo && mt != search.TypeAudio {
 		return nil, nil
 	}
-	arts, err := query.Artifacts(db, e.ItemID)
+	arts, err := store.Artifacts(db, e.ItemID)
 	if err != nil {
 		return nil, err
 	}
@@ -161,8 +161,8 @@ type addPart struct {
 
 // itemAddPart lists the compilations p may add the item to (theirs, or
 // every one for an administrator).
-func itemAddPart(db *query.DB, p *access.Principal, v query.Viewer, timed bool) (*addPart, error) {
-	rows, err := query.Compilations(db, v)
+func itemAddPart(db *store.DB, p *access.Principal, v store.Viewer, timed bool) (*addPart, error) {
+	rows, err := store.Compilations(db, v)
 	if err != nil {
 		return nil, err
 	}

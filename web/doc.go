@@ -2,7 +2,7 @@
 // signing in, searching, the moments of videos and an item's page with its
 // player, timeline and transcript, and the embedded assets they load. The
 // api role mounts it at "/" (api.Server.MountPages): the JSON API keeps its
-// paths, and the pages are one more client of the same query layer, scopes
+// paths, and the pages are one more client of the same store layer, scopes
 // and visibility (api/access), in-process.
 //
 // Everything a person can do here works without JavaScript (sign in,

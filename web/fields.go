@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/api/access"
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -34,16 +34,16 @@ var fieldInputs = map[string]string{models.FieldString: "text", models.FieldNumb
 	models.FieldBool: "checkbox", models.FieldDate: "date"}
 
 // itemFields loads the custom fields and the item's values of them.
-func itemFields(db *query.DB, p *access.Principal, itemID string) (*fieldsPart, error) {
-	fields, total, err := query.Fields(db, query.Page{Limit: maxFields})
+func itemFields(db *store.DB, p *access.Principal, itemID string) (*fieldsPart, error) {
+	fields, total, err := store.Fields(db, store.Page{Limit: maxFields})
 	if err != nil {
 		return nil, err
 	}
-	values, err := query.ItemFieldValues(db, itemID)
+	values, err := store.ItemFieldValues(db, itemID)
 	if err != nil {
 		return nil, err
 	}
-	byField := map[string]query.Value{}
+	byField := map[string]store.Value{}
 	for _, v := range values {
 		byField[v.FieldID] = v.Value
 	}

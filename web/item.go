@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/api/access"
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 )
@@ -116,7 +116,7 @@ const (
 )
 
 func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principal) error {
-	it, v, err := visibleByPath(u, r, p, query.LiveItem, func(i models.Item) (string, string) { return i.LocationID, i.ContainerID })
+	it, v, err := visibleByPath(u, r, p, store.LiveItem, func(i models.Item) (string, string) { return i.LocationID, i.ContainerID })
 	if err != nil {
 		return err
 	}
@@ -141,10 +141,10 @@ func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 			page.Notes = append(page.Notes, "The start time (t) must be a number of seconds; the player starts at the beginning.")
 		}
 	}
-	if loc, err := query.Take[models.Location](db, "location", it.LocationID); err == nil {
+	if loc, err := store.Take[models.Location](db, "location", it.LocationID); err == nil {
 		page.Where = loc.Name
 	}
-	if ctr, err := query.Take[models.Container](db, "container", it.ContainerID); err == nil {
+	if ctr, err := store.Take[models.Container](db, "container", it.ContainerID); err == nil {
 		page.Where += " / " + ctr.Name
 	}
 
@@ -152,7 +152,7 @@ func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 	if len(it.Metadata) > 0 {
 		_ = json.Unmarshal(it.Metadata, &meta)
 	}
-	arts, err := query.Artifacts(db, it.ID)
+	arts, err := store.Artifacts(db, it.ID)
 	if err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 
 	var caps []models.Caption
 	if p.Can("captions:read") {
-		if caps, err = query.CaptionCues(db, it.ID); err != nil {
+		if caps, err = store.CaptionCues(db, it.ID); err != nil {
 			return err
 		}
 	}
@@ -201,7 +201,7 @@ func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 		}
 	}
 	if p.Can("activity:read") {
-		jobs, _, err := query.ItemJobs(db, v, it, query.Page{Limit: 10})
+		jobs, _, err := store.ItemJobs(db, v, it, store.Page{Limit: 10})
 		if err != nil {
 			return err
 		}

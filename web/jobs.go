@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/api/access"
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -48,10 +48,10 @@ type jobRow struct {
 	Location    string
 	Container   string
 	Item        string // the item of a single-item job
-	State       string // query.Job* (data-state)
+	State       string // store.Job* (data-state)
 	StateLabel  string
 	Finished    bool
-	Counts      query.JobCounts
+	Counts      store.JobCounts
 	Progress    jobProgress
 	Priority    int
 	StartedBy   string
@@ -76,8 +76,8 @@ type jobExtractorErrors struct {
 }
 
 var jobStateLabels = map[string]string{
-	query.JobQueued: "Queued", query.JobWalking: "Listing files", query.JobHarvesting: "Harvesting",
-	query.JobDone: "Done", query.JobCancelled: "Cancelled", query.JobFailed: "Failed",
+	store.JobQueued: "Queued", store.JobWalking: "Listing files", store.JobHarvesting: "Harvesting",
+	store.JobDone: "Done", store.JobCancelled: "Cancelled", store.JobFailed: "Failed",
 }
 
 func (u *UI) jobsPage(w http.ResponseWriter, r *http.Request, p *access.Principal) error {
@@ -92,7 +92,7 @@ func (u *UI) jobsPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 	page.Styles = []string{u.assets.url("css/jobs.css")}
 	page.Scripts = []string{u.assets.url("js/jobs.js")}
 	page.Running = r.URL.Query().Get("state") == "running"
-	jobs, err := query.ListJobs(db, v, page.Running, jobsShown)
+	jobs, err := store.ListJobs(db, v, page.Running, jobsShown)
 	if err != nil {
 		return err
 	}
@@ -103,8 +103,8 @@ func (u *UI) jobsPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 		if page.Form, err = u.jobStartForm(db, v, p); err != nil {
 			return err
 		}
-		page.NewRow = jobRow{Kind: "Harvest", State: query.JobQueued, StateLabel: jobStateLabels[query.JobQueued], Priority: 5,
-			Progress: progressOf(query.JobStatus{State: query.JobQueued}), StartedBy: page.User}
+		page.NewRow = jobRow{Kind: "Harvest", State: store.JobQueued, StateLabel: jobStateLabels[store.JobQueued], Priority: 5,
+			Progress: progressOf(store.JobStatus{State: store.JobQueued}), StartedBy: page.User}
 	}
 	u.render(w, r, http.StatusOK, "jobs", page)
 	return nil
@@ -112,7 +112,7 @@ func (u *UI) jobsPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 
 // jobRows reads what the rows of these jobs show: their status, the names
 // of their places and starters, their errors per extractor.
-func (u *UI) jobRows(db *query.DB, v query.Viewer, jobs []models.Job) ([]jobRow, error) {
+func (u *UI) jobRows(db *store.DB, v store.Viewer, jobs []models.Job) ([]jobRow, error) {
 	if len(jobs) == 0 {
 		return nil, nil
 	}
@@ -124,7 +124,7 @@ func (u *UI) jobRows(db *query.DB, v query.Viewer, jobs []models.Job) ([]jobRow,
 			userIDs = append(userIDs, j.UserID)
 		}
 	}
-	locs, err := query.Locations(db, v)
+	locs, err := store.Locations(db, v)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (u *UI) jobRows(db *query.DB, v query.Viewer, jobs []models.Job) ([]jobRow,
 	for _, l := range locs {
 		locNames[l.ID] = l.Name
 	}
-	ctrs, err := query.VisibleContainers(db, v, ctrIDs)
+	ctrs, err := store.VisibleContainers(db, v, ctrIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -140,30 +140,30 @@ func (u *UI) jobRows(db *query.DB, v query.Viewer, jobs []models.Job) ([]jobRow,
 	for _, c := range ctrs {
 		ctrNames[c.ID] = c.Name
 	}
-	users, err := query.UserSummaries(db, userIDs)
+	users, err := store.UserSummaries(db, userIDs)
 	if err != nil {
 		return nil, err
 	}
-	counts, err := query.JobsExtractorCounts(db, v, ids)
+	counts, err := store.JobsExtractorCounts(db, v, ids)
 	if err != nil {
 		return nil, err
 	}
-	byJob := map[string][]query.ExtractorCount{}
+	byJob := map[string][]store.ExtractorCount{}
 	for _, c := range counts {
 		byJob[c.RequestID] = append(byJob[c.RequestID], c)
 	}
 	now := time.Now()
 	rows := make([]jobRow, 0, len(jobs))
 	for _, j := range jobs {
-		a, err := query.ReadJobActivity(db, j.RequestID)
+		a, err := store.ReadJobActivity(db, j.RequestID)
 		if err != nil {
 			return nil, err
 		}
-		row := u.jobRowOf(j, query.JobStatusOf(j, a), now)
+		row := u.jobRowOf(j, store.JobStatusOf(j, a), now)
 		row.Location, row.Container = orID(locNames[j.LocationID], j.LocationID), orID(ctrNames[j.ContainerID], j.ContainerID)
 		if j.ItemID != "" {
 			row.Item = j.ItemID
-			if it, err := query.ActivityItem(db, j.ItemID); err == nil && it.Name != "" {
+			if it, err := store.ActivityItem(db, j.ItemID); err == nil && it.Name != "" {
 				row.Item = it.Name
 			}
 		}
@@ -175,7 +175,7 @@ func (u *UI) jobRows(db *query.DB, v query.Viewer, jobs []models.Job) ([]jobRow,
 }
 
 // jobRowOf is what a job's row shows of its row and status.
-func (u *UI) jobRowOf(j models.Job, st query.JobStatus, now time.Time) jobRow {
+func (u *UI) jobRowOf(j models.Job, st store.JobStatus, now time.Time) jobRow {
 	row := jobRow{ID: j.RequestID, Href: "/jobs/" + url.PathEscape(j.RequestID), Kind: jobKind(j),
 		State: st.State, StateLabel: jobStateLabel(st), Finished: st.Finished(), Counts: st.Counts,
 		Progress: progressOf(st), Priority: j.Priority,
@@ -194,7 +194,7 @@ func (u *UI) jobRowOf(j models.Job, st query.JobStatus, now time.Time) jobRow {
 	return row
 }
 
-func (u *UI) jobErrors(counts []query.ExtractorCount) (int, []jobExtractorErrors) {
+func (u *UI) jobErrors(counts []store.ExtractorCount) (int, []jobExtractorErrors) {
 	var out []jobExtractorErrors
 	for _, c := range counts {
 		if c.NumErrors > 0 {
@@ -215,8 +215,8 @@ func jobKind(j models.Job) string {
 	return "Harvest"
 }
 
-func jobStateLabel(st query.JobStatus) string {
-	if st.State == query.JobDone && st.Skipped != "" {
+func jobStateLabel(st store.JobStatus) string {
+	if st.State == store.JobDone && st.Skipped != "" {
 		return "Skipped (walked less than a minute before)"
 	}
 	if l, ok := jobStateLabels[st.State]; ok {
@@ -228,7 +228,7 @@ func jobStateLabel(st query.JobStatus) string {
 // progressOf is the job's progress bar: the files finished (harvested,
 // failed, or found unchanged) of the files listed. js/jobs.js computes the
 // same from the api's counts.
-func progressOf(st query.JobStatus) jobProgress {
+func progressOf(st store.JobStatus) jobProgress {
 	c := st.Counts
 	done := c.Harvested + c.Failed + c.Skipped
 	switch {
@@ -256,7 +256,7 @@ func jobDuration(d time.Duration) string {
 	return fmt.Sprintf("%dh %02dm", s/3600, s/60%60)
 }
 
-func starterName(userID string, users map[string]query.UserSummary) string {
+func starterName(userID string, users map[string]store.UserSummary) string {
 	if userID == "" {
 		return "the scheduler"
 	}

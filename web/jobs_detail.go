@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/metaharvest/metaharvest/api/access"
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -57,7 +57,7 @@ type jobErrorMessage struct {
 }
 
 func (u *UI) jobPage(w http.ResponseWriter, r *http.Request, p *access.Principal) error {
-	job, v, err := visibleByPath(u, r, p, query.Job, func(j models.Job) (string, string) { return j.LocationID, j.ContainerID })
+	job, v, err := visibleByPath(u, r, p, store.Job, func(j models.Job) (string, string) { return j.LocationID, j.ContainerID })
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func (u *UI) jobPage(w http.ResponseWriter, r *http.Request, p *access.Principal
 		return err
 	}
 	row := rows[0]
-	page := &jobDetailPage{base: u.base(r, p, "Job "+query.ShortID(job.RequestID)), Job: row}
+	page := &jobDetailPage{base: u.base(r, p, "Job "+store.ShortID(job.RequestID)), Job: row}
 	page.Nav = "jobs"
 	page.Styles = []string{u.assets.url("css/jobs.css")}
 	page.Scripts = []string{u.assets.url("js/jobs.js")}
@@ -84,7 +84,7 @@ func (u *UI) jobPage(w http.ResponseWriter, r *http.Request, p *access.Principal
 			pg = n
 		}
 	}
-	items, total, err := query.JobItems(db, job.RequestID, query.Page{Limit: jobItemsPerPage, Offset: (pg - 1) * jobItemsPerPage})
+	items, total, err := store.JobItems(db, job.RequestID, store.Page{Limit: jobItemsPerPage, Offset: (pg - 1) * jobItemsPerPage})
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func (u *UI) jobPage(w http.ResponseWriter, r *http.Request, p *access.Principal
 	}
 	page.Pager = jobItemsPager(row.Href, pg, total)
 
-	counts, err := query.JobsExtractorCounts(db, v, []string{job.RequestID})
+	counts, err := store.JobsExtractorCounts(db, v, []string{job.RequestID})
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func (u *UI) jobPage(w http.ResponseWriter, r *http.Request, p *access.Principal
 			continue
 		}
 		g := jobErrorGroup{Name: c.Name, Display: u.displayName(c.Name), Errors: c.NumErrors}
-		msgs, n, err := query.JobExtractorErrors(db, job.RequestID, c.Name, query.Page{Limit: jobErrorsShown})
+		msgs, n, err := store.JobExtractorErrors(db, job.RequestID, c.Name, store.Page{Limit: jobErrorsShown})
 		if err != nil {
 			return err
 		}
@@ -112,7 +112,7 @@ func (u *UI) jobPage(w http.ResponseWriter, r *http.Request, p *access.Principal
 		for _, m := range msgs {
 			text, _ := truncate(m.Error, 2000)
 			msg := jobErrorMessage{Text: text, NumFiles: m.NumFiles}
-			files, nf, err := query.JobErrorFiles(db, job.RequestID, c.Name, m.ErrorHash, query.Page{Limit: jobErrorFilesShown})
+			files, nf, err := store.JobErrorFiles(db, job.RequestID, c.Name, m.ErrorHash, store.Page{Limit: jobErrorFilesShown})
 			if err != nil {
 				return err
 			}

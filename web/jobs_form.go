@@ -4,8 +4,8 @@ import (
 	"sort"
 
 	"github.com/metaharvest/metaharvest/api/access"
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // jobStartForm is what the form that starts a harvest offers: the
@@ -31,9 +31,9 @@ type jobExtractorFamily struct {
 
 type jobExtractorChoice struct{ Name, Display string }
 
-func (u *UI) jobStartForm(db *query.DB, v query.Viewer, p *access.Principal) (*jobStartForm, error) {
+func (u *UI) jobStartForm(db *store.DB, v store.Viewer, p *access.Principal) (*jobStartForm, error) {
 	f := &jobStartForm{}
-	locs, err := query.Locations(db, v)
+	locs, err := store.Locations(db, v)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func (u *UI) jobStartForm(db *query.DB, v query.Viewer, p *access.Principal) (*j
 		f.Locations = append(f.Locations, jobOption{l.ID, l.Name})
 		names[l.ID] = l.Name
 	}
-	ctrs, err := query.HarvestTargets(db, v)
+	ctrs, err := store.HarvestTargets(db, v)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func (u *UI) jobStartForm(db *query.DB, v query.Viewer, p *access.Principal) (*j
 		}
 	}
 	if p.Can("extractors:read") {
-		profiles, err := query.Profiles(db)
+		profiles, err := store.Profiles(db)
 		if err != nil {
 			return nil, err
 		}

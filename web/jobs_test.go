@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/api/access"
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -227,22 +227,22 @@ func TestJobDuration(t *testing.T) {
 // and a finished job with no files is full. A skipped job says why.
 func TestJobProgressAndLabel(t *testing.T) {
 	for _, c := range []struct {
-		st   query.JobStatus
+		st   store.JobStatus
 		want jobProgress
 	}{
-		{query.JobStatus{State: query.JobQueued}, jobProgress{Label: "waiting for the listing"}},
-		{query.JobStatus{State: query.JobHarvesting, Counts: query.JobCounts{Walked: 4, Enqueued: 3, Harvested: 1, Failed: 1, Skipped: 1}},
+		{store.JobStatus{State: store.JobQueued}, jobProgress{Label: "waiting for the listing"}},
+		{store.JobStatus{State: store.JobHarvesting, Counts: store.JobCounts{Walked: 4, Enqueued: 3, Harvested: 1, Failed: 1, Skipped: 1}},
 			jobProgress{Value: 3, Max: 4, Label: "3 of 4 files"}},
-		{query.JobStatus{State: query.JobDone}, jobProgress{Value: 1, Max: 1, Label: "no files"}},
+		{store.JobStatus{State: store.JobDone}, jobProgress{Value: 1, Max: 1, Label: "no files"}},
 	} {
 		if got := progressOf(c.st); got != c.want {
 			t.Errorf("progressOf(%+v) = %+v, want %+v", c.st, got, c.want)
 		}
 	}
-	if l := jobStateLabel(query.JobStatus{State: query.JobDone, Skipped: "recently_walked"}); !strings.HasPrefix(l, "Skipped") {
+	if l := jobStateLabel(store.JobStatus{State: store.JobDone, Skipped: "recently_walked"}); !strings.HasPrefix(l, "Skipped") {
 		t.Errorf("a skipped job reads %q", l)
 	}
-	if l := jobStateLabel(query.JobStatus{State: query.JobWalking}); l != "Listing files" {
+	if l := jobStateLabel(store.JobStatus{State: store.JobWalking}); l != "Listing files" {
 		t.Errorf("a walking job reads %q", l)
 	}
 }

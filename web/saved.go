@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/api/access"
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // savedRoutes lists saved searches, and the search results' multi-select actions.
@@ -37,7 +37,7 @@ func (u *UI) savedPage(w http.ResponseWriter, r *http.Request, p *access.Princip
 	page.Nav = "saved"
 	page.Styles = []string{u.assets.url("css/saved.css")}
 	page.Scripts = []string{u.assets.url("js/saved.js")}
-	rows, err := query.SavedSearches(u.DB.WithContext(r.Context()), p.User.ID)
+	rows, err := store.SavedSearches(u.DB.WithContext(r.Context()), p.User.ID)
 	if err != nil {
 		return err
 	}

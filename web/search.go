@@ -14,9 +14,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/metaharvest/metaharvest/api/access"
-	"github.com/metaharvest/metaharvest/api/query"
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 )
@@ -413,9 +413,9 @@ func (u *UI) runSearch(ctx context.Context, p *access.Principal, st searchState,
 		ids = append(ids, str(r.Result[search.FieldID]))
 	}
 	// Thumbnails are artifacts, which the api serves to items:read only.
-	thumbs := map[string]query.Thumbnail{}
+	thumbs := map[string]store.Thumbnail{}
 	if p.Can("items:read") {
-		if thumbs, err = query.Thumbnails(u.DB.WithContext(ctx), ids); err != nil {
+		if thumbs, err = store.Thumbnails(u.DB.WithContext(ctx), ids); err != nil {
 			return err
 		}
 	}
@@ -501,7 +501,7 @@ func makePager(st searchState, total int64) pager {
 var typeLabels = map[string]string{search.TypeVideo: "Video", search.TypeAudio: "Audio", search.TypeImage: "Image",
 	search.TypeDocument: "Document", search.TypeOther: "Other"}
 
-func (u *UI) resultView(st searchState, r search.Result, thumbs map[string]query.Thumbnail) resultView {
+func (u *UI) resultView(st searchState, r search.Result, thumbs map[string]store.Thumbnail) resultView {
 	d := r.Result
 	id := str(d[search.FieldID])
 	v := resultView{ID: id, Name: str(d[search.FieldName]), Href: itemHref(id, st.Q, -1), LocationID: str(d[search.FieldLocationID])}
@@ -639,11 +639,11 @@ func hitCountViews(counts map[string]int64) []hitCount {
 // named (by id) when they are later ones.
 func (u *UI) customFields(ctx context.Context, named []string) ([]models.CustomField, error) {
 	db := u.DB.WithContext(ctx)
-	rows, _, err := query.Fields(db, query.Page{Limit: 8})
+	rows, _, err := store.Fields(db, store.Page{Limit: 8})
 	if err != nil || len(named) == 0 {
 		return rows, err
 	}
-	byID, err := query.FieldsByID(db, named)
+	byID, err := store.FieldsByID(db, named)
 	if err != nil {
 		return nil, err
 	}

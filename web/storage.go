@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/metaharvest/metaharvest/api/access"
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/storage"
 )
@@ -62,7 +62,7 @@ func (u *UI) storagePage(w http.ResponseWriter, r *http.Request, p *access.Princ
 	if err != nil {
 		return err
 	}
-	rows, err := query.Locations(db, v)
+	rows, err := store.Locations(db, v)
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func (u *UI) storagePage(w http.ResponseWriter, r *http.Request, p *access.Princ
 	for i, l := range rows {
 		locIDs[i] = l.ID
 	}
-	counts, err := query.ContainerCounts(db, v, locIDs)
+	counts, err := store.ContainerCounts(db, v, locIDs)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/metaharvest/metaharvest/api/access"
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/storage"
 )
@@ -37,7 +37,7 @@ type containerView struct {
 }
 
 func (u *UI) locationPage(w http.ResponseWriter, r *http.Request, p *access.Principal) error {
-	l, v, err := visibleByPath(u, r, p, query.Location, func(l models.Location) (string, string) { return l.ID, "" })
+	l, v, err := visibleByPath(u, r, p, store.Location, func(l models.Location) (string, string) { return l.ID, "" })
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func (u *UI) locationPage(w http.ResponseWriter, r *http.Request, p *access.Prin
 		}
 	}
 	if page.CanContainers {
-		rows, err := query.LocationContainers(db, v, l.ID)
+		rows, err := store.LocationContainers(db, v, l.ID)
 		if err != nil {
 			return err
 		}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"html/template"
 	"log/slog"
 	"net/http"
@@ -21,7 +21,7 @@ import (
 
 // Deps are what the pages need, passed in by main (or a test).
 type Deps struct {
-	DB *query.DB
+	DB *store.DB
 	// Search is the engine the search and moments pages query (the api's).
 	Search search.Engine
 	// Extractors names the extractors and their families in item panels
@@ -102,7 +102,7 @@ func New(d Deps) (*UI, error) {
 // one, and that a user without it gets a 403 page). Each section of the UI
 // lists its own routes in its file.
 //
-// Pages render what they show on the server, through the query layer with
+// Pages render what they show on the server, through the store layer with
 // the api's visibility. What a page changes it changes through the JSON
 // API, from its script (assets/js/api.js) with the session cookie and its
 // CSRF token: the api's validation, scopes and audit events, one system.

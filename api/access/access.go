@@ -10,7 +10,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 )
@@ -65,12 +65,12 @@ type Principal struct {
 // the scopes of its role; ErrNoUser when there is no such enabled user. It
 // reads the database every time, so that disabling a user or changing a
 // role takes effect on the next request.
-func Load(ctx context.Context, db *query.DB, userID string, p *Principal) (*Principal, error) {
+func Load(ctx context.Context, db *store.DB, userID string, p *Principal) (*Principal, error) {
 	if p == nil {
 		p = &Principal{}
 	}
 	db = db.WithContext(ctx)
-	u, ok, err := query.EnabledUser(db, userID)
+	u, ok, err := store.EnabledUser(db, userID)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func Load(ctx context.Context, db *query.DB, userID string, p *Principal) (*Prin
 		return nil, ErrNoUser
 	}
 	p.User = u
-	scopes, err := query.RoleScopes(db, p.User.RoleID)
+	scopes, err := store.RoleScopes(db, p.User.RoleID)
 	if err != nil {
 		return nil, err
 	}
@@ -97,9 +97,9 @@ func (p *Principal) IsAdmin() bool { return p.User.Admin || p.User.RoleID == Roo
 func (p *Principal) Can(scope string) bool { return p.IsAdmin() || p.Scopes[scope] }
 
 // GroupIDs returns the caller's group ids (read once per Principal).
-func (p *Principal) GroupIDs(ctx context.Context, db *query.DB) ([]string, error) {
+func (p *Principal) GroupIDs(ctx context.Context, db *store.DB) ([]string, error) {
 	if !p.loaded {
-		groups, err := query.UserGroupIDs(db.WithContext(ctx), p.User.ID)
+		groups, err := store.UserGroupIDs(db.WithContext(ctx), p.User.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -109,23 +109,23 @@ func (p *Principal) GroupIDs(ctx context.Context, db *query.DB) ([]string, error
 	return p.groups, nil
 }
 
-// Viewer is the caller as the queries of api/query see it.
-func (p *Principal) Viewer(ctx context.Context, db *query.DB) (query.Viewer, error) {
+// Viewer is the caller as the queries of internal/store see it.
+func (p *Principal) Viewer(ctx context.Context, db *store.DB) (store.Viewer, error) {
 	if p.IsAdmin() {
-		return query.Viewer{UserID: p.User.ID, Admin: true}, nil
+		return store.Viewer{UserID: p.User.ID, Admin: true}, nil
 	}
 	groups, err := p.GroupIDs(ctx, db)
 	if err != nil {
-		return query.Viewer{}, err
+		return store.Viewer{}, err
 	}
-	return query.Viewer{UserID: p.User.ID, Groups: groups}, nil
+	return store.Viewer{UserID: p.User.ID, Groups: groups}, nil
 }
 
 // SearchVisibility is what the search engine lets the caller see:
 // everything for administrators, else documents of locations and
 // containers without groups or sharing one of the caller's groups. The
 // engine enforces it; clients cannot widen it with filters.
-func (p *Principal) SearchVisibility(ctx context.Context, db *query.DB) (search.Visibility, error) {
+func (p *Principal) SearchVisibility(ctx context.Context, db *store.DB) (search.Visibility, error) {
 	if p.IsAdmin() {
 		return search.Visibility{All: true}, nil
 	}

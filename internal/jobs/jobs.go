@@ -8,7 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/metaharvest/metaharvest/api/query"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"net/http"
 	"slices"
 	"sort"
@@ -50,7 +50,7 @@ type Options struct {
 
 // Starter creates jobs and enqueues their tasks.
 type Starter struct {
-	DB       *query.DB
+	DB       *store.DB
 	Queue    *asynq.Client
 	Names    queue.Names
 	Registry *extractors.Registry
@@ -98,7 +98,7 @@ func (s *Starter) StartJob(ctx context.Context, spec Spec) (Started, error) {
 
 func (s *Starter) start(ctx context.Context, spec Spec) (string, string, error) {
 	db := s.DB.WithContext(ctx)
-	loc, err := query.Location(db, spec.LocationID)
+	loc, err := store.Location(db, spec.LocationID)
 	if err != nil {
 		return "", "", err
 	}
@@ -106,7 +106,7 @@ func (s *Starter) start(ctx context.Context, spec Spec) (string, string, error) 
 	case spec.ItemID != "" && spec.ContainerID != "":
 		return "", "", apperr.InvalidField("item_id", "give item_id or container_id, not both")
 	case spec.ItemID != "":
-		item, err := query.LiveItemOf(db, loc.ID, spec.ItemID)
+		item, err := store.LiveItemOf(db, loc.ID, spec.ItemID)
 		if err != nil {
 			return "", "", err
 		}
@@ -114,7 +114,7 @@ func (s *Starter) start(ctx context.Context, spec Spec) (string, string, error) 
 	case spec.ContainerID == "":
 		return "", "", apperr.InvalidField("container_id", "give item_id or container_id")
 	}
-	ctr, err := query.ContainerOf(db, loc.ID, spec.ContainerID)
+	ctr, err := store.ContainerOf(db, loc.ID, spec.ContainerID)
 	if err != nil {
 		return "", "", err
 	}
@@ -153,7 +153,7 @@ func (s *Starter) start(ctx context.Context, spec Spec) (string, string, error) 
 		}
 		return job.RequestID, SkipRecentlyWalked, nil
 	}
-	if _, err := query.InsertJob(db, &job); err != nil {
+	if _, err := store.InsertJob(db, &job); err != nil {
 		return "", "", err
 	}
 	if err := Enqueue(ctx, s.Queue, task, opts...); err != nil {
@@ -167,7 +167,7 @@ func (s *Starter) start(ctx context.Context, spec Spec) (string, string, error) 
 func (s *Starter) recordSkipped(ctx context.Context, job models.Job, ctr models.Container) error {
 	job.WalkComplete = true
 	// A job started twice (same request id) is recorded once.
-	return query.InsertCompleteJob(s.DB.WithContext(ctx), &job, &models.Activity{TS: time.Now().UTC(), Kind: models.ActivityWalk,
+	return store.InsertCompleteJob(s.DB.WithContext(ctx), &job, &models.Activity{TS: time.Now().UTC(), Kind: models.ActivityWalk,
 		RequestID: job.RequestID, LocationID: job.LocationID, ContainerID: ctr.ID, HarvestID: job.RequestID, ProfileID: job.ProfileID,
 		Extractors: job.Extractors, Name: ctr.Name, Source: "skipped: " + SkipRecentlyWalked})
 }
@@ -230,7 +230,7 @@ func (s *Starter) Resolve(ctx context.Context, requested []string, profileID str
 			return nil, apperr.InvalidField("extractors", fmt.Sprintf("unknown extractors: %v", unknown))
 		}
 	} else {
-		p, err := query.Profile(s.DB.WithContext(ctx), profileID, false)
+		p, err := store.Profile(s.DB.WithContext(ctx), profileID, false)
 		if ae, ok := apperr.As(err); ok && ae.Status == http.StatusNotFound {
 			return nil, apperr.InvalidField("profile_id", "no such extractor profile")
 		} else if err != nil {
@@ -276,8 +276,8 @@ func withBase(base, names []string) models.Strings {
 
 // EnabledSet reports, for every registered extractor, whether it is enabled
 // on this platform: its settings row, or the registry default.
-func EnabledSet(ctx context.Context, db *query.DB, reg *extractors.Registry) (map[string]bool, error) {
-	rows, err := query.ExtractorSettings(db.WithContext(ctx))
+func EnabledSet(ctx context.Context, db *store.DB, reg *extractors.Registry) (map[string]bool, error) {
+	rows, err := store.ExtractorSettings(db.WithContext(ctx))
 	if err != nil {
 		return nil, err
 	}
