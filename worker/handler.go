@@ -12,12 +12,11 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
-	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/internal/queue"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/storage"
@@ -74,8 +73,8 @@ type target struct {
 func (h *Handler) loadTarget(ctx context.Context, requestID, containerID string) (*target, error) {
 	db := h.DB.WithContext(ctx)
 	t := target{now: h.Now}
-	if err := db.Where("request_id = ?", requestID).Take(&t.job).Error; err != nil {
-		if errors.Is(err, gorm.ErrRecordNotFound) {
+	if err := store.LoadJob(db, requestID, &t.job); err != nil {
+		if store.IsNotFound(err) {
 			return nil, permanent("job %s not found", requestID)
 		}
 		return nil, fmt.Errorf("load job %s: %w", requestID, err)
@@ -88,14 +87,14 @@ func (h *Handler) loadTarget(ctx context.Context, requestID, containerID string)
 	if containerID == "" {
 		containerID = t.job.ContainerID
 	}
-	if err := db.Where("id = ?", containerID).Take(&t.ctr).Error; err != nil {
-		if errors.Is(err, gorm.ErrRecordNotFound) {
+	if err := store.LoadContainer(db, containerID, &t.ctr); err != nil {
+		if store.IsNotFound(err) {
 			return nil, permanent("container %s no longer exists", containerID)
 		}
 		return nil, fmt.Errorf("load container %s: %w", containerID, err)
 	}
-	if err := db.Where("id = ?", t.ctr.LocationID).Take(&t.loc).Error; err != nil {
-		if errors.Is(err, gorm.ErrRecordNotFound) {
+	if err := store.LoadLocation(db, t.ctr.LocationID, &t.loc); err != nil {
+		if store.IsNotFound(err) {
 			return nil, permanent("location %s no longer exists", t.ctr.LocationID)
 		}
 		return nil, fmt.Errorf("load location %s: %w", t.ctr.LocationID, err)
@@ -169,7 +168,7 @@ func activity(t *target, kind, key string) models.Activity {
 
 // insertActivity writes the row unless its key exists and reports whether it
 // was new.
-func insertActivity(tx *gorm.DB, a models.Activity) (bool, error) {
+func insertActivity(tx *store.DB, a models.Activity) (bool, error) {
 	if a.Error != "" {
 		// Errors quote what failed (a tool's output, a server's message):
 		// Postgres text holds UTF-8 only.
@@ -179,10 +178,7 @@ func insertActivity(tx *gorm.DB, a models.Activity) (bool, error) {
 	if a.Extractors == nil {
 		a.Extractors = models.Strings{}
 	}
-	res := tx.Table(models.ActivitiesTable).Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "dedupe_key"}},
-		TargetWhere: clause.Where{Exprs: []clause.Expression{clause.Expr{SQL: "dedupe_key <> ''"}}},
-		DoNothing:   true}).Create(&a)
-	return res.RowsAffected == 1, res.Error
+	return store.InsertActivity(tx, &a)
 }
 
 // errorHash is the MD5 of an error message, the key of error reports.
