@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/internal/queue"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/storage"
@@ -62,7 +62,7 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 		return h.walkFailed(ctx, t, p, fmt.Errorf("list %s: %w", t.ctr.Name, err))
 	}
 	var toHarvest []harvestable
-	err = h.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = h.DB.WithContext(ctx).Transaction(func(tx *store.DB) error {
 		var err error
 		toHarvest, err = upsertItems(tx, t, entries, t.opts.Force || t.opts.NewExtractorsOnly)
 		if err != nil {
@@ -75,11 +75,7 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 		if err != nil || !fresh {
 			return err
 		}
-		return tx.Model(&models.Job{}).Where("request_id = ?", t.job.RequestID).Updates(map[string]any{
-			"walked_count":   gorm.Expr("walked_count + ?", len(entries)),
-			"enqueued_count": gorm.Expr("enqueued_count + ?", len(toHarvest)),
-			"updated":        h.Now().UTC(),
-		}).Error
+		return store.CountWalkPage(tx, t.job.RequestID, len(entries), len(toHarvest), h.Now().UTC())
 	})
 	if err != nil {
 		return h.walkFailed(ctx, t, p, fmt.Errorf("record walk page: %w", err))
@@ -124,7 +120,7 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 // returns, in path order, the files to harvest: all of them with all, else
 // the new and changed ones. A new file becomes an item when it is
 // harvested (its row is written once, whole).
-func upsertItems(tx *gorm.DB, t *target, entries []storage.Entry, all bool) ([]harvestable, error) {
+func upsertItems(tx *store.DB, t *target, entries []storage.Entry, all bool) ([]harvestable, error) {
 	if len(entries) == 0 {
 		return nil, nil
 	}
@@ -135,33 +131,8 @@ func upsertItems(tx *gorm.DB, t *target, entries []storage.Entry, all bool) ([]h
 		ids[i], paths[i], etags[i] = models.ItemID(t.ctr.ID, e.Path), e.Path, e.ETag
 		sizes[i], modified[i] = e.Size, e.LastModified.UTC()
 	}
-	// The items are looked up by (container_id, path), the id's
-	// derivation, not by id: a container's rows are neighbours in that
-	// index, where ids are spread over the whole primary key (a page of
-	// a new container probes one leaf instead of a thousand random ones:
-	// on a platform of a million items the probes by id cost the walk ten
-	// times as much as on an empty one).
-	rows, err := tx.Statement.ConnPool.QueryContext(tx.Statement.Context, `
-		UPDATE items i SET size = x.size, etag = x.etag, last_modified = x.last_modified,
-			last_seen_at = $6, deleted_at = NULL, updated_at = $6
-		FROM unnest($1::text[], $2::int8[], $3::text[], $4::timestamptz[]) AS x(path, size, etag, last_modified)
-		WHERE i.container_id = $5 AND i.path = x.path
-		RETURNING i.id, i.last_harvested IS NULL OR i.etag <> i.harvested_etag`,
-		paths, sizes, etags, modified, t.ctr.ID, t.now().UTC())
+	changed, err := store.UpdateListedItems(tx, t.ctr.ID, paths, sizes, etags, modified, t.now().UTC())
 	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	changed := make(map[string]bool, n)
-	for rows.Next() {
-		var id string
-		var isChanged bool
-		if err := rows.Scan(&id, &isChanged); err != nil {
-			return nil, err
-		}
-		changed[id] = isChanged
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	var out []harvestable
@@ -211,11 +182,10 @@ func itemBatches(files []harvestable, maxFiles int) [][]harvestable {
 // are marked deleted, the job's walk_complete is set, and the container's
 // version (number of harvests) goes up.
 func (h *Handler) finishWalk(ctx context.Context, t *target, note string) error {
-	return h.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Model(&models.Job{}).Where("request_id = ? AND NOT walk_complete", t.job.RequestID).
-			Updates(map[string]any{"walk_complete": true, "updated": h.Now().UTC()})
-		if res.Error != nil || res.RowsAffected == 0 {
-			return res.Error
+	return h.DB.WithContext(ctx).Transaction(func(tx *store.DB) error {
+		completed, err := store.CompleteWalk(tx, t.job.RequestID, h.Now().UTC())
+		if err != nil || !completed {
+			return err
 		}
 		now := h.Now().UTC()
 		if note != "" {
@@ -224,23 +194,19 @@ func (h *Handler) finishWalk(ctx context.Context, t *target, note string) error 
 			_, err := insertActivity(tx, a)
 			return err
 		}
-		var gone []string
-		if err := tx.Model(&models.Item{}).Where("container_id = ? AND deleted_at IS NULL AND last_seen_at < ?",
-			t.ctr.ID, t.job.Created).Pluck("id", &gone).Error; err != nil {
+		gone, err := store.UnseenItems(tx, t.ctr.ID, t.job.Created)
+		if err != nil {
 			return err
 		}
 		if len(gone) > 0 {
-			if err := tx.Model(&models.Item{}).Where("id IN ?", gone).Update("deleted_at", now).Error; err != nil {
+			if err := store.MarkItemsDeleted(tx, gone, now); err != nil {
 				return err
 			}
 			if _, err := search.IndexInTx(ctx, tx, h.Search, gone...); err != nil {
 				return err
 			}
 		}
-		return tx.Model(&models.Container{}).Where("id = ?", t.ctr.ID).Updates(map[string]any{
-			"version": gorm.Expr("version + 1"), "last_walked": now, "last_harvested": now,
-			"request_id": t.job.RequestID, "updated_at": now,
-		}).Error
+		return store.FinishContainerWalk(tx, t.ctr.ID, t.job.RequestID, now)
 	})
 }
 
@@ -254,16 +220,14 @@ func (h *Handler) walkFailed(ctx context.Context, t *target, p queue.WalkPayload
 	if ctx.Err() != nil || !errors.Is(cause, asynq.SkipRetry) && retriesLeft(ctx) {
 		return cause
 	}
-	err := h.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := h.DB.WithContext(ctx).Transaction(func(tx *store.DB) error {
 		a := activity(t, models.ActivityWalk, t.ctr.ID+":"+p.Cursor)
 		a.Name, a.Source, a.Error = t.ctr.Name, p.Cursor, cause.Error()
 		fresh, err := insertActivity(tx, a)
 		if err != nil || !fresh {
 			return err
 		}
-		return tx.Model(&models.Job{}).Where("request_id = ?", t.job.RequestID).Updates(map[string]any{
-			"error_count": gorm.Expr("error_count + 1"), "walk_complete": true, "updated": h.Now().UTC(),
-		}).Error
+		return store.FailWalk(tx, t.job.RequestID, h.Now().UTC())
 	})
 	if err != nil {
 		return err
