@@ -17,6 +17,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/internal/queue"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/storage"
 )
@@ -60,10 +61,10 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 	// this task, may have made them items meanwhile (by container and
 	// path, as the walk does: see upsertItems).
 	var items []models.Item
-	const columns = "id, container_id, path, name, mime_type, harvested_etag, last_harvested, last_request_id, results, deleted_at"
 	if itemIDs := p.IDs(); len(itemIDs) > 0 {
-		if err := h.DB.WithContext(ctx).Select(columns).Where("id IN ?", itemIDs).Find(&items).Error; err != nil {
-			return fmt.Errorf("load items: %w", err)
+		var err error
+		if items, err = store.HarvestItems(h.DB.WithContext(ctx), itemIDs); err != nil {
+			return err
 		}
 	}
 	if len(p.Files) > 0 {
@@ -71,10 +72,9 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 		for i, f := range p.Files {
 			paths[i] = f.Path
 		}
-		var made []models.Item
-		if err := h.DB.WithContext(ctx).Select(columns).Where("container_id = ? AND path = ANY(?::text[])", p.ContainerID, models.Strings(paths)).
-			Find(&made).Error; err != nil {
-			return fmt.Errorf("load items: %w", err)
+		made, err := store.HarvestItemsAt(h.DB.WithContext(ctx), p.ContainerID, paths)
+		if err != nil {
+			return err
 		}
 		loaded := make(map[string]bool, len(items))
 		for _, it := range items {
@@ -172,10 +172,8 @@ func (h *Handler) pending(ctx context.Context, t *target, items []models.Item, r
 		for i, it := range items {
 			ids[i] = it.ID
 		}
-		var finished []string
-		if err := h.DB.WithContext(ctx).Model(&models.Activity{}).
-			Where("request_id = ? AND kind = ? AND item_id IN ?", t.job.RequestID, models.ActivityHarvestEnd, ids).
-			Pluck("item_id", &finished).Error; err != nil {
+		finished, err := store.FinishedItems(h.DB.WithContext(ctx), t.job.RequestID, ids)
+		if err != nil {
 			return nil, err
 		}
 		for _, id := range finished {
@@ -300,9 +298,8 @@ func (h *Handler) extractorsFor(ctx context.Context, t *target, item models.Item
 			ran = append(ran, name)
 		}
 	}
-	var since []string
-	if err := h.DB.WithContext(ctx).Model(&models.ExtractorSetting{}).
-		Where("enabled AND enabled_at > ?", *item.LastHarvested).Pluck("name", &since).Error; err != nil {
+	since, err := store.ExtractorsEnabledSince(h.DB.WithContext(ctx), *item.LastHarvested)
+	if err != nil {
 		return nil, err
 	}
 	has := map[string]bool{}
