@@ -1,16 +1,14 @@
 package worker
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // mediaRows are the segment parts and captions of a batch, column by column.
@@ -114,7 +112,7 @@ func CaptionID(itemID, extractor, label string, index int) string {
 
 // insert writes the rows of the items in keep. Several parts of one
 // extractor at the same millisecond keep the last.
-func (m *mediaRows) insert(ctx context.Context, conn gorm.ConnPool, keep map[string]bool, now time.Time) error {
+func (m *mediaRows) insert(tx *store.DB, keep map[string]bool, now time.Time) error {
 	if len(m.segItem) > 0 {
 		var it, ex, th, su []string
 		var tm []int64
@@ -125,13 +123,8 @@ func (m *mediaRows) insert(ctx context.Context, conn gorm.ConnPool, keep map[str
 			}
 		}
 		if len(it) > 0 {
-			if _, err := conn.ExecContext(ctx, `
-INSERT INTO segment_parts (item_id, extractor, time_ms, thumbnail, summary)
-SELECT x.item_id, x.extractor, x.time_ms, NULLIF(x.thumbnail, '')::jsonb, x.summary::jsonb
-FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[]) AS x(item_id, extractor, time_ms, thumbnail, summary)
-ON CONFLICT (item_id, extractor, time_ms) DO UPDATE SET thumbnail = EXCLUDED.thumbnail, summary = EXCLUDED.summary`,
-				it, ex, tm, th, su); err != nil {
-				return fmt.Errorf("insert segment parts: %w", err)
+			if err := store.InsertSegmentParts(tx, store.SegmentParts{Item: it, Extractor: ex, TimeMS: tm, Thumbnail: th, Summary: su}); err != nil {
+				return err
 			}
 		}
 	}
@@ -146,15 +139,9 @@ ON CONFLICT (item_id, extractor, time_ms) DO UPDATE SET thumbnail = EXCLUDED.thu
 			}
 		}
 		if len(id) > 0 {
-			if _, err := conn.ExecContext(ctx, `
-INSERT INTO captions (id, item_id, extractor, label, source, language, confidence, format, cues, added_at)
-SELECT x.id, x.item_id, x.extractor, x.label, x.source, x.language, x.confidence, x.format, x.cues::jsonb, $10
-FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::text[], $9::text[])
-	AS x(id, item_id, extractor, label, source, language, confidence, format, cues)
-ON CONFLICT (id) DO UPDATE SET source = EXCLUDED.source, language = EXCLUDED.language, confidence = EXCLUDED.confidence,
-	format = EXCLUDED.format, cues = EXCLUDED.cues, added_at = EXCLUDED.added_at`,
-				id, it, ex, la, so, lg, co, fo, cu, now); err != nil {
-				return fmt.Errorf("insert captions: %w", err)
+			if err := store.InsertCaptions(tx, store.ExtractedCaptions{ID: id, Item: it, Extractor: ex, Label: la, Source: so,
+				Language: lg, Confidence: co, Format: fo, Cues: cu}, now); err != nil {
+				return err
 			}
 		}
 	}
@@ -172,7 +159,7 @@ func (p *itemExtractors) add(item, extractor string) {
 // delete removes what the extractors harvested again had found before in
 // the items of keep: their artifacts, segment parts and extracted captions
 // (uploaded captions stay).
-func (p *itemExtractors) delete(ctx context.Context, conn gorm.ConnPool, keep map[string]bool) error {
+func (p *itemExtractors) delete(tx *store.DB, keep map[string]bool) error {
 	var it, ex []string
 	for i := range p.item {
 		if keep[p.item[i]] {
@@ -182,12 +169,5 @@ func (p *itemExtractors) delete(ctx context.Context, conn gorm.ConnPool, keep ma
 	if len(it) == 0 {
 		return nil
 	}
-	for _, table := range []string{"artifacts", "segment_parts", "captions"} {
-		q := fmt.Sprintf(`DELETE FROM %s t USING unnest($1::text[], $2::text[]) AS x(item_id, extractor)
-WHERE t.item_id = x.item_id AND t.extractor = x.extractor`, table)
-		if _, err := conn.ExecContext(ctx, q, it, ex); err != nil {
-			return fmt.Errorf("replace %s: %w", table, err)
-		}
-	}
-	return nil
+	return store.DeleteExtractorResults(tx, it, ex)
 }

@@ -204,7 +204,7 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 			written = cols.fresh(inserted, t, newData, media.items())
 		}
 		if len(rerun) > 0 {
-			if err := replaced.delete(ctx, conn, fresh); err != nil {
+			if err := replaced.delete(tx, fresh); err != nil {
 				return err
 			}
 		}
@@ -213,7 +213,7 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 				return err
 			}
 		}
-		if err := media.insert(ctx, conn, fresh, now); err != nil {
+		if err := media.insert(tx, fresh, now); err != nil {
 			return err
 		}
 		searched, err := search.IndexFreshInTx(ctx, tx, h.Search, written, dirty...)
