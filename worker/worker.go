@@ -12,19 +12,19 @@ import (
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
-	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/metrics"
 	"github.com/metaharvest/metaharvest/internal/queue"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/search"
 )
 
 // Deps are the collaborators of a worker process.
 type Deps struct {
 	Config     config.Config
-	DB         *gorm.DB
+	DB         *store.DB
 	Redis      *redis.Client
 	Queue      *asynq.Client
 	RedisOpt   asynq.RedisConnOpt
