@@ -174,7 +174,8 @@ func DigestQuery(query string) (field, value string, ok bool) {
 	return field, q, true
 }
 
-func isDigestField(path string) bool { return digestPaths[path] }
+// IsDigestField reports whether a path is one of DigestFields.
+func IsDigestField(path string) bool { return digestPaths[path] }
 
 // digestPaths are the paths of DigestFields.
 var digestPaths = func() map[string]bool {
@@ -457,7 +458,7 @@ func (p *Prepared) walk(v any, prefix string, depth int, catalogued bool, body *
 			return
 		}
 		// Dates and digests are no words: ranges and DigestQuery find them.
-		if prefix != FieldName && Searchable(prefix) && body.Len() < maxTextBytes && !isDigestField(prefix) && !looksLikeDate(x) {
+		if prefix != FieldName && Searchable(prefix) && body.Len() < maxTextBytes && !IsDigestField(prefix) && !looksLikeDate(x) {
 			if body.Len() > 0 {
 				body.WriteByte('\n')
 			}

@@ -200,6 +200,12 @@ func (e *Engine) applySettings(ctx context.Context, scope search.Scope) error {
 		if err := e.wait(ctx, info); err != nil {
 			return fmt.Errorf("update settings of %s: %w", uid, err)
 		}
+		if info, err = e.client.Index(uid).UpdateFacetSearchWithContext(ctx, want.facetSearch); err != nil {
+			return wrapErr(fmt.Errorf("update facet search of %s: %w", uid, err))
+		}
+		if err := e.wait(ctx, info); err != nil {
+			return fmt.Errorf("update facet search of %s: %w", uid, err)
+		}
 		if info, err = e.client.Index(uid).UpdateFilterableAttributesWithContext(ctx, &want.filterable); err != nil {
 			return wrapErr(fmt.Errorf("update filterable attributes of %s: %w", uid, err))
 		}

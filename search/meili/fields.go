@@ -29,6 +29,8 @@ import (
 //   - The generic names provider data is stored under (the roots of
 //     search.HitCountPaths: tags, labels, logos ...) and custom fields
 //     (fields.<id>) filter and aggregate whatever their leaves, by pattern.
+//   - Digests (search.DigestFields) filter but are not searched as words:
+//     a query that is one digest is a filter on its field (digestQuery).
 //   - Other fields that documents bring (the json and xml extractors copy
 //     arbitrary keys) are stored, returned and known to requests, but do
 //     not filter, sort or aggregate with this backend: a request naming
@@ -41,6 +43,10 @@ type indexSettings struct {
 	exact      map[string]bool       // filterable paths
 	roots      []string              // filterable with every leaf below them
 	sortable   map[string]bool
+	// facetSearch: Meilisearch's search among a facet's values, which
+	// the platform does not use (aggregations read facet distributions).
+	// Off, since keeping it up costs every batch of documents.
+	facetSearch bool
 }
 
 // textFields are the declared long-text fields (extractors.TypeText).
@@ -97,7 +103,7 @@ func declaredSettings(scope search.Scope, maxValuesPerFacet, maxTotalHits int64)
 			s.sortable[d] = true
 			sortable = append(sortable, d)
 		}
-		if k&(search.KindString|search.KindDate) != 0 && search.Searchable(p) {
+		if k&(search.KindString|search.KindDate) != 0 && search.Searchable(p) && !search.IsDigestField(p) {
 			searchable = append(searchable, p)
 		}
 	}
@@ -173,9 +179,10 @@ func (s *indexSettings) sorts(p string) bool { return s.sortable[p] }
 // a process starting with the same declarations changes nothing.
 func (s *indexSettings) key() string {
 	raw, _ := json.Marshal(struct {
-		Base       *meilisearch.Settings
-		Filterable []any
-	}{s.base, s.filterable})
+		Base        *meilisearch.Settings
+		Filterable  []any
+		FacetSearch bool
+	}{s.base, s.filterable, s.facetSearch})
 	h := sha256.Sum256(raw)
 	return hex.EncodeToString(h[:16])
 }

@@ -24,12 +24,25 @@ func (e *Engine) Search(ctx context.Context, req search.Request, vis search.Visi
 	if err != nil {
 		return nil, err
 	}
+	digestQuery(plan)
 	res, err := e.execute(ctx, e.items, plan, vis, nil)
 	if err != nil {
 		return nil, err
 	}
 	res.Query, res.Filters = req.Query, req.Filters
 	return res, nil
+}
+
+// digestQuery turns a query that is one digest, as pasted, into a filter on
+// its field: digests are not searchable words in this backend (each is a
+// word no other document has, and Meilisearch rebuilds its word index with
+// every batch), so a query for one finds the items that have it, and not
+// other documents whose text holds it (the Postgres backend finds both).
+func digestQuery(p *search.Plan) {
+	if field, digest, ok := search.DigestQuery(p.Query); ok {
+		p.Query = ""
+		p.Terms = append(p.Terms, search.TermCond{Field: field, Values: []string{digest}})
+	}
 }
 
 // SearchSegments runs a segment search.
