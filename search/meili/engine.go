@@ -106,7 +106,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	var opts []meilisearch.Option
+	opts := []meilisearch.Option{meilisearch.WithCustomClient(HTTPClient())}
 	if cfg.APIKey != "" {
 		opts = append(opts, meilisearch.WithAPIKey(cfg.APIKey))
 	}
