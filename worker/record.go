@@ -32,6 +32,9 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 	if len(batch) == 0 {
 		return nil
 	}
+	if h.Search != nil {
+		search.KeepPace(ctx, h.Search)
+	}
 	now := h.Now().UTC()
 	var (
 		artifacts   []models.Artifact

@@ -508,3 +508,27 @@ func (e *Engine) noSegments(ctx context.Context, itemIDs []string) (bool, error)
 	}
 	return len(res.Results) == 0, nil
 }
+
+// Backlog counts the documents of item writes Meilisearch has enqueued or
+// is indexing (search.Pacer), whoever sent them, reading tasks until it
+// has counted more than limit.
+func (e *Engine) Backlog(ctx context.Context, limit int64) (int64, error) {
+	const page = 100
+	var n int64
+	q := &meilisearch.TasksQuery{IndexUIDS: []string{e.items}, Limit: page,
+		Statuses: []meilisearch.TaskStatus{meilisearch.TaskStatusEnqueued, meilisearch.TaskStatusProcessing},
+		Types:    []meilisearch.TaskType{meilisearch.TaskTypeDocumentAdditionOrUpdate}}
+	for {
+		res, err := e.client.GetTasksWithContext(ctx, q)
+		if err != nil {
+			return 0, wrapErr(fmt.Errorf("read pending writes: %w", err))
+		}
+		for _, t := range res.Results {
+			n += t.Details.ReceivedDocuments
+		}
+		if n > limit || len(res.Results) < page || res.Next == 0 {
+			return n, nil
+		}
+		q.From = res.Next
+	}
+}
