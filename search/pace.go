@@ -10,11 +10,13 @@ import (
 // could otherwise fall behind a harvest of small files by many seconds,
 // its queue growing as long as the harvest lasts, while the files the
 // harvest reports done are not yet found. Before it records a batch, a
-// harvest waits (KeepPace) while the documents recorded and not yet
-// searchable exceed PaceBacklog, which such an engine indexes in about a
-// second. On a machine the harvest shares with the engine, this costs the
+// harvest waits (KeepPace) while the documents the engine accepted and has
+// not made searchable exceed PaceBacklog, a fraction of a second of its
+// work. On a machine the harvest shares with the engine, this costs the
 // harvest no time to searchable: the engine needs the CPU the harvest
-// leaves it.
+// leaves it (mhbench -only meili: 20,000 small files on 2 cores were
+// searchable ~5 s after their batches committed without it, ~2 s with it,
+// end to end as fast).
 //
 // The wait is bounded (PaceWait each batch) and stops at the first error,
 // so that an engine that is down or stuck delays a harvest, never stops
@@ -33,8 +35,8 @@ type Pacer interface {
 // PaceBacklog is how many documents a harvest lets its search index be
 // behind, and PaceWait how long it waits for it before a batch at most.
 var (
-	PaceBacklog int64 = 2000
-	PaceWait          = 2 * time.Second
+	PaceBacklog int64 = 500
+	PaceWait          = 3 * time.Second
 )
 
 // paceEvery is how often KeepPace looks at the backlog while it waits.
