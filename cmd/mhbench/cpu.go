@@ -10,11 +10,12 @@ import (
 
 // cpuTimes are CPU seconds (user + system) used so far by this process
 // (api and worker run in it) and by the local Postgres and Redis servers,
-// read from /proc: where a harvest's time goes.
-type cpuTimes struct{ self, postgres, redis float64 }
+// and Meilisearch (when one runs), read from /proc: where a harvest's time
+// goes.
+type cpuTimes struct{ self, postgres, redis, meili float64 }
 
 func (a cpuTimes) sub(b cpuTimes) cpuTimes {
-	return cpuTimes{a.self - b.self, a.postgres - b.postgres, a.redis - b.redis}
+	return cpuTimes{a.self - b.self, a.postgres - b.postgres, a.redis - b.redis, a.meili - b.meili}
 }
 
 // clockTicks is USER_HZ, the unit of /proc/<pid>/stat times (100 on Linux).
@@ -56,6 +57,8 @@ func readCPU() cpuTimes {
 			t.postgres += sec + (cut+cst)/clockTicks
 		case strings.HasPrefix(comm, "redis-server"):
 			t.redis += sec
+		case comm == "meilisearch":
+			t.meili += sec
 		}
 	}
 	return t

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"time"
 
@@ -128,14 +129,16 @@ func benchMeiliSmall(ctx context.Context, e *env, srv *testmeili.Server, n int) 
 			return err
 		}
 	}
-	client := meilisearch.New(srv.URL, meilisearch.WithAPIKey(srv.Key))
+	client := meilisearch.New(srv.URL, meilisearch.WithAPIKey(srv.Key), meilisearch.WithCustomClient(meili.HTTPClient()))
 	fmt.Printf("small files with Meilisearch: %d x 4 KiB (store, mime_type, hashes), end to end, against bare Meilisearch ingest of the same documents\n", n)
 	var platform, nine []float64
 	for round := 1; round <= 3; round++ {
+		cpu0 := readCPU()
 		run, err := e.harvestE2E(ctx, root, smallFileExtractors, int64(n), false)
 		if err != nil {
 			return err
 		}
+		cpu := readCPU().sub(cpu0)
 		docs, err := meiliDocuments(ctx, client, e.cfg.RedisNamespace+"_items", run.locID)
 		if err != nil {
 			return err
@@ -149,10 +152,12 @@ func benchMeiliSmall(ctx context.Context, e *env, srv *testmeili.Server, n int) 
 		if _, err := meili.New(ctx, meili.Config{URL: srv.URL, APIKey: srv.Key, IndexPrefix: prefix, Logger: slog.New(slog.DiscardHandler)}); err != nil {
 			return err
 		}
+		bare0 := readCPU()
 		tp, err := bareIngest(ctx, client, prefix+"items", docs)
 		if err != nil {
 			return err
 		}
+		bareCPU := readCPU().sub(bare0).meili
 		// Nine filterable attributes, nothing else set.
 		uid := "nine" + ids.New()[:6]
 		info, err := client.CreateIndexWithContext(ctx, &meilisearch.IndexConfig{Uid: uid, PrimaryKey: search.FieldID})
@@ -178,6 +183,13 @@ func benchMeiliSmall(ctx context.Context, e *env, srv *testmeili.Server, n int) 
 		platform, nine = append(platform, ofs/pfs), append(nine, ofs/nfs)
 		fmt.Printf("  round %d: metaharvest searchable %6.0f files/s (%s); bare Meilisearch, platform settings %6.0f docs/s, ratio %.2fx; 9 filterable %6.0f docs/s, ratio %.2fx\n",
 			round, ofs, run.searchable.Round(time.Millisecond), pfs, ofs/pfs, nfs, ofs/nfs)
+		// The harvest and Meilisearch share the machine's CPUs: with every
+		// CPU busy all along, the harvest's searchable time would be its
+		// CPU over the CPUs, which bounds the ratio this machine allows.
+		total := cpu.self + cpu.postgres + cpu.redis + cpu.meili
+		fmt.Printf("           recorded after %s; CPU of the harvest: api and worker %.1f s, Postgres %.1f s, Redis %.1f s, Meilisearch %.1f s (bare ingest: %.1f s); ratio possible on %d CPUs %.2fx\n",
+			run.recorded.Round(time.Millisecond), cpu.self, cpu.postgres, cpu.redis, cpu.meili, bareCPU, runtime.NumCPU(),
+			tp.Seconds()/(total/float64(runtime.NumCPU())))
 		for _, idx := range []string{prefix + "items", prefix + "segments", prefix + "fields", uid} {
 			client.DeleteIndexWithContext(ctx, idx)
 		}
