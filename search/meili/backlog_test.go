@@ -1,38 +1,55 @@
 package meili_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
+	"github.com/meilisearch/meilisearch-go"
+
+	"github.com/metaharvest/metaharvest/internal/testmeili"
 	"github.com/metaharvest/metaharvest/search"
+	"github.com/metaharvest/metaharvest/search/meili"
 )
 
 // TestBacklog: the engine counts the documents Meilisearch has accepted and
-// not yet made searchable (what a harvest keeps pace with), and none once
-// they are.
+// not yet made searchable (what a harvest keeps pace with), whoever sent
+// them, and none once they are.
 func TestBacklog(t *testing.T) {
 	t.Parallel()
-	e := newEngine(t)
-	ctx := context.Background()
-	const n = 20_000
-	docs := make([]search.Document, n)
-	for i := range docs {
-		docs[i] = search.Document{"_id": fmt.Sprintf("d%05d", i), "name": fmt.Sprintf("file %d.txt", i), "size": i}
-	}
-	if err := e.Upsert(ctx, docs); err != nil {
+	srv := testmeili.Shared(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	prefix := testmeili.Prefix(t)
+	e, err := meili.New(ctx, meili.Config{URL: srv.URL, APIKey: srv.Key, IndexPrefix: prefix})
+	if err != nil {
 		t.Fatal(err)
 	}
-	// Meilisearch indexes 20,000 documents in well over the time of one
-	// request: some are still waiting.
+	t.Cleanup(func() { e.Drop(context.Background()) })
+	// Sent straight to Meilisearch (as another process would), so that
+	// Backlog is asked the moment the tasks are accepted: Meilisearch
+	// cannot index 20,000 documents in the time of one request.
+	const n = 20_000
+	var body bytes.Buffer
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&body, `{"_id":"d%05d","name":"file %d.txt","size":%d}`+"\n", i, i, i)
+	}
+	client := meilisearch.New(srv.URL, meilisearch.WithAPIKey(srv.Key))
+	pk := search.FieldID
+	info, err := client.Index(prefix+"items").AddDocumentsNdjsonWithContext(ctx, body.Bytes(), &meilisearch.DocumentOptions{PrimaryKey: &pk})
+	if err != nil {
+		t.Fatal(err)
+	}
 	waiting, err := e.Backlog(ctx, n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if waiting <= 0 || waiting > n {
-		t.Errorf("backlog right after sending %d documents: %d", n, waiting)
+	if waiting != n {
+		t.Errorf("backlog right after Meilisearch accepted %d documents: %d", n, waiting)
 	}
-	if err := e.Sync(ctx); err != nil {
+	if _, err := client.WaitForTaskWithContext(ctx, info.TaskUID, 20*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	if waiting, err = e.Backlog(ctx, n); err != nil || waiting != 0 {
