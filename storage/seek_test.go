@@ -71,7 +71,8 @@ func TestOpenSeekerLocal(t *testing.T) {
 
 // recordingProxy forwards TCP connections to target and keeps what the
 // clients sent (HTTP/1.1 requests in clear text), so that a test can see
-// which byte ranges were asked of the server.
+// which byte ranges were asked of the server. A request is kept before it
+// is forwarded, so that it is on record by the time its answer arrives.
 type recordingProxy struct {
 	mu   sync.Mutex
 	sent []*bytes.Buffer
@@ -104,7 +105,7 @@ func startRecordingProxy(t *testing.T, target string) (string, *recordingProxy) 
 			p.sent = append(p.sent, &buf.b)
 			p.mu.Unlock()
 			wg.Add(2)
-			go func() { defer wg.Done(); io.Copy(io.MultiWriter(s, buf), c); s.Close() }()
+			go func() { defer wg.Done(); io.Copy(io.MultiWriter(buf, s), c); s.Close() }()
 			go func() { defer wg.Done(); io.Copy(c, s); c.Close() }()
 		}
 	}()
