@@ -122,6 +122,9 @@ function setupAdd(form, itemId) {
   const result = form.querySelector('#add-result');
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
+    // The last add's message goes at once: a second add is announced anew,
+    // and not mistaken for the first one's answer.
+    result.textContent = '';
     const select = form.querySelector('#add-compilation');
     const body = { item_id: itemId };
     if (moment()) {
