@@ -2,17 +2,14 @@ package search
 
 import (
 	"context"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/ids"
-	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/internal/store/searchrows"
 )
 
 // The outbox (table search_outbox) holds the ids of items whose search
@@ -38,6 +35,8 @@ import (
 //     the one it claimed: an item changed while it was being indexed stays
 //     dirty. Rows of a drainer that died are claimed again when its lease
 //     expires.
+//
+// The statements are internal/store/searchrows's (outbox.go there).
 
 // OutboxChannel is the Postgres notification channel MarkDirty notifies.
 const OutboxChannel = "search_outbox"
@@ -48,20 +47,12 @@ var claimLease = 30 * time.Second
 
 // MarkDirty records that the search documents of these items must be rebuilt.
 // Call it with the transaction that changes the items.
-func MarkDirty(tx *gorm.DB, itemIDs ...string) error {
+func MarkDirty(tx *searchrows.DB, itemIDs ...string) error {
 	ids := uniqueIDs(itemIDs)
 	if len(ids) == 0 {
 		return nil
 	}
-	err := tx.Exec(`
-WITH marked AS (
-    INSERT INTO search_outbox (item_id)
-    SELECT unnest(?::text[])
-    ON CONFLICT (item_id) DO UPDATE
-    SET seq = nextval('search_outbox_seq'), enqueued_at = clock_timestamp()
-    RETURNING 1)
-SELECT pg_notify(?, '') FROM (SELECT 1 FROM marked LIMIT 1) m`, models.Strings(ids), OutboxChannel).Error
-	if err != nil {
+	if err := searchrows.MarkDirty(tx, OutboxChannel, ids); err != nil {
 		return fmt.Errorf("mark items dirty for search: %w", err)
 	}
 	return nil
@@ -70,24 +61,11 @@ SELECT pg_notify(?, '') FROM (SELECT 1 FROM marked LIMIT 1) m`, models.Strings(i
 // MarkDirtyWhere marks every live item matching cond (a WHERE clause over
 // items with its arguments) dirty, in one statement; for changes that
 // concern many items at once.
-func MarkDirtyWhere(tx *gorm.DB, cond string, args ...any) error {
-	err := tx.Exec(`
-WITH marked AS (
-    INSERT INTO search_outbox (item_id)
-    SELECT id FROM items WHERE deleted_at IS NULL AND (`+cond+`)
-    ON CONFLICT (item_id) DO UPDATE
-    SET seq = nextval('search_outbox_seq'), enqueued_at = clock_timestamp()
-    RETURNING 1)
-SELECT pg_notify(?, '') FROM (SELECT 1 FROM marked LIMIT 1) m`, append(args, OutboxChannel)...).Error
-	if err != nil {
+func MarkDirtyWhere(tx *searchrows.DB, cond string, args ...any) error {
+	if err := searchrows.MarkDirtyWhere(tx, OutboxChannel, cond, args...); err != nil {
 		return fmt.Errorf("mark items dirty for search: %w", err)
 	}
 	return nil
-}
-
-type claimed struct {
-	ItemID string
-	Seq    int64
 }
 
 // Drain indexes dirty items until the outbox is empty (or ctx ends), batch
@@ -98,13 +76,13 @@ type claimed struct {
 // not an outage) stays dirty without holding up the others: the rest is
 // indexed and the refusals are returned together. n counts the items
 // indexed or deleted.
-func Drain(ctx context.Context, db *gorm.DB, engine Engine, batch int) (n int, err error) {
+func Drain(ctx context.Context, db *searchrows.DB, engine Engine, batch int) (n int, err error) {
 	if batch <= 0 {
 		batch = 500
 	}
 	once := drainOnce
 	if ti, ok := engine.(TxIndexer); ok {
-		once = func(ctx context.Context, db *gorm.DB, _ Engine, batch int) (int, []error, error) {
+		once = func(ctx context.Context, db *searchrows.DB, _ Engine, batch int) (int, []error, error) {
 			return drainTxOnce(ctx, db, ti, batch)
 		}
 	}
@@ -153,11 +131,10 @@ func upsertEach(ctx context.Context, engine Engine, docs []Document) (ok []strin
 // database's transactions, in one transaction (see the top of this file).
 // done counts the items indexed or removed; refused holds the items the
 // engine would not take (they stay dirty).
-func drainTxOnce(ctx context.Context, db *gorm.DB, ti TxIndexer, batch int) (done int, refused []error, err error) {
-	err = db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var ids []string
-		if err := tx.Raw(`SELECT item_id FROM search_outbox ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED`, batch).
-			Scan(&ids).Error; err != nil {
+func drainTxOnce(ctx context.Context, db *searchrows.DB, ti TxIndexer, batch int) (done int, refused []error, err error) {
+	err = db.WithContext(ctx).Transaction(func(tx *searchrows.DB) error {
+		ids, err := searchrows.LockOutbox(tx, batch)
+		if err != nil {
 			return fmt.Errorf("claim search outbox: %w", err)
 		}
 		if len(ids) == 0 {
@@ -166,8 +143,7 @@ func drainTxOnce(ctx context.Context, db *gorm.DB, ti TxIndexer, batch int) (don
 		// A harvest indexing these items in its own transaction holds
 		// their rows until it commits: wait for it, so that the documents
 		// built next see what it wrote (or make it wait for this batch).
-		if err := tx.Exec(`SELECT 1 FROM items WHERE id = ANY(?::text[]) ORDER BY id FOR NO KEY UPDATE`,
-			models.Strings(ids)).Error; err != nil {
+		if err := searchrows.LockItems(tx, ids); err != nil {
 			return fmt.Errorf("lock items to index: %w", err)
 		}
 		indexed, bad, err := indexEachTx(ctx, tx, ti, ids)
@@ -175,7 +151,7 @@ func drainTxOnce(ctx context.Context, db *gorm.DB, ti TxIndexer, batch int) (don
 			return err
 		}
 		refused = bad
-		if err := tx.Exec(`DELETE FROM search_outbox WHERE item_id = ANY(?::text[])`, models.Strings(indexed)).Error; err != nil {
+		if err := searchrows.ClearOutbox(tx, indexed); err != nil {
 			return fmt.Errorf("clear search outbox: %w", err)
 		}
 		done = len(indexed)
@@ -191,7 +167,7 @@ func drainTxOnce(ctx context.Context, db *gorm.DB, ti TxIndexer, batch int) (don
 // engine refuses it, one by one (each in a savepoint), so that a document
 // it cannot take leaves the others indexed. It returns the items indexed
 // and one error per item refused.
-func indexEachTx(ctx context.Context, tx *gorm.DB, ti TxIndexer, ids []string) (indexed []string, refused []error, err error) {
+func indexEachTx(ctx context.Context, tx *searchrows.DB, ti TxIndexer, ids []string) (indexed []string, refused []error, err error) {
 	// attempt reports a refusal apart from a failure that ends the drain.
 	attempt := func(savepoint string, ids []string) (refusedErr, failed error) {
 		if err := tx.SavePoint(savepoint).Error; err != nil {
@@ -232,18 +208,9 @@ func indexEachTx(ctx context.Context, tx *gorm.DB, ti TxIndexer, ids []string) (
 
 // drainOnce indexes one batch. done counts the items indexed or removed;
 // refused holds the items the engine would not take (they stay dirty).
-func drainOnce(ctx context.Context, db *gorm.DB, engine Engine, batch int) (done int, refused []error, err error) {
+func drainOnce(ctx context.Context, db *searchrows.DB, engine Engine, batch int) (done int, refused []error, err error) {
 	token := ids.New()
-	var rows []claimed
-	err = db.WithContext(ctx).Raw(`
-UPDATE search_outbox o SET claimed_until = now() + make_interval(secs => ?), claim_token = ?
-WHERE o.item_id IN (
-    SELECT item_id FROM search_outbox
-    WHERE claimed_until IS NULL OR claimed_until < now()
-    ORDER BY seq
-    LIMIT ?
-    FOR UPDATE SKIP LOCKED)
-RETURNING o.item_id, o.seq`, claimLease.Seconds(), token, batch).Scan(&rows).Error
+	rows, err := searchrows.ClaimOutbox(db.WithContext(ctx), claimLease, token, batch)
 	if err != nil {
 		return 0, nil, fmt.Errorf("claim search outbox: %w", err)
 	}
@@ -263,8 +230,9 @@ RETURNING o.item_id, o.seq`, claimLease.Seconds(), token, batch).Scan(&rows).Err
 			case <-renewing:
 				return
 			case <-t.C:
-				db.WithContext(ctx).Exec(`UPDATE search_outbox SET claimed_until = now() + make_interval(secs => ?) WHERE claim_token = ?`,
-					claimLease.Seconds(), token)
+				// A renewal that fails is tried again at the next tick,
+				// well within the lease.
+				_ = searchrows.RenewClaims(db.WithContext(ctx), claimLease, token)
 			}
 		}
 	}()
@@ -273,7 +241,7 @@ RETURNING o.item_id, o.seq`, claimLease.Seconds(), token, batch).Scan(&rows).Err
 		// A fresh context: the rows must be released even when ctx ended.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		return db.WithContext(rctx).Exec(`UPDATE search_outbox SET claimed_until = NULL, claim_token = NULL WHERE claim_token = ?`, token).Error
+		return searchrows.ReleaseClaims(db.WithContext(rctx), token)
 	}
 	fail := func(err error) (int, []error, error) {
 		if rerr := release(); rerr != nil {
@@ -337,12 +305,7 @@ RETURNING o.item_id, o.seq`, claimLease.Seconds(), token, batch).Scan(&rows).Err
 			doneSeqs = append(doneSeqs, r.Seq)
 		}
 	}
-	err = db.WithContext(ctx).Exec(`
-DELETE FROM search_outbox o
-USING unnest(?::text[], ?::bigint[]) AS done(item_id, seq)
-WHERE o.item_id = done.item_id AND o.seq = done.seq AND o.claim_token = ?`,
-		models.Strings(doneIDs), int64Array(doneSeqs), token).Error
-	if err != nil {
+	if err := searchrows.DeleteClaimed(db.WithContext(ctx), token, doneIDs, doneSeqs); err != nil {
 		return fail(fmt.Errorf("clear search outbox: %w", err))
 	}
 	// Rows whose item changed meanwhile, and refused ones, are left
@@ -356,38 +319,19 @@ WHERE o.item_id = done.item_id AND o.seq = done.seq AND o.claim_token = ?`,
 // Reindex rebuilds the index from scratch: it resets the engine, marks every
 // live item dirty and drains. Searches see a partial index until it is done;
 // items changed meanwhile are indexed in their latest state.
-func Reindex(ctx context.Context, db *gorm.DB, engine Engine) (int, error) {
+func Reindex(ctx context.Context, db *searchrows.DB, engine Engine) (int, error) {
 	if err := engine.Reset(ctx); err != nil {
 		return 0, fmt.Errorf("reset search engine: %w", err)
 	}
-	err := db.WithContext(ctx).Exec(`
-INSERT INTO search_outbox (item_id)
-SELECT id FROM items WHERE deleted_at IS NULL
-ON CONFLICT (item_id) DO UPDATE
-SET seq = nextval('search_outbox_seq'), enqueued_at = clock_timestamp()`).Error
-	if err != nil {
+	if err := searchrows.MarkAllDirty(db.WithContext(ctx)); err != nil {
 		return 0, fmt.Errorf("mark every item dirty for search: %w", err)
 	}
 	return Drain(ctx, db, engine, 500)
 }
 
-// int64Array renders a Postgres bigint[] literal (GORM passes it as text).
-type int64Array []int64
-
-func (a int64Array) Value() (driver.Value, error) {
-	b := []byte{'{'}
-	for i, v := range a {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = fmt.Appendf(b, "%d", v)
-	}
-	return string(append(b, '}')), nil
-}
-
 // indexSegments replaces the segments of the items just indexed with the
 // ones stored for them (see BuildSegments).
-func indexSegments(ctx context.Context, db *gorm.DB, engine Engine, docs []Document, skip map[string]bool) error {
+func indexSegments(ctx context.Context, db *searchrows.DB, engine Engine, docs []Document, skip map[string]bool) error {
 	var ids []string
 	var indexed []Document
 	for _, d := range docs {
@@ -420,9 +364,9 @@ func indexSegments(ctx context.Context, db *gorm.DB, engine Engine, docs []Docum
 }
 
 // OutboxDepth counts the items waiting in the outbox.
-func OutboxDepth(ctx context.Context, db *gorm.DB) (int64, error) {
-	var n int64
-	if err := db.WithContext(ctx).Raw(`SELECT count(*) FROM search_outbox`).Scan(&n).Error; err != nil {
+func OutboxDepth(ctx context.Context, db *searchrows.DB) (int64, error) {
+	n, err := searchrows.OutboxDepth(db.WithContext(ctx))
+	if err != nil {
 		return 0, fmt.Errorf("count the search outbox: %w", err)
 	}
 	return n, nil
@@ -431,14 +375,10 @@ func OutboxDepth(ctx context.Context, db *gorm.DB) (int64, error) {
 // RebuildStart is what a rebuild of the whole index (metaharvest reindex)
 // starts from: the database's clock, against which items changed since are
 // found (updated_at), and the number of live items it sends.
-func RebuildStart(ctx context.Context, db *gorm.DB) (now time.Time, items int64, err error) {
-	row := struct {
-		Now   time.Time
-		Items int64
-	}{}
-	err = db.WithContext(ctx).Raw(`SELECT now() AS now, (SELECT count(*) FROM items WHERE deleted_at IS NULL) AS items`).Scan(&row).Error
+func RebuildStart(ctx context.Context, db *searchrows.DB) (now time.Time, items int64, err error) {
+	now, items, err = searchrows.RebuildStart(db.WithContext(ctx))
 	if err != nil {
 		return time.Time{}, 0, fmt.Errorf("read the state a reindex starts from: %w", err)
 	}
-	return row.Now, row.Items, nil
+	return now, items, nil
 }
