@@ -9,14 +9,13 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/gorm"
-
+	"github.com/metaharvest/metaharvest/internal/store/searchrows"
 	"github.com/metaharvest/metaharvest/models"
 )
 
 // BuildDocument derives the search document of one item from Postgres. ok is
 // false when the item does not exist or is deleted (its document must go).
-func BuildDocument(db *gorm.DB, itemID string) (doc Document, ok bool, err error) {
+func BuildDocument(db *searchrows.DB, itemID string) (doc Document, ok bool, err error) {
 	ctx := context.Background()
 	if db.Statement != nil && db.Statement.Context != nil {
 		ctx = db.Statement.Context
@@ -29,19 +28,10 @@ func BuildDocument(db *gorm.DB, itemID string) (doc Document, ok bool, err error
 	return doc, ok, nil
 }
 
+// itemRow is what an item's document is made of: its row (read, or made
+// from a Fresh item) and the groups of its location and container.
 type itemRow struct {
-	ID              string
-	Name            string
-	Path            string
-	Size            int64
-	LastModified    *time.Time
-	MimeType        string
-	Metadata        models.JSON
-	LocationID      string
-	LocationKind    string
-	LocationName    string
-	ContainerID     string
-	ContainerName   string
+	searchrows.Item
 	LocationGroups  models.Strings
 	ContainerGroups models.Strings
 	// data is the metadata of a Fresh item, decoded already (Metadata is
@@ -104,20 +94,20 @@ func (f *Fresh) row() itemRow {
 	}
 	// The row keeps microseconds, in UTC.
 	lm := f.LastModified.UTC().Truncate(time.Microsecond)
-	return itemRow{ID: f.ID, Name: f.Name, Path: f.Path, Size: f.Size, LastModified: &lm, MimeType: f.MimeType,
+	return itemRow{Item: searchrows.Item{ID: f.ID, Name: f.Name, Path: f.Path, Size: f.Size, LastModified: &lm, MimeType: f.MimeType,
 		LocationID: f.LocationID, LocationKind: f.LocationKind, LocationName: f.LocationName,
-		ContainerID: f.ContainerID, ContainerName: f.ContainerName, data: data}
+		ContainerID: f.ContainerID, ContainerName: f.ContainerName}, data: data}
 }
 
 // BuildDocuments derives the documents of several items in one query; items
 // that do not exist or are deleted are absent from the map.
-func BuildDocuments(ctx context.Context, db *gorm.DB, itemIDs []string) (map[string]Document, error) {
+func BuildDocuments(ctx context.Context, db *searchrows.DB, itemIDs []string) (map[string]Document, error) {
 	return buildDocuments(ctx, db, itemIDs, nil)
 }
 
 // buildDocuments is BuildDocuments, with the rows of the fresh items (by
 // id) taken from them rather than read.
-func buildDocuments(ctx context.Context, db *gorm.DB, itemIDs []string, fresh map[string]*Fresh) (map[string]Document, error) {
+func buildDocuments(ctx context.Context, db *searchrows.DB, itemIDs []string, fresh map[string]*Fresh) (map[string]Document, error) {
 	out := make(map[string]Document, len(itemIDs))
 	if len(itemIDs) == 0 {
 		return out, nil
@@ -135,18 +125,13 @@ func buildDocuments(ctx context.Context, db *gorm.DB, itemIDs []string, fresh ma
 		}
 	}
 	if len(read) > 0 {
-		var stored []itemRow
-		if err := db.WithContext(ctx).Raw(`
-SELECT i.id, i.name, i.path, i.size, i.last_modified, i.mime_type, i.metadata,
-       i.location_id, l.kind AS location_kind, l.name AS location_name,
-       i.container_id, c.name AS container_name
-FROM items i
-JOIN locations l ON l.id = i.location_id
-JOIN containers c ON c.id = i.container_id
-WHERE i.id = ANY(?::text[]) AND i.deleted_at IS NULL`, models.Strings(read)).Scan(&stored).Error; err != nil {
+		stored, err := searchrows.Items(db.WithContext(ctx), read)
+		if err != nil {
 			return nil, fmt.Errorf("load items for search: %w", err)
 		}
-		rows = append(rows, stored...)
+		for _, it := range stored {
+			rows = append(rows, itemRow{Item: it})
+		}
 	}
 	if err := addGroups(ctx, db, rows); err != nil {
 		return nil, err
@@ -169,7 +154,7 @@ WHERE i.id = ANY(?::text[]) AND i.deleted_at IS NULL`, models.Strings(read)).Sca
 
 // addGroups sets the visibility lists of items from the groups of their
 // locations and containers, read once for the few of them a batch has.
-func addGroups(ctx context.Context, db *gorm.DB, rows []itemRow) error {
+func addGroups(ctx context.Context, db *searchrows.DB, rows []itemRow) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -185,18 +170,8 @@ func addGroups(ctx context.Context, db *gorm.DB, rows []itemRow) error {
 			ctrs = append(ctrs, r.ContainerID)
 		}
 	}
-	var groups []struct {
-		Container bool
-		ID        string
-		Groups    models.Strings
-	}
-	if err := db.WithContext(ctx).Raw(`
-SELECT false AS container, location_id AS id, array_agg(group_id ORDER BY group_id) AS groups
-FROM location_groups WHERE location_id = ANY(?::text[]) GROUP BY location_id
-UNION ALL
-SELECT true, container_id, array_agg(group_id ORDER BY group_id)
-FROM container_groups WHERE container_id = ANY(?::text[]) GROUP BY container_id`,
-		models.Strings(locs), models.Strings(ctrs)).Scan(&groups).Error; err != nil {
+	groups, err := searchrows.GroupsOf(db.WithContext(ctx), locs, ctrs)
+	if err != nil {
 		return fmt.Errorf("load groups for search: %w", err)
 	}
 	byLoc, byCtr := map[string]models.Strings{}, map[string]models.Strings{}
@@ -218,17 +193,10 @@ FROM container_groups WHERE container_id = ANY(?::text[]) GROUP BY container_id`
 // captions (and keyword hits) but not in full-text search.
 const maxTranscriptBytes = 1 << 20
 
-type captionRow struct {
-	ItemID   string
-	Source   string
-	Language string
-	Cues     models.JSON
-}
-
 // addTranscripts sets docs[id]["transcript"] = {text, languages, sources}
 // from the item's captions (subtitle tracks, caption files, speech,
 // uploads), so that what a video says is found by a text search.
-func addTranscripts(ctx context.Context, db *gorm.DB, docs map[string]Document) error {
+func addTranscripts(ctx context.Context, db *searchrows.DB, docs map[string]Document) error {
 	if len(docs) == 0 {
 		return nil
 	}
@@ -236,10 +204,8 @@ func addTranscripts(ctx context.Context, db *gorm.DB, docs map[string]Document) 
 	for id := range docs {
 		ids = append(ids, id)
 	}
-	var rows []captionRow
-	if err := db.WithContext(ctx).Raw(`
-SELECT item_id, source, language, cues FROM captions WHERE item_id = ANY(?::text[]) ORDER BY item_id, added_at, id`,
-		models.Strings(ids)).Scan(&rows).Error; err != nil {
+	rows, err := searchrows.Captions(db.WithContext(ctx), ids)
+	if err != nil {
 		return fmt.Errorf("load captions for search: %w", err)
 	}
 	type acc struct {
@@ -339,21 +305,11 @@ func StoreURL(kind, location, container, path string) string {
 	return kind + "://" + location + "/" + container + "/" + strings.TrimLeft(path, "/")
 }
 
-type fieldValueRow struct {
-	ItemID       string
-	FieldID      string
-	DataType     string
-	BoolValue    *bool
-	DateValue    *time.Time
-	NumericValue *float64
-	StringValue  *string
-}
-
 // addCustomFields sets docs[id]["fields"] = {<field_id>: value, ...} from
 // the items' custom field values, each typed by its field: a bool, a
 // number, a string, or a date as the RFC 3339 instant of its midnight UTC.
 // Saving or deleting a value marks the item dirty in the same transaction.
-func addCustomFields(ctx context.Context, db *gorm.DB, docs map[string]Document) error {
+func addCustomFields(ctx context.Context, db *searchrows.DB, docs map[string]Document) error {
 	if len(docs) == 0 {
 		return nil
 	}
@@ -361,11 +317,8 @@ func addCustomFields(ctx context.Context, db *gorm.DB, docs map[string]Document)
 	for id := range docs {
 		ids = append(ids, id)
 	}
-	var rows []fieldValueRow
-	if err := db.WithContext(ctx).Raw(`
-SELECT v.item_id, v.field_id, f.data_type, v.bool_value, v.date_value, v.numeric_value, v.string_value
-FROM field_values v JOIN custom_fields f ON f.id = v.field_id
-WHERE v.item_id = ANY(?::text[])`, models.Strings(ids)).Scan(&rows).Error; err != nil {
+	rows, err := searchrows.FieldValues(db.WithContext(ctx), ids)
+	if err != nil {
 		return fmt.Errorf("load custom field values for search: %w", err)
 	}
 	for _, r := range rows {

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"sort"
 
-	"gorm.io/gorm"
-
-	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/internal/store/searchrows"
 )
 
 // Segments come from extractors (extractors.Result.Segments), stored by the
@@ -21,17 +19,9 @@ import (
 // indexes the item, so they always follow the item's data, its captions
 // and its visibility.
 
-type segmentPartRow struct {
-	ItemID    string
-	Extractor string
-	TimeMS    int64
-	Thumbnail models.JSON
-	Summary   models.JSON
-}
-
 // BuildSegments returns the segments of the given item documents, by item
 // id, with the visibility lists of their documents.
-func BuildSegments(ctx context.Context, db *gorm.DB, docs []Document) (map[string][]Segment, error) {
+func BuildSegments(ctx context.Context, db *searchrows.DB, docs []Document) (map[string][]Segment, error) {
 	out := map[string][]Segment{}
 	if len(docs) == 0 {
 		return out, nil
@@ -42,10 +32,8 @@ func BuildSegments(ctx context.Context, db *gorm.DB, docs []Document) (map[strin
 		byID[d.ID()] = d
 		ids = append(ids, d.ID())
 	}
-	var rows []segmentPartRow
-	if err := db.WithContext(ctx).Raw(`
-SELECT item_id, extractor, time_ms, thumbnail, summary FROM segment_parts
-WHERE item_id = ANY(?::text[]) ORDER BY item_id, time_ms, extractor`, models.Strings(ids)).Scan(&rows).Error; err != nil {
+	rows, err := searchrows.SegmentParts(db.WithContext(ctx), ids)
+	if err != nil {
 		return nil, fmt.Errorf("load segments: %w", err)
 	}
 	type key struct {

@@ -8,10 +8,8 @@ import (
 	"sort"
 	"strings"
 
-	"gorm.io/gorm"
-
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/internal/store/searchrows"
 )
 
 // Captions are linked to segments by time when the segments are built, so
@@ -80,20 +78,11 @@ type timedCue struct {
 	startS, endS float64
 }
 
-type segmentCaptionRow struct {
-	ItemID   string
-	Source   string
-	Language string
-	Cues     models.JSON
-}
-
 // loadTimedCaptions reads the captions of items, in the order the items'
 // transcript.text lists them (by time stored, then id).
-func loadTimedCaptions(ctx context.Context, db *gorm.DB, ids []string) (map[string][]timedCaption, error) {
-	var rows []segmentCaptionRow
-	if err := db.WithContext(ctx).Raw(`
-SELECT item_id, source, language, cues FROM captions WHERE item_id = ANY(?::text[]) ORDER BY item_id, added_at, id`,
-		models.Strings(ids)).Scan(&rows).Error; err != nil {
+func loadTimedCaptions(ctx context.Context, db *searchrows.DB, ids []string) (map[string][]timedCaption, error) {
+	rows, err := searchrows.Captions(db.WithContext(ctx), ids)
+	if err != nil {
 		return nil, fmt.Errorf("load captions for segments: %w", err)
 	}
 	out := map[string][]timedCaption{}
