@@ -2,9 +2,9 @@ package search
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
+	"github.com/metaharvest/metaharvest/internal/store/searchrows"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -30,27 +30,18 @@ func CustomFieldKind(dataType string) Kind {
 	return KindString
 }
 
-// Querier runs a query (a *sql.DB, a *sql.Tx).
-type Querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
+// Querier runs a query (a *sql.DB, a *sql.Tx); declared with the
+// statement (searchrows).
+type Querier = searchrows.Querier
 
 // AddCustomFields adds every declared custom field to an item catalogue.
 func AddCustomFields(ctx context.Context, db Querier, cat *Catalogue) error {
-	rows, err := db.QueryContext(ctx, `SELECT id, data_type FROM custom_fields`)
+	fields, err := searchrows.CustomFields(ctx, db)
 	if err != nil {
 		return fmt.Errorf("load custom fields: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, dataType string
-		if err := rows.Scan(&id, &dataType); err != nil {
-			return fmt.Errorf("load custom fields: %w", err)
-		}
-		cat.Add(CustomFieldPath(id), CustomFieldKind(dataType))
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("load custom fields: %w", err)
+	for _, f := range fields {
+		cat.Add(CustomFieldPath(f.ID), CustomFieldKind(f.DataType))
 	}
 	return nil
 }

@@ -87,5 +87,7 @@
 // reaches it later; a drainer that dies leaves its rows to the others
 // (see outbox.go). GroupsChanged keeps visibility in line with groups.
 // Reindex rebuilds everything after Reset. Engine errors that mean "down"
-// match *apperr.Error with status 503 (Unavailable).
+// match *apperr.Error with status 503 (Unavailable). The pipeline's
+// statements are in internal/store/searchrows; only the Indexer's LISTEN
+// connection speaks to the driver here.
 package search

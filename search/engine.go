@@ -9,9 +9,8 @@ import (
 	"sort"
 	"sync"
 
-	"gorm.io/gorm"
-
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/store/searchrows"
 )
 
 // Engine is a search backend. The api searches through it and the workers feed
@@ -99,7 +98,7 @@ func Unavailable(err error) error {
 type Config struct {
 	// DB is the Postgres handle. The postgres backend keeps its index in it;
 	// every backend needs it for the outbox (Drain, Reindex).
-	DB *gorm.DB
+	DB *searchrows.DB
 	// MeiliURL selects the Meilisearch backend when set (MEILI_URL).
 	MeiliURL string
 	// MeiliAPIKey authenticates against Meilisearch (MEILI_API_KEY). Secret.

@@ -10,8 +10,16 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/stdlib"
-	"gorm.io/gorm"
+
+	"github.com/metaharvest/metaharvest/internal/store/searchrows"
 )
+
+// This is the one file of package search that speaks to the database
+// driver (database/sql, pgx): LISTEN holds a connection of its own for as
+// long as it waits for notifications, which no statement of the store
+// layer (internal/store/searchrows) does. internal/store's
+// TestSearchDoesNotImportTheDriver allows it these imports and no other
+// file of the package any.
 
 // Indexer drains the search outbox in a worker process, until it is
 // empty, whenever it may hold work: woken by the notifications MarkDirty
@@ -21,7 +29,7 @@ import (
 // Every worker runs one; they share the outbox through its claims, so any
 // deployment with a worker converges, with or without a scheduler.
 type Indexer struct {
-	DB     *gorm.DB
+	DB     *searchrows.DB
 	Engine Engine
 	Logger *slog.Logger
 	// PollInterval is how often the outbox is looked at without a
@@ -45,7 +53,7 @@ const DefaultIndexerPoll = time.Second
 const DefaultMaintainInterval = time.Second
 
 // NewIndexer returns an indexer; Run starts it.
-func NewIndexer(db *gorm.DB, engine Engine, logger *slog.Logger) *Indexer {
+func NewIndexer(db *searchrows.DB, engine Engine, logger *slog.Logger) *Indexer {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}

@@ -2,22 +2,18 @@ package search
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
 
-	"gorm.io/gorm"
-
-	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/internal/store/searchrows"
 )
 
 // Conn is what an engine that indexes inside the caller's transaction
-// writes with: a *sql.Tx, or a GORM transaction's ConnPool.
-type Conn interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
+// writes with: a *sql.Tx, or a GORM transaction's ConnPool. It is
+// declared with the statements (searchrows), so that search needs no
+// database/sql for it.
+type Conn = searchrows.Conn
 
 // TxIndexer is an engine that keeps its index in the platform's database
 // (the Postgres backend). It indexes inside the transaction that changes
@@ -47,30 +43,25 @@ type VisibilityRefresher interface {
 // groups of locations or containers: in tx with an engine that can
 // (VisibilityRefresher), otherwise by marking the items of the containers
 // concerned for the drain (the engine then follows within moments).
-func GroupsChanged(ctx context.Context, tx *gorm.DB, engine Engine, locationIDs, containerIDs []string) error {
-	var ctrs []string
-	if err := tx.Raw(`SELECT id FROM containers WHERE location_id = ANY(?::text[]) OR id = ANY(?::text[]) ORDER BY id`,
-		models.Strings(nonNilIDs(locationIDs)), models.Strings(nonNilIDs(containerIDs))).Scan(&ctrs).Error; err != nil {
+func GroupsChanged(ctx context.Context, tx *searchrows.DB, engine Engine, locationIDs, containerIDs []string) error {
+	ctrs, err := searchrows.ContainersOf(tx, locationIDs, containerIDs)
+	if err != nil {
 		return fmt.Errorf("containers whose groups changed: %w", err)
 	}
 	if len(ctrs) == 0 {
 		return nil
 	}
 	if r, ok := engine.(VisibilityRefresher); ok {
-		conn, ok := tx.Statement.ConnPool.(Conn)
-		if !ok {
-			return fmt.Errorf("refresh visibility: %T is not a database connection", tx.Statement.ConnPool)
+		conn, err := searchrows.TxConn(tx)
+		if err != nil {
+			return fmt.Errorf("refresh visibility: %w", err)
 		}
 		return r.RefreshVisibilityTx(ctx, conn, ctrs)
 	}
-	return MarkDirtyWhere(tx, "container_id = ANY(?::text[])", models.Strings(ctrs))
-}
-
-func nonNilIDs(ids []string) []string {
-	if ids == nil {
-		return []string{}
+	if err := searchrows.MarkContainersDirty(tx, OutboxChannel, ctrs); err != nil {
+		return fmt.Errorf("mark items dirty for search: %w", err)
 	}
-	return ids
+	return nil
 }
 
 // Maintainer is an engine with housekeeping to do now and then, off the
@@ -97,14 +88,14 @@ type Indexed struct {
 // for the outbox drain (MarkDirty). A batch the engine refuses does not
 // fail tx: the index writes are rolled back to a savepoint and the items
 // are marked instead. Database errors fail tx, as any other statement's.
-func IndexInTx(ctx context.Context, tx *gorm.DB, engine Engine, itemIDs ...string) (Indexed, error) {
+func IndexInTx(ctx context.Context, tx *searchrows.DB, engine Engine, itemIDs ...string) (Indexed, error) {
 	return IndexFreshInTx(ctx, tx, engine, nil, itemIDs...)
 }
 
 // IndexFreshInTx is IndexInTx for items of which some are fresh: written
 // whole by tx, their documents are made from what the caller holds (Fresh)
 // rather than read back. A fresh item must be among itemIDs.
-func IndexFreshInTx(ctx context.Context, tx *gorm.DB, engine Engine, fresh []Fresh, itemIDs ...string) (Indexed, error) {
+func IndexFreshInTx(ctx context.Context, tx *searchrows.DB, engine Engine, fresh []Fresh, itemIDs ...string) (Indexed, error) {
 	ids := uniqueIDs(itemIDs)
 	if len(ids) == 0 {
 		return Indexed{}, nil
@@ -136,7 +127,7 @@ func IndexFreshInTx(ctx context.Context, tx *gorm.DB, engine Engine, fresh []Fre
 
 // indexItemsTx builds the documents and segments of items from what tx
 // sees and writes them with tx's connection.
-func indexItemsTx(ctx context.Context, tx *gorm.DB, ti TxIndexer, ids []string, fresh map[string]*Fresh) error {
+func indexItemsTx(ctx context.Context, tx *searchrows.DB, ti TxIndexer, ids []string, fresh map[string]*Fresh) error {
 	docs, err := buildDocuments(ctx, tx, ids, fresh)
 	if err != nil {
 		return err
@@ -164,9 +155,9 @@ func indexItemsTx(ctx context.Context, tx *gorm.DB, ti TxIndexer, ids []string, 
 	for _, d := range present {
 		segs = append(segs, byItem[d.ID()]...)
 	}
-	conn, ok := tx.Statement.ConnPool.(Conn)
-	if !ok {
-		return fmt.Errorf("index items in transaction: %T is not a database connection", tx.Statement.ConnPool)
+	conn, err := searchrows.TxConn(tx)
+	if err != nil {
+		return fmt.Errorf("index items in transaction: %w", err)
 	}
 	return ti.IndexTx(ctx, conn, present, segs, gone)
 }

@@ -1,6 +1,7 @@
 package searchrows
 
 import (
+	"context"
 	"time"
 
 	"github.com/metaharvest/metaharvest/models"
@@ -117,4 +118,28 @@ func SegmentParts(db *DB, itemIDs []string) ([]SegmentPart, error) {
 SELECT item_id, extractor, time_ms, thumbnail, summary FROM segment_parts
 WHERE item_id = ANY(?::text[]) ORDER BY item_id, time_ms, extractor`, models.Strings(itemIDs)).Scan(&rows).Error
 	return rows, err
+}
+
+// CustomField is a declared custom field.
+type CustomField struct {
+	ID, DataType string
+}
+
+// CustomFields lists every declared custom field, with db the engine's
+// own connection pool (search.AddCustomFields).
+func CustomFields(ctx context.Context, db Querier) ([]CustomField, error) {
+	rows, err := db.QueryContext(ctx, `SELECT id, data_type FROM custom_fields`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []CustomField
+	for rows.Next() {
+		var f CustomField
+		if err := rows.Scan(&f.ID, &f.DataType); err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
 }
