@@ -14,6 +14,14 @@
 // rows column by column as Postgres arrays, and a task's writes run in its
 // one transaction.
 //
+// The search package's indexing pipeline (its outbox, and the rows search
+// documents and segments are built from) has its statements in the
+// sub-package internal/store/searchrows: this package imports search, so
+// search cannot import it. Only search/indexer.go, which LISTENs for the
+// outbox's notifications on a connection of its own, speaks to the driver
+// there (TestSearchDoesNotImportTheDriver); the engines (search/postgres,
+// search/meili) keep their indexes with statements of their own.
+//
 // Queries take a *gorm.DB that already carries the request's context
 // (db.WithContext), or the transaction they are part of. Errors are either
 // *apperr.Error values a client may see (404, 409) or wrapped database
