@@ -43,17 +43,26 @@ type Request struct {
 // UnmarshalJSON decodes a request body, noting whether it named a limit.
 func (r *Request) UnmarshalJSON(b []byte) error {
 	type fields Request // without this method
-	aux := struct {
-		*fields
+	var err error
+	r.limitGiven, err = decodeNotingLimit(b, (*fields)(r))
+	return err
+}
+
+// decodeNotingLimit decodes a request body into fields (a request type
+// without its UnmarshalJSON) and reports whether the body named a limit:
+// a limit of 0 in a body is refused, while a request built in Go with
+// Limit 0 asks for the default.
+func decodeNotingLimit(b []byte, fields any) (limitGiven bool, err error) {
+	if err := json.Unmarshal(b, fields); err != nil {
+		return false, err
+	}
+	var named struct {
 		Limit *int `json:"limit"`
-	}{fields: (*fields)(r)}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
 	}
-	if aux.Limit != nil {
-		r.Limit, r.limitGiven = *aux.Limit, true
+	if err := json.Unmarshal(b, &named); err != nil {
+		return false, err
 	}
-	return nil
+	return named.Limit != nil, nil
 }
 
 // SortField is one sort key; Asc true is ascending.

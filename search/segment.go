@@ -120,17 +120,9 @@ type SegmentRequest struct {
 // UnmarshalJSON decodes a request body, noting whether it named a limit.
 func (r *SegmentRequest) UnmarshalJSON(b []byte) error {
 	type fields SegmentRequest // without this method
-	aux := struct {
-		*fields
-		Limit *int `json:"limit"`
-	}{fields: (*fields)(r)}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	if aux.Limit != nil {
-		r.Limit, r.limitGiven = *aux.Limit, true
-	}
-	return nil
+	var err error
+	r.limitGiven, err = decodeNotingLimit(b, (*fields)(r))
+	return err
 }
 
 // SegmentFilters narrow segments; ExactTerms are Filters.Terms.
