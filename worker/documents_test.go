@@ -8,7 +8,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
-	_ "github.com/metaharvest/metaharvest/extractors/standard"
+	_ "github.com/metaharvest/metaharvest/extractors/kit/standard"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/search"
 )

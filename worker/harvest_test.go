@@ -60,7 +60,7 @@ func newFixture(t *testing.T, reg *extractors.Registry) *fixture {
 	t.Cleanup(func() { client.Close() })
 	if reg == nil {
 		// The base extractors only: tests count activity rows, and every
-		// family linked into this test binary (extractors/standard) would
+		// family linked into this test binary (extractors/kit/standard) would
 		// add its own for the files it accepts.
 		reg = extractortest.Registry(t, nil, "store", "mime_type", "hashes")
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
-	_ "github.com/metaharvest/metaharvest/extractors/standard" // every extractor family, as the binary links them
+	_ "github.com/metaharvest/metaharvest/extractors/kit/standard" // every extractor family, as the binary links them
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"

@@ -7,7 +7,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
-	_ "github.com/metaharvest/metaharvest/extractors/standard"
+	_ "github.com/metaharvest/metaharvest/extractors/kit/standard"
 )
 
 // added are the extractors this project registers besides the reference's
