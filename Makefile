@@ -48,11 +48,18 @@ admin-password: build
 	$(dbenv); \
 	DATABASE_URL="$$dburl" $(BIN) admin reset-password "$(ADMIN_EMAIL)" < "$(DATA_DIR)/.admin-password"
 
+# go vet runs with -race while the machine is prepared: it compiles every
+# package as the race-enabled tests need them (a plain vet would compile
+# them all a second time), and on a fresh machine it overlaps the package
+# downloads of deploy/setup.sh. Its findings are printed once setup is done.
 test:
 	@set -euo pipefail; \
+	vetout=$$(mktemp); trap 'rm -f "$$vetout"' EXIT; \
+	$(GO) vet -race ./... > "$$vetout" 2>&1 & vet=$$!; \
 	pgadmin=$$(deploy/setup.sh --s3); \
+	vetrc=0; wait $$vet || vetrc=$$?; cat "$$vetout"; \
+	if [ "$$vetrc" != 0 ]; then echo "go vet failed"; exit "$$vetrc"; fi; \
 	export TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$pgadmin}"; \
-	$(GO) vet ./...; \
 	$(GO) test -race -timeout 20m ./...
 
 # The fault tests alone (they are part of `make test` too): workers killed,
