@@ -340,13 +340,27 @@ func (l *S3) statObject(ctx context.Context, container, path string) (minio.Obje
 	if err == nil {
 		return info, nil
 	}
+	return info, fmt.Errorf("stat %s/%s: %w", container, path, l.notFound(ctx, container, err))
+}
+
+// notFound is s3NotFound for a request on one object, which says a key is
+// missing only once the bucket is known to be there: a HEAD's 404 names
+// neither, and a server may answer NoSuchKey for a bucket that went away
+// during the request. A missing bucket is ErrContainerMissing; a bucket
+// that cannot be asked about leaves the error transient (neither).
+func (l *S3) notFound(ctx context.Context, container string, err error) error {
 	err = s3NotFound(err)
-	if errors.Is(err, ErrNotFound) {
-		if exists, berr := l.client.BucketExists(ctx, container); berr == nil && !exists {
-			err = fmt.Errorf("%w: bucket %s", ErrContainerMissing, container)
-		}
+	if !errors.Is(err, ErrNotFound) {
+		return err
 	}
-	return info, fmt.Errorf("stat %s/%s: %w", container, path, err)
+	exists, berr := l.client.BucketExists(ctx, container)
+	switch {
+	case berr != nil:
+		return fmt.Errorf("object missing, and bucket %s could not be checked: %w", container, berr)
+	case !exists:
+		return fmt.Errorf("%w: bucket %s", ErrContainerMissing, container)
+	}
+	return err
 }
 
 // Open implements Location. The object is fetched right away so that a
@@ -357,11 +371,11 @@ func (l *S3) Open(ctx context.Context, container, path string) (io.ReadCloser, e
 	}
 	obj, err := l.client.GetObject(ctx, container, l.prefix+path, minio.GetObjectOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("open %s/%s: %w", container, path, s3NotFound(err))
+		return nil, fmt.Errorf("open %s/%s: %w", container, path, l.notFound(ctx, container, err))
 	}
 	if _, err := obj.Stat(); err != nil {
 		obj.Close()
-		return nil, fmt.Errorf("open %s/%s: %w", container, path, s3NotFound(err))
+		return nil, fmt.Errorf("open %s/%s: %w", container, path, l.notFound(ctx, container, err))
 	}
 	return obj, nil
 }

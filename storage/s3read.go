@@ -79,7 +79,7 @@ func (l *S3) ReadRange(ctx context.Context, container, path string, off, n int64
 			}
 			return io.NopCloser(strings.NewReader("")), s3Entry(path, info), nil
 		}
-		return nil, Entry{}, fmt.Errorf("read %s/%s: %w", container, path, s3NotFound(err))
+		return nil, Entry{}, fmt.Errorf("read %s/%s: %w", container, path, l.notFound(ctx, container, err))
 	}
 	e := s3Entry(path, info)
 	if ranged {

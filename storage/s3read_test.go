@@ -1,6 +1,7 @@
 package storage_test
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -131,5 +132,52 @@ func TestS3RetriesObserved(t *testing.T) {
 	defer mu.Unlock()
 	if reasons[storage.RetrySlowDown] != 2 || len(reasons) != 1 {
 		t.Fatalf("observed retries %v, want 2 %s", reasons, storage.RetrySlowDown)
+	}
+}
+
+// A server may answer NoSuchKey for an object whose bucket went away
+// while it answered (versitygw did, when a fault test moved the bucket's
+// directory mid-request): the object is reported missing only once the
+// bucket is known to be there, else the bucket is (a harvest retries the
+// item instead of marking it deleted).
+func TestS3MissingKeyInAMissingBucket(t *testing.T) {
+	t.Parallel()
+	srv := tests3.Shared(t)
+	bucket := tests3.BucketName(t)
+	srv.CreateBucket(t, bucket)
+	srv.PutObject(t, bucket, "f.bin", []byte("0123456789"))
+	loc, p := proxied(t, bucket)
+	rr := loc.(storage.RangeReader)
+	ctx := t.Context()
+	// The bucket is there: a missing key is a missing file.
+	_, err := loc.Open(ctx, bucket, "missing.bin")
+	wantErr(t, err, storage.ErrNotFound)
+
+	dir, away := filepath.Join(srv.Dir, bucket), filepath.Join(srv.Dir, "."+bucket+"-away")
+	var moved sync.Once
+	p.Answer(func(w http.ResponseWriter, r *http.Request) bool {
+		if !strings.HasSuffix(r.URL.Path, "/f.bin") {
+			return false
+		}
+		moved.Do(func() {
+			if err := os.Rename(dir, away); err != nil {
+				t.Error(err)
+			}
+		})
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message><Key>f.bin</Key><BucketName>%s</BucketName></Error>`, bucket)
+		return true
+	})
+	t.Cleanup(func() { os.Rename(away, dir) })
+	_, err = loc.Open(ctx, bucket, "f.bin")
+	wantErr(t, err, storage.ErrContainerMissing)
+	if errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("open: the object of a missing bucket is said to be gone: %v", err)
+	}
+	_, _, err = rr.ReadRange(ctx, bucket, "f.bin", 0, 4, "")
+	wantErr(t, err, storage.ErrContainerMissing)
+	if errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("read range: the object of a missing bucket is said to be gone: %v", err)
 	}
 }

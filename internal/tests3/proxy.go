@@ -28,6 +28,7 @@ type Proxy struct {
 	inFlight atomic.Int64 // GETs being answered
 	maxGets  atomic.Int64 // the most inFlight was
 	slowDown atomic.Pointer[func(*http.Request) bool]
+	answer   atomic.Pointer[func(http.ResponseWriter, *http.Request) bool]
 
 	mu       sync.Mutex
 	requests map[string]int   // by method
@@ -89,6 +90,9 @@ func NewProxy(target string) (*Proxy, error) {
 			io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>`)
 			return
 		}
+		if f := p.answer.Load(); f != nil && (*f)(w, r) {
+			return
+		}
 		rp.ServeHTTP(w, r)
 	}))
 	p.Endpoint = p.srv.URL
@@ -110,6 +114,17 @@ func (p *Proxy) SlowDown(refuse func(*http.Request) bool) {
 		return
 	}
 	p.slowDown.Store(&refuse)
+}
+
+// Answer lets answer reply to requests itself: a request for which it
+// returns true is not passed on (nil passes every request on). It is
+// called from many goroutines.
+func (p *Proxy) Answer(answer func(http.ResponseWriter, *http.Request) bool) {
+	if answer == nil {
+		p.answer.Store(nil)
+		return
+	}
+	p.answer.Store(&answer)
 }
 
 // Requests is the number of requests passed on or refused, by method.
