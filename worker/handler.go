@@ -61,6 +61,17 @@ func retriesLeft(ctx context.Context) bool {
 	return ok && retried < maxRetry
 }
 
+// retriedFewerThan reports whether this run of the task is among its
+// first n (a task run outside asynq is its first).
+func retriedFewerThan(ctx context.Context, n int) bool {
+	retried, _ := asynq.GetRetryCount(ctx)
+	return retried < n
+}
+
+// bucketMissingTries is how many times a walk page is tried while its S3
+// bucket is missing before the walk fails (with retryDelay, about 10 s).
+const bucketMissingTries = 4
+
 // target is everything a task needs to know about its job.
 type target struct {
 	job  models.Job

@@ -56,6 +56,11 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 	start := time.Now()
 	entries, next, err := st.ListItems(ctx, t.ctr.Name, p.Cursor, h.pageSize)
 	if err != nil {
+		if errors.Is(err, storage.ErrContainerMissing) && retriedFewerThan(ctx, bucketMissingTries) {
+			// A bucket missing for a moment (re-created, its server
+			// restarting) is there again a few seconds later.
+			return h.walkFailed(ctx, t, p, fmt.Errorf("list %s: %w", t.ctr.Name, err))
+		}
 		if errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrContainerMissing) {
 			return h.walkFailed(ctx, t, p, permanent("container %s not found in storage", t.ctr.Name))
 		}

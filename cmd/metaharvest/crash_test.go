@@ -152,13 +152,25 @@ func (p *platform) recovered(fault, requestID, ctrID string, want int64, faultEn
 			break
 		}
 		if now.After(deadline) {
-			t.Fatalf("%s: not recovered within %s: job %+v, %d harvestend, search has %d, outbox %d; tasks: %s",
-				fault, within, job, n, p.searchHas(ctrID), p.outboxDepth(), p.taskStates())
+			t.Fatalf("%s: not recovered within %s: job %+v, %d harvestend, search has %d, outbox %d; tasks: %s; errors: %s",
+				fault, within, job, n, p.searchHas(ctrID), p.outboxDepth(), p.taskStates(), p.harvestErrors(requestID))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Logf("recovery after %s: harvesting again after %s, job complete after %s, search converged after %s",
 		fault, progress.Round(10*time.Millisecond), complete.Round(10*time.Millisecond), converged.Round(10*time.Millisecond))
+}
+
+// harvestErrors lists the errors the job's activity rows recorded (the
+// first few), so that a job that does not finish says why.
+func (p *platform) harvestErrors(requestID string) string {
+	var rows []models.Activity
+	p.db.Where("request_id = ? AND error <> ''", requestID).Order("id").Limit(5).Find(&rows)
+	var out []string
+	for _, r := range rows {
+		out = append(out, fmt.Sprintf("%s %s %s: %s", r.Kind, r.ItemID, r.Name, r.Error))
+	}
+	return strings.Join(out, "; ")
 }
 
 // taskStates says how many of the platform's tasks each queue holds in

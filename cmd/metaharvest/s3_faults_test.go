@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hibiken/asynq"
+
+	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/internal/testproc"
 	"github.com/metaharvest/metaharvest/internal/tests3"
 	"github.com/metaharvest/metaharvest/models"
@@ -121,4 +124,60 @@ func (p *platform) s3Location(endpoint, accessKey, secretKey, bucket string) (mo
 		p.t.Fatal(err)
 	}
 	return loc, ctr
+}
+
+// The bucket is missing when the harvest starts and is back two seconds
+// later: the walk tries its page again a few times before it gives up, so
+// the job harvests every object, with no error.
+func TestS3BucketBackSoonAfterTheWalkStarts(t *testing.T) {
+	t.Parallel()
+	p := newPlatform(t)
+	srv := tests3.Start(t)
+	bucket := tests3.BucketName(t)
+	srv.CreateBucket(t, bucket)
+	const n = 40
+	sha := randomFiles(t, n, 1024, func(name string, data []byte) { srv.PutObject(t, bucket, name, data) })
+	loc, ctr := p.s3Location(srv.Endpoint, srv.AccessKey, srv.SecretKey, bucket)
+	dir, away := filepath.Join(srv.Dir, bucket), filepath.Join(srv.Dir, "."+bucket+"-away")
+	if err := os.Rename(dir, away); err != nil {
+		t.Fatal(err)
+	}
+	req := p.startJob(loc.ID, ctr.ID)
+	w := testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=2"))
+	// Until the walk has met the missing bucket.
+	deadline := time.Now().Add(time.Minute)
+	for !p.walkRan() {
+		if time.Now().After(deadline) {
+			t.Fatal("the walk did not run")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second)
+	if err := os.Rename(away, dir); err != nil {
+		t.Fatal(err)
+	}
+	p.recovered("a bucket missing at the start", req, ctr.ID, n, time.Now(), time.Minute)
+	p.checkExactlyOnce(req, ctr.ID, n, sha)
+	var job models.Job
+	p.db.Where("request_id = ?", req).Take(&job)
+	if job.ErrorCount != 0 {
+		t.Errorf("job %+v: errors %s", job, p.harvestErrors(req))
+	}
+	if w.Exited() {
+		t.Fatal("the worker exited")
+	}
+}
+
+// walkRan reports whether a walk task of the platform has run at least
+// once (it is then waiting for a retry, done, or archived).
+func (p *platform) walkRan() bool {
+	in := asynq.NewInspector(p.opt)
+	defer in.Close()
+	q := (queue.Names{Namespace: p.ns}).Walk()
+	for _, list := range []func(string, ...asynq.ListOption) ([]*asynq.TaskInfo, error){in.ListRetryTasks, in.ListCompletedTasks, in.ListArchivedTasks} {
+		if tasks, _ := list(q); len(tasks) > 0 {
+			return true
+		}
+	}
+	return false
 }
