@@ -372,6 +372,26 @@ func OutboxDepth(ctx context.Context, db *searchrows.DB) (int64, error) {
 	return n, nil
 }
 
+// OutboxLastSeq is the sequence number of the latest mark still in the
+// outbox (0 when it is empty).
+func OutboxLastSeq(ctx context.Context, db *searchrows.DB) (int64, error) {
+	n, err := searchrows.OutboxLastSeq(db.WithContext(ctx))
+	if err != nil {
+		return 0, fmt.Errorf("read the search outbox: %w", err)
+	}
+	return n, nil
+}
+
+// OutboxDepthThrough counts the outbox rows marked at or before sequence
+// number seq and not marked again since.
+func OutboxDepthThrough(ctx context.Context, db *searchrows.DB, seq int64) (int64, error) {
+	n, err := searchrows.OutboxDepthThrough(db.WithContext(ctx), seq)
+	if err != nil {
+		return 0, fmt.Errorf("count the search outbox: %w", err)
+	}
+	return n, nil
+}
+
 // RebuildStart is what a rebuild of the whole index (metaharvest reindex)
 // starts from: the database's clock, against which items changed since are
 // found (updated_at), and the number of live items it sends.

@@ -28,7 +28,8 @@ import (
 //     drains what is left.
 //   - Items changed since the start by processes that index elsewhere (the
 //     Postgres backend, before they were switched) are marked again and
-//     drained; then it waits until everything sent is searchable and
+//     drained; then it waits until everything it marked is searchable,
+//     including what the workers' indexers took from the outbox, and
 //     removes the record.
 //
 // Switching engines loses nothing when the api and workers are switched
@@ -68,15 +69,22 @@ func reindex(ctx context.Context, db *gorm.DB, rdb *redis.Client, engine search.
 
 	stop := reportProgress(ctx, db, total, logger)
 	n, err := drainAll(ctx, db, engine)
+	// What the reindex marked: the rows up to this sequence number (a row
+	// marked later is a change of a harvest going on, which the workers'
+	// indexers send).
+	var through int64
 	if err == nil {
 		// Changed since the start by processes indexing elsewhere.
 		if err = search.MarkDirtyWhere(db.WithContext(ctx), "updated_at >= ?", started); err == nil {
+			through, err = search.OutboxLastSeq(ctx, db)
+		}
+		if err == nil {
 			var m int
 			m, err = drainAll(ctx, db, engine)
 			n += m
 		}
 	}
-	for attempt := 0; err == nil && attempt < 3; attempt++ {
+	for err == nil {
 		// Everything sent is searchable; a write that failed is dirty
 		// again, and drained again.
 		if s, ok := engine.(interface{ Sync(context.Context) error }); ok {
@@ -85,12 +93,22 @@ func reindex(ctx context.Context, db *gorm.DB, rdb *redis.Client, engine search.
 			}
 		}
 		var left int64
-		if left, err = search.OutboxDepth(ctx, db); err != nil || left == 0 {
+		if left, err = search.OutboxDepthThrough(ctx, db, through); err != nil || left == 0 {
 			break
 		}
 		var m int
 		m, err = drainAll(ctx, db, engine)
 		n += m
+		if m == 0 && err == nil {
+			// The rows left are claimed by another process's indexer (a
+			// worker's): it deletes them once Meilisearch has them, or
+			// its claims expire and are drained here.
+			select {
+			case <-ctx.Done():
+				err = ctx.Err()
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
 	}
 	stop()
 	if err != nil {

@@ -121,6 +121,22 @@ func OutboxDepth(db *DB) (int64, error) {
 	return n, err
 }
 
+// OutboxLastSeq is the highest sequence number in the outbox (0 when it
+// is empty): the rows marked so far have it or a lower one.
+func OutboxLastSeq(db *DB) (int64, error) {
+	var n int64
+	err := db.Raw(`SELECT coalesce(max(seq), 0) FROM search_outbox`).Scan(&n).Error
+	return n, err
+}
+
+// OutboxDepthThrough counts the rows of the outbox marked at or before
+// sequence number seq (a row marked again since has a higher one).
+func OutboxDepthThrough(db *DB, seq int64) (int64, error) {
+	var n int64
+	err := db.Raw(`SELECT count(*) FROM search_outbox WHERE seq <= ?`, seq).Scan(&n).Error
+	return n, err
+}
+
 // RebuildStart reads the database's clock and the number of live items.
 func RebuildStart(db *DB) (now time.Time, items int64, err error) {
 	row := struct {
