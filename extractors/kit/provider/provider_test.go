@@ -163,7 +163,9 @@ func TestTimeoutIsRetriedThenTransient(t *testing.T) {
 		case <-r.Context().Done():
 		}
 	})
-	err := client(t, srv.URL, func(c *Config) { c.Timeout = 50 * time.Millisecond; c.Attempts = 2 }).
+	// A timeout long enough for each try to reach the server on a loaded
+	// machine (at 50 ms, a second try once timed out before it arrived).
+	err := client(t, srv.URL, func(c *Config) { c.Timeout = time.Second; c.Attempts = 2 }).
 		Call(context.Background(), "weather", nil, &map[string]any{})
 	if !extractors.IsTransient(err) || calls.Load() != 2 || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("%v after %d calls", err, calls.Load())
