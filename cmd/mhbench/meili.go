@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -36,7 +37,9 @@ import (
 //     documents (read back from the platform's index and posted again in
 //     batches of 500 without waiting, until the last task succeeded), into
 //     an index with the platform's settings and one with 9 filterable
-//     attributes;
+//     attributes, each holding the documents of the rounds before, as the
+//     platform's index does; with where Meilisearch spent its time (the
+//     longest steps of its batches' progress traces);
 //   - large files end to end against coreutils md5sum, sha1sum, sha256sum;
 //   - freshness: batch commit to searchable;
 //   - search through the API at 200k documents, beside the Postgres
@@ -69,6 +72,9 @@ func benchMeili(ctx context.Context, smallN int, large [][2]int, searchN int) er
 		if err := benchLarge(ctx, env, l[0], l[1]); err != nil {
 			return err
 		}
+	}
+	if searchN == 0 {
+		return nil
 	}
 	return benchMeiliSearch(ctx, srv, searchN)
 }
@@ -131,6 +137,36 @@ func benchMeiliSmall(ctx context.Context, e *env, srv *testmeili.Server, n int) 
 	}
 	client := meilisearch.New(srv.URL, meilisearch.WithAPIKey(srv.Key), meilisearch.WithCustomClient(meili.HTTPClient()))
 	fmt.Printf("small files with Meilisearch: %d x 4 KiB (store, mime_type, hashes), end to end, against bare Meilisearch ingest of the same documents\n", n)
+	// The bare indexes live through the rounds, as the platform's does:
+	// each round adds the documents of a new location to all three, so
+	// that each ingest goes into an index of the same size.
+	// The platform's settings: an engine made on another prefix gives its
+	// index exactly those.
+	prefix := "bare" + ids.New()[:6] + "_"
+	if _, err := meili.New(ctx, meili.Config{URL: srv.URL, APIKey: srv.Key, IndexPrefix: prefix, Logger: slog.New(slog.DiscardHandler)}); err != nil {
+		return err
+	}
+	// Nine filterable attributes, nothing else set.
+	uid := "nine" + ids.New()[:6]
+	info, err := client.CreateIndexWithContext(ctx, &meilisearch.IndexConfig{Uid: uid, PrimaryKey: search.FieldID})
+	if err == nil {
+		_, err = client.WaitForTaskWithContext(ctx, info.TaskUID, 20*time.Millisecond)
+	}
+	if err != nil {
+		return err
+	}
+	filterable := []any{"_location_groups", "_container_groups", "location_id", "store_container_id", "mime_type", "type", "extension", "size", "last_modified"}
+	if info, err = client.Index(uid).UpdateFilterableAttributesWithContext(ctx, &filterable); err == nil {
+		_, err = client.WaitForTaskWithContext(ctx, info.TaskUID, 20*time.Millisecond)
+	}
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, idx := range []string{prefix + "items", prefix + "segments", prefix + "fields", uid} {
+			client.DeleteIndexWithContext(context.Background(), idx)
+		}
+	}()
 	var platform, nine []float64
 	for round := 1; round <= 3; round++ {
 		cpu0 := readCPU()
@@ -151,12 +187,6 @@ func benchMeiliSmall(ctx context.Context, e *env, srv *testmeili.Server, n int) 
 		if len(docs) != n {
 			return fmt.Errorf("the platform's index has %d documents of the harvest, want %d", len(docs), n)
 		}
-		// The platform's settings: an engine made on another prefix
-		// gives its index exactly those.
-		prefix := "bare" + ids.New()[:6] + "_"
-		if _, err := meili.New(ctx, meili.Config{URL: srv.URL, APIKey: srv.Key, IndexPrefix: prefix, Logger: slog.New(slog.DiscardHandler)}); err != nil {
-			return err
-		}
 		bare0, bareBegan := readCPU(), time.Now()
 		tp, err := bareIngest(ctx, client, prefix+"items", docs)
 		if err != nil {
@@ -164,22 +194,6 @@ func benchMeiliSmall(ctx context.Context, e *env, srv *testmeili.Server, n int) 
 		}
 		bareCPU := readCPU().sub(bare0).meili
 		bareBatches, err := meiliBatches(ctx, client, prefix+"items", bareBegan)
-		if err != nil {
-			return err
-		}
-		// Nine filterable attributes, nothing else set.
-		uid := "nine" + ids.New()[:6]
-		info, err := client.CreateIndexWithContext(ctx, &meilisearch.IndexConfig{Uid: uid, PrimaryKey: search.FieldID})
-		if err == nil {
-			_, err = client.WaitForTaskWithContext(ctx, info.TaskUID, 20*time.Millisecond)
-		}
-		if err != nil {
-			return err
-		}
-		filterable := []any{"_location_groups", "_container_groups", "location_id", "store_container_id", "mime_type", "type", "extension", "size", "last_modified"}
-		if info, err = client.Index(uid).UpdateFilterableAttributesWithContext(ctx, &filterable); err == nil {
-			_, err = client.WaitForTaskWithContext(ctx, info.TaskUID, 20*time.Millisecond)
-		}
 		if err != nil {
 			return err
 		}
@@ -200,9 +214,8 @@ func benchMeiliSmall(ctx context.Context, e *env, srv *testmeili.Server, n int) 
 			run.recorded.Round(time.Millisecond), cpu.self, cpu.postgres, cpu.redis, cpu.meili, bareCPU, runtime.NumCPU(),
 			tp.Seconds()/(total/float64(runtime.NumCPU())))
 		fmt.Printf("           Meilisearch indexed the harvest in %s; the bare ingest in %s\n", batches, bareBatches)
-		for _, idx := range []string{prefix + "items", prefix + "segments", prefix + "fields", uid} {
-			client.DeleteIndexWithContext(ctx, idx)
-		}
+		fmt.Printf("           its longest steps, harvest: %s\n", batches.topSteps(6))
+		fmt.Printf("           bare ingest: %s\n", bareBatches.topSteps(6))
 	}
 	sort.Float64s(platform)
 	sort.Float64s(nine)
@@ -223,6 +236,43 @@ func benchMeiliSmall(ctx context.Context, e *env, srv *testmeili.Server, n int) 
 type batchStats struct {
 	n, docs int
 	busy    time.Duration
+	// steps sums the leaves of the batches' progress traces (the steps
+	// Meilisearch timed, "processing tasks > indexing > extracting words"
+	// and the like): where the busy time went.
+	steps map[string]time.Duration
+}
+
+// addTrace adds the leaves of one batch's progress trace to steps.
+func (b *batchStats) addTrace(trace map[string]string) {
+	if b.steps == nil {
+		b.steps = map[string]time.Duration{}
+	}
+	for k, v := range trace {
+		leaf := true
+		for other := range trace {
+			if strings.HasPrefix(other, k+" > ") {
+				leaf = false
+				break
+			}
+		}
+		if d, err := time.ParseDuration(v); err == nil && leaf {
+			b.steps[strings.TrimPrefix(k, "processing tasks > ")] += d
+		}
+	}
+}
+
+// topSteps names the longest steps, longest first.
+func (b batchStats) topSteps(n int) string {
+	names := make([]string, 0, len(b.steps))
+	for k := range b.steps {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool { return b.steps[names[i]] > b.steps[names[j]] })
+	var parts []string
+	for _, k := range names[:min(n, len(names))] {
+		parts = append(parts, fmt.Sprintf("%s %s", k, b.steps[k].Round(time.Millisecond)))
+	}
+	return strings.Join(parts, "; ")
 }
 
 func (b batchStats) String() string {
@@ -254,6 +304,9 @@ func meiliBatches(ctx context.Context, c meilisearch.ServiceManager, uid string,
 			}
 			if !b.FinishedAt.IsZero() {
 				st.busy += b.FinishedAt.Sub(b.StartedAt)
+			}
+			if b.Stats != nil {
+				st.addTrace(b.Stats.ProgressTrace)
 			}
 		}
 		if res.Next == 0 || len(res.Results) == 0 {
