@@ -40,6 +40,7 @@ func main() {
 	large := flag.String("large", "20x25,2x512", "large-file sets, FILESxMIB separated by commas")
 	spaceN := flag.Int("space-items", 200_000, "items harvested for the space suite")
 	scaleN := flag.Int("scale-items", 1_000_000, "items seeded for the scale suite")
+	scaleRounds := flag.Int("scale-rounds", 5, "harvest rounds of the scale suite (0: only its searches)")
 	webN := flag.Int("web-items", 200_000, "items seeded for the web suite")
 	only := flag.String("only", "", "run one suite: harvest, space, scale, search, s3, web, extractors or meili")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
@@ -50,7 +51,7 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	cfg := benchConfig{smallN: *smallN, spaceN: *spaceN, scaleN: *scaleN, webN: *webN, only: *only}
+	cfg := benchConfig{smallN: *smallN, spaceN: *spaceN, scaleN: *scaleN, scaleRounds: *scaleRounds, webN: *webN, only: *only}
 	for _, set := range strings.FieldsFunc(*large, func(r rune) bool { return r == ',' }) {
 		var files, mib int
 		if _, err := fmt.Sscanf(strings.TrimSpace(set), "%dx%d", &files, &mib); err != nil || files < 1 || mib < 1 {
@@ -68,6 +69,7 @@ func main() {
 
 type benchConfig struct {
 	smallN, spaceN, scaleN, webN int
+	scaleRounds                  int
 	large                        [][2]int
 	only                         string
 }
@@ -97,7 +99,7 @@ func run(cfg benchConfig) error {
 		}
 	}
 	if suite("scale") {
-		if err := benchScale(ctx, cfg.scaleN); err != nil {
+		if err := benchScale(ctx, cfg.scaleN, cfg.scaleRounds); err != nil {
 			return err
 		}
 	}
