@@ -48,9 +48,11 @@ type Indexer struct {
 // being notified.
 const DefaultIndexerPoll = time.Second
 
-// DefaultMaintainInterval is how often an Indexer runs the engine's
-// housekeeping.
-const DefaultMaintainInterval = time.Second
+// DefaultMaintainInterval is how often an Indexer offers the engine its
+// housekeeping (the engine decides whether there is any to do: the
+// Postgres backend merges its pending index entries soon after writes
+// stop).
+const DefaultMaintainInterval = 250 * time.Millisecond
 
 // NewIndexer returns an indexer; Run starts it.
 func NewIndexer(db *searchrows.DB, engine Engine, logger *slog.Logger) *Indexer {

@@ -58,10 +58,13 @@ type Engine struct {
 	pathCache map[string]int32
 
 	// maintainMu guards what Maintain remembers: the count of document
-	// writes it last saw, and when it last merged.
+	// writes it last saw and when it read it, when it last merged, and
+	// when this process last wrote documents (IndexTx).
 	maintainMu     sync.Mutex
 	maintainWrites int64
+	writesRead     time.Time
 	maintained     time.Time
+	lastWrite      time.Time
 
 	// vectors: whether writes make body vectors in Go (see bodyVectors).
 	vectors atomic.Int32
@@ -232,28 +235,45 @@ const maintainLock = 0x6d68_7365_6172_6368 // "mhsearch"
 // Maintain merges the pending lists of the GIN indexes of search_documents
 // into the indexes. Writers append new entries to those lists (cheap, and
 // outside the index's pages, which many writers would otherwise wait
-// for), and every search reads them whole. Merged when writes pause (no
-// document written since the last call) and at least every
-// maintainEvery, they stay short for searches while harvests write at
-// the speed of appends.
+// for), and every search reads them whole. They stay short for searches
+// while harvests write at the speed of appends: merged
+//   - settleAfter after this process's last write (a harvest's last batch
+//     is merged at once, not seconds later: searches straight after a
+//     harvest read no long list);
+//   - when the server counts no document written since the last look
+//     (writes of other processes; looked at every maintainLook);
+//   - at least every maintainEvery while documents are being written.
+//
+// The indexers call it often (search.DefaultMaintainInterval); it decides.
 func (e *Engine) Maintain(ctx context.Context) error {
+	started := time.Now()
+	e.maintainMu.Lock()
+	settled := e.lastWrite.After(e.maintained) && started.Sub(e.lastWrite) >= settleAfter
+	look := started.Sub(e.writesRead) >= maintainLook
+	e.maintainMu.Unlock()
+	if !settled && !look {
+		return nil
+	}
 	conn, err := e.db.Conn(ctx)
 	if err != nil {
 		return wrapErr(err)
 	}
 	defer conn.Close()
-	var writes int64
-	if err := conn.QueryRowContext(ctx, `SELECT coalesce(n_tup_ins + n_tup_upd, 0) FROM pg_stat_user_tables
+	if !settled {
+		var writes int64
+		if err := conn.QueryRowContext(ctx, `SELECT coalesce(n_tup_ins + n_tup_upd, 0) FROM pg_stat_user_tables
 		WHERE relid = 'search_documents'::regclass`).Scan(&writes); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return wrapErr(err)
-	}
-	e.maintainMu.Lock()
-	quiet := writes == e.maintainWrites
-	due := time.Since(e.maintained) >= maintainEvery
-	e.maintainWrites = writes
-	e.maintainMu.Unlock()
-	if !quiet && !due {
-		return nil
+			return wrapErr(err)
+		}
+		e.maintainMu.Lock()
+		quiet := writes == e.maintainWrites
+		due := started.Sub(e.maintained) >= maintainEvery
+		e.maintainWrites = writes
+		e.writesRead = started
+		e.maintainMu.Unlock()
+		if !quiet && !due {
+			return nil
+		}
 	}
 	var got bool
 	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, int64(maintainLock)).Scan(&got); err != nil || !got {
@@ -272,11 +292,28 @@ WHERE i.indrelid = 'search_documents'::regclass AND a.amname = 'gin'`).Scan(&mer
 		return err
 	}
 	e.maintainMu.Lock()
-	e.maintained = time.Now()
+	e.maintained = started // a write during the merge is merged next time
 	e.maintainMu.Unlock()
 	return nil
 }
 
-// maintainEvery is the longest Maintain lets pending index entries wait
-// while documents are being written.
-const maintainEvery = 5 * time.Second
+// noteWrite tells Maintain that this process wrote documents now.
+func (e *Engine) noteWrite() {
+	e.maintainMu.Lock()
+	e.lastWrite = time.Now()
+	e.maintainMu.Unlock()
+}
+
+const (
+	// maintainEvery is the longest Maintain lets pending index entries
+	// wait while documents are being written.
+	maintainEvery = 5 * time.Second
+	// maintainLook is how often Maintain reads the server's count of
+	// document writes (its statistics, which backends report about once
+	// a second: looked at more often, writes would seem to have stopped).
+	maintainLook = time.Second
+	// settleAfter is how long after this process's last write Maintain
+	// merges: longer than the gaps between a harvest's batches, so that a
+	// running harvest's entries are still merged in bulk.
+	settleAfter = 300 * time.Millisecond
+)

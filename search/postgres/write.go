@@ -428,6 +428,9 @@ func (e *Engine) writeItems(ctx context.Context, conn search.Conn, batches []*do
 			return err
 		}
 	}
+	if len(batches) > 0 {
+		e.noteWrite()
+	}
 	return nil
 }
 
