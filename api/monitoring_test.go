@@ -63,7 +63,7 @@ func (e *env) dashboardLogin(email, password string) *http.Cookie {
 // opens the dashboard and nothing else.
 func TestMonitoringLoginAndSessionCookie(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newEnv(t, ownRedis(t))
 	if r := e.browse("GET", "/monitoring/", nil, nil); r.Code != http.StatusSeeOther || r.Header().Get("Location") != monitoringLoginPath {
 		t.Fatalf("no session: %d %v", r.Code, r.Header())
 	}
@@ -142,7 +142,7 @@ func TestMonitoringLoginAndSessionCookie(t *testing.T) {
 // its buttons and the actions need system:write.
 func TestMonitoringReadOnlyWithoutSystemWrite(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newEnv(t, ownRedis(t))
 	_, token := e.userWithScopes("watcher@example.com", "system:read")
 	cookie := e.dashboardLogin("watcher@example.com", "password-123")
 	index := e.browse("GET", "/monitoring/", cookie, nil)

@@ -152,7 +152,7 @@ func TestPageActionNeedsCSRFTokenAndOrigin(t *testing.T) {
 // another site is refused.
 func TestPageSessionOpensTheDashboard(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newEnv(t, ownRedis(t))
 	cookie := e.pageSession(e.adminUserID(), time.Hour)
 	if r := e.browse("GET", "/monitoring/api/queues", cookie, nil); r.Code != 200 {
 		t.Fatalf("dashboard with the web session: %d %s", r.Code, r.Body)

@@ -80,6 +80,13 @@ func newEnv(t *testing.T, tweak ...func(*config.Config)) *env {
 	return e
 }
 
+// ownRedis gives an env a Redis database of its own, for tests that list
+// every queue Redis holds (the queue dashboard): another test's queue
+// could vanish between the listing and its stats.
+func ownRedis(t *testing.T) func(*config.Config) {
+	return func(c *config.Config) { c.RedisURL = testredis.OwnDatabase(t) }
+}
+
 func mustRedisOpt(t *testing.T, url string) *redis.Options {
 	opt, err := redis.ParseURL(url)
 	if err != nil {

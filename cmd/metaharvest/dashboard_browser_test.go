@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/metaharvest/metaharvest/internal/testdb"
+	"github.com/metaharvest/metaharvest/internal/testredis"
 )
 
 // chromiumPath finds Debian's chromium (deploy/setup.sh --s3 installs it).
@@ -34,7 +37,8 @@ func TestQueueDashboardInBrowser(t *testing.T) {
 	if chromium == "" {
 		t.Skip("chromium is not installed (deploy/setup.sh --s3 installs it: apt-get install chromium); the dashboard's browser test needs it")
 	}
-	p := newPlatform(t)
+	// Its own Redis database: the dashboard lists every queue there is.
+	p := newPlatformOn(t, testdb.URL(t), testredis.OwnDatabase(t))
 	c, _ := p.startAPI()
 
 	opts := []chromedp.ExecAllocatorOption{

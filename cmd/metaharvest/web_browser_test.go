@@ -19,7 +19,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/metaharvest/metaharvest/internal/testdb"
 	"github.com/metaharvest/metaharvest/internal/testproc"
+	"github.com/metaharvest/metaharvest/internal/testredis"
 )
 
 // Words that occur in one sample file each, and nowhere else.
@@ -192,7 +194,9 @@ func browserTools(t *testing.T) (chromium, axe, shots string) {
 // an archive (readable by the returned group) and a vault (by another).
 func webPlatform(t *testing.T) (*platform, *client, webSamples, string) {
 	t.Helper()
-	p := newPlatform(t)
+	// Its own Redis database: the jobs section opens the queue dashboard,
+	// which lists every queue there is.
+	p := newPlatformOn(t, testdb.URL(t), testredis.OwnDatabase(t))
 	c, _ := p.startAPI()
 	testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=2"))
 	archiveGroup := c.call("POST", "/api/data/v3/groups", map[string]any{"name": "Archive readers"}, 201)["id"].(string)

@@ -5,8 +5,12 @@ package testredis
 
 import (
 	"context"
+	"fmt"
+	"net/url"
 	"os"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -50,4 +54,73 @@ func Namespace(t testing.TB) string {
 		}
 	})
 	return ns
+}
+
+// databases are the logical Redis databases OwnDatabase lends, one test at
+// a time across every test binary; 0 holds the namespaces and the leases.
+const firstLent, lastLent = 1, 15
+
+// OwnDatabase returns the URL of a logical Redis database no other test
+// uses while t runs, empty when it is lent, and emptied again in
+// t.Cleanup. It is for tests that look at everything Redis holds (the
+// queue dashboard lists every queue it finds: another test's queue
+// could vanish between the listing and its stats). It waits while every
+// one is lent; a test binary killed with its lease keeps it an hour.
+func OwnDatabase(t testing.TB) string {
+	t.Helper()
+	opt, err := redis.ParseURL(URL())
+	if err != nil {
+		t.Fatalf("testredis: %v", err)
+	}
+	ctx := context.Background()
+	leases := redis.NewClient(opt)
+	defer leases.Close()
+	holder := ids.New()
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		for n := firstLent; n <= lastLent; n++ {
+			key := fmt.Sprintf("testredis:database:%d", n)
+			ok, err := leases.SetNX(ctx, key, holder, time.Hour).Result()
+			if err != nil {
+				t.Fatalf("testredis: lease database %d: %v", n, err)
+			}
+			if !ok {
+				continue
+			}
+			own := *opt
+			own.DB = n
+			flush := func() error {
+				c := redis.NewClient(&own)
+				defer c.Close()
+				return c.FlushDB(ctx).Err()
+			}
+			if err := flush(); err != nil {
+				t.Fatalf("testredis: empty database %d: %v", n, err)
+			}
+			t.Cleanup(func() {
+				_ = flush()
+				c := redis.NewClient(opt)
+				defer c.Close()
+				// Only our own lease: compare and delete.
+				if v, _ := c.Get(ctx, key).Result(); v == holder {
+					c.Del(ctx, key)
+				}
+			})
+			return withDB(URL(), n)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("testredis: every database from %d to %d stayed lent for 5 minutes", firstLent, lastLent)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// withDB is a Redis URL with its database number replaced.
+func withDB(raw string, n int) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		panic(err)
+	}
+	u.Path = "/" + strconv.Itoa(n)
+	return u.String()
 }
