@@ -14,7 +14,6 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	"gorm.io/gorm"
 
-	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -41,18 +40,17 @@ func URL(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("testdb: template: %v", err)
 	}
-	name := "mh_t_" + ids.New()[:20]
+	name := databaseName("t")
 	if _, err := admin.ExecContext(ctx, fmt.Sprintf(`CREATE DATABASE %q TEMPLATE %q`, name, tpl)); err != nil {
 		t.Fatalf("testdb: create %s: %v", name, err)
 	}
-	t.Cleanup(func() {
-		a, err := sql.Open("pgx", AdminURL())
-		if err != nil {
-			return
-		}
-		defer a.Close()
-		_, _ = a.Exec(fmt.Sprintf(`DROP DATABASE IF EXISTS %q WITH (FORCE)`, name))
-	})
+	t.Cleanup(func() { dropLater(name) })
+	// A test's commits need not wait for the disk: they are visible to
+	// every session at once all the same, and only a crash of the shared
+	// server would lose them (the tests that crash Postgres run their own).
+	if _, err := admin.ExecContext(ctx, fmt.Sprintf(`ALTER DATABASE %q SET synchronous_commit = off`, name)); err != nil {
+		t.Fatalf("testdb: %s: %v", name, err)
+	}
 	return withDatabase(AdminURL(), name)
 }
 
@@ -79,16 +77,11 @@ func Empty(t testing.TB) string {
 		t.Fatalf("testdb: %v", err)
 	}
 	defer admin.Close()
-	name := "mh_e_" + ids.New()[:20]
+	name := databaseName("e")
 	if _, err := admin.Exec(fmt.Sprintf(`CREATE DATABASE %q`, name)); err != nil {
 		t.Fatalf("testdb: create %s: %v", name, err)
 	}
-	t.Cleanup(func() {
-		if a, err := sql.Open("pgx", AdminURL()); err == nil {
-			_, _ = a.Exec(fmt.Sprintf(`DROP DATABASE IF EXISTS %q WITH (FORCE)`, name))
-			a.Close()
-		}
-	})
+	t.Cleanup(func() { dropLater(name) })
 	return withDatabase(AdminURL(), name)
 }
 
@@ -107,6 +100,7 @@ func template(ctx context.Context, admin *sql.DB) (string, error) {
 	}
 	defer conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock(727274)`)
 
+	collectOnce.Do(func() { collectLeftovers(ctx, conn) })
 	var exists bool
 	if err := conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
 		return "", err
