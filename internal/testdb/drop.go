@@ -65,12 +65,24 @@ var collectOnce sync.Once
 // collectLeftovers queues the test databases of test binaries that are no
 // longer running on this machine and that nobody is connected to.
 func collectLeftovers(ctx context.Context, conn *sql.Conn) {
-	rows, err := conn.QueryContext(ctx, `SELECT d.datname FROM pg_database d
+	names := databaseNames(ctx, conn, `SELECT d.datname FROM pg_database d
 		WHERE (d.datname LIKE 'mh\_t\_%' OR d.datname LIKE 'mh\_e\_%')
 		  AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datid = d.oid)`)
-	if err != nil {
-		return
+	for _, n := range names {
+		if pid, ok := creatorPID(n); ok && !running(pid) {
+			dropLater(n)
+		}
 	}
+}
+
+// databaseNames is the names a query of pg_database gives (none when it
+// fails: collecting is best effort).
+func databaseNames(ctx context.Context, conn *sql.Conn, query string, args ...any) []string {
+	rows, err := conn.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil
+	}
+	defer rows.Close()
 	var names []string
 	for rows.Next() {
 		var n string
@@ -78,12 +90,7 @@ func collectLeftovers(ctx context.Context, conn *sql.Conn) {
 			names = append(names, n)
 		}
 	}
-	rows.Close()
-	for _, n := range names {
-		if pid, ok := creatorPID(n); ok && !running(pid) {
-			dropLater(n)
-		}
-	}
+	return names
 }
 
 // creatorPID is the process id in a name databaseName made.

@@ -129,18 +129,7 @@ func template(ctx context.Context, admin *sql.DB) (string, error) {
 	}
 	// Templates of earlier migration sets are of no more use: drop them so
 	// they do not pile up on a long-lived test server.
-	rows, err := conn.QueryContext(ctx, `SELECT datname FROM pg_database WHERE datname LIKE 'mh\_tpl\_%' AND datname <> $1`, name)
-	if err != nil {
-		return "", err
-	}
-	var stale []string
-	for rows.Next() {
-		var n string
-		if rows.Scan(&n) == nil {
-			stale = append(stale, n)
-		}
-	}
-	rows.Close()
+	stale := databaseNames(ctx, conn, `SELECT datname FROM pg_database WHERE datname LIKE 'mh\_tpl\_%' AND datname <> $1`, name)
 	for _, n := range stale {
 		_, _ = conn.ExecContext(ctx, fmt.Sprintf(`DROP DATABASE IF EXISTS %q WITH (FORCE)`, n))
 	}
