@@ -77,8 +77,9 @@ test:
 	if [ "$$vetrc" != 0 ]; then echo "go vet failed"; exit "$$vetrc"; fi; \
 	export TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$pgadmin}"; \
 	module=$$($(GO) list -m); racefree="^$$module/($(subst $(eval ) ,|,$(RACE_FREE)))(/|$$)"; \
-	$(GO) test -race -parallel 4 -timeout 20m $$($(GO) list ./... | grep -vE "$$racefree"); \
-	$(GO) test -parallel 4 -timeout 20m $$($(GO) list ./... | grep -E "$$racefree")
+	pkgs=$$($(GO) list ./...); \
+	$(GO) test -race -parallel 4 -timeout 20m $$(grep -vE "$$racefree" <<< "$$pkgs"); \
+	$(GO) test -parallel 4 -timeout 20m $$(grep -E "$$racefree" <<< "$$pkgs")
 
 # The fault tests alone (they are part of `make test` too): workers killed,
 # Redis and Postgres restarted, the search backend stopped, graceful stops.
