@@ -11,7 +11,8 @@ import (
 
 // fakeTools writes executables that stand in for the system tools
 // deploy/setup.sh calls: every package missing, apt-get as chatty as dpkg
-// is (and failing when aptFails), Postgres and Redis already up.
+// is (and failing when aptFails), npm as chatty and installing nothing but
+// the directory it is given, Postgres and Redis already up.
 func fakeTools(t *testing.T, aptFails bool) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -24,6 +25,8 @@ func fakeTools(t *testing.T, aptFails bool) string {
 		"apt-get":    apt,
 		"sudo":       "exec \"$@\"\n",
 		"id":         "echo 0\n",
+		"npm": "for i in $(seq 40); do echo \"npm http fetch GET 200 pkg$i\"; done\n" +
+			"while [ $# -gt 0 ]; do [ \"$1\" = --prefix ] && mkdir -p \"$2/node_modules\"; shift; done\n",
 		"pg_isready": "exit 0\n",
 		"redis-cli":  "echo PONG\n",
 		"psql":       "echo 1\n",
@@ -37,9 +40,25 @@ func fakeTools(t *testing.T, aptFails bool) string {
 	return dir
 }
 
+// runSetup runs a copy of deploy/setup.sh beside a copy of the nsfw
+// sidecar's lock file, so that its install goes into a directory of the
+// test's and never into the checkout.
 func runSetup(t *testing.T, tools string) (stdout, stderr string, err error) {
 	t.Helper()
-	cmd := exec.Command("bash", filepath.Join("..", "..", "deploy", "setup.sh"))
+	deploy := filepath.Join(t.TempDir(), "deploy")
+	for _, f := range []string{"setup.sh", filepath.Join("nsfw", "package-lock.json")} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "deploy", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(deploy, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(deploy, f), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("bash", filepath.Join(deploy, "setup.sh"))
 	cmd.Env = []string{"PATH=" + tools + ":" + os.Getenv("PATH")}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -62,10 +81,22 @@ func TestSetupScriptIsQuietUnlessAStepFails(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "setup: installing postgresql ") || !strings.Contains(lines[0], " jq") {
 		t.Errorf("stderr, want a line naming the packages:\n%s", stderr)
 	}
-	// The fake psql reports settings that are not the platform's: where a
-	// Debian Postgres is installed, they are set, in one more line.
-	if len(lines) > 2 || (len(lines) == 2 && !strings.HasPrefix(lines[1], "setup: configuring postgres for harvests")) {
-		t.Errorf("stderr, want one line per step:\n%s", stderr)
+	// The sidecar installs in the background, so its line may come before
+	// or after the next step's. The fake psql reports settings that are not
+	// the platform's: where a Debian Postgres is installed, they are set,
+	// in one more line.
+	sidecar := 0
+	for _, l := range lines[1:] {
+		switch {
+		case l == "setup: installing the nsfw sidecar (npm ci in deploy/nsfw)":
+			sidecar++
+		case strings.HasPrefix(l, "setup: configuring postgres for harvests"):
+		default:
+			t.Errorf("stderr, want one line per step, not %q:\n%s", l, stderr)
+		}
+	}
+	if sidecar != 1 {
+		t.Errorf("stderr, want one line for the nsfw sidecar:\n%s", stderr)
 	}
 
 	_, stderr, err = runSetup(t, fakeTools(t, true))
