@@ -55,8 +55,9 @@ admin-password: build
 # The race detector runs over the packages whose code starts goroutines or
 # shares state between them (worker, search, storage, extractors,
 # internal, ...). RACE_FREE are tested without it: api and web start no
-# goroutine and hold no lock, and their tests are HTTP calls one after the
-# other; cmd/ tests start the metaharvest binary (always built without
+# goroutine and hold no lock (cmd/metaharvest's
+# TestRaceFreePackagesStartNoGoroutine keeps it so), and their tests are
+# HTTP calls one after the other; cmd/ tests start the metaharvest binary (always built without
 # the race detector) and Chromium as processes. With it, the api tests
 # took 131 CPU seconds instead of 30. On a 2-core machine, both cores
 # busy throughout, the race detector on every package made go test alone
