@@ -26,29 +26,29 @@ func TestDeadWorkersTasksTakenOverInSeconds(t *testing.T) {
 	requestID, ctrID, sha := p.folderJob(n)
 	w := testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=4"))
 	p.waitFor(requestID, n/5, w)
+	insp := asynq.NewInspector(p.opt)
+	defer insp.Close()
+	// Killed while it runs tasks: between two of them, or waiting for the
+	// walk's next ones, a worker holds none (seen once under the whole
+	// suite's load, with 550 of 2,500 files harvested).
+	busySince := time.Now()
+	for len(activeTasks(t, insp, p.ns)) < 2 {
+		if time.Since(busySince) > time.Minute {
+			t.Fatalf("the worker runs no two tasks at once: %s", p.taskStates())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	w.Kill()
 	killed := time.Now()
 
 	// What the dead worker held: the active tasks, before anyone else runs.
-	insp := asynq.NewInspector(p.opt)
-	defer insp.Close()
-	type task struct{ queue, id string }
-	var orphans []task
-	for _, q := range (queue.Names{Namespace: p.ns}).All() {
-		active, err := insp.ListActiveTasks(q, asynq.PageSize(1000))
-		if err != nil && !errors.Is(err, asynq.ErrQueueNotFound) {
-			t.Fatal(err)
-		}
-		for _, a := range active {
-			orphans = append(orphans, task{q, a.ID})
-		}
-	}
+	orphans := activeTasks(t, insp, p.ns)
 	at := p.harvestEnds(requestID)
 	if at >= n {
 		t.Fatalf("the job finished before the kill (%d items): make it bigger", at)
 	}
 	if len(orphans) == 0 {
-		t.Fatalf("the killed worker held no task (%d of %d items harvested)", at, n)
+		t.Fatalf("the killed worker held no task (%d of %d items harvested); tasks: %s", at, n, p.taskStates())
 	}
 	t.Logf("SIGKILL with %d of %d items harvested and %d tasks active", at, n, len(orphans))
 	testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=4"))
@@ -76,4 +76,23 @@ func TestDeadWorkersTasksTakenOverInSeconds(t *testing.T) {
 	t.Logf("the dead worker's %d tasks ran again and finished %s after its death", len(orphans), time.Since(killed).Round(10*time.Millisecond))
 	p.recovered("a worker killed", requestID, ctrID, n, killed, 3*time.Minute)
 	p.checkExactlyOnce(requestID, ctrID, n, sha)
+}
+
+// activeTask is a task asynq shows active, by queue.
+type activeTask struct{ queue, id string }
+
+// activeTasks lists the active tasks of every queue of namespace ns.
+func activeTasks(t *testing.T, insp *asynq.Inspector, ns string) []activeTask {
+	t.Helper()
+	var out []activeTask
+	for _, q := range (queue.Names{Namespace: ns}).All() {
+		active, err := insp.ListActiveTasks(q, asynq.PageSize(1000))
+		if err != nil && !errors.Is(err, asynq.ErrQueueNotFound) {
+			t.Fatal(err)
+		}
+		for _, a := range active {
+			out = append(out, activeTask{q, a.ID})
+		}
+	}
+	return out
 }
