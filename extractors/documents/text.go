@@ -27,7 +27,7 @@ func init() {
 		Fields: []extractors.Field{
 			{Path: "text", Type: extractors.TypeText, Doc: "the text, as UTF-8, at most 256 KiB"},
 			{Path: "text_truncated", Type: extractors.TypeBool, Doc: "true when the file holds more text than was kept"},
-			{Path: "encoding", Type: extractors.TypeString, Doc: "detected encoding: utf-8, utf-16le, utf-16be, iso-8859-1 or windows-1252"},
+			{Path: "encoding", Type: extractors.TypeString, Doc: "detected encoding: utf-8, utf-16le, utf-16be, or a single-byte code page (iso-8859-1, windows-1252, windows-1250, iso-8859-2, windows-1251, koi8-r, windows-1253, iso-8859-7, windows-1254)"},
 			{Path: "bom", Type: extractors.TypeBool, Doc: "true when the file starts with a byte order mark"},
 			{Path: "line_count", Type: extractors.TypeNumber, Doc: "lines in the whole file (a last line without a newline counts)"},
 		},

@@ -36,10 +36,12 @@ type Detected struct {
 // when complete): a byte order mark wins; without one, UTF-16 is
 // recognised by its zero bytes (text in Latin script has a zero in every
 // other byte), then valid UTF-8 is UTF-8 (a rune cut at the end of an
-// incomplete head does not count against it), and anything
-// else is Latin-1, or Windows-1252 when bytes 0x80-0x9f appear (control
-// codes in Latin-1, curly quotes and dashes in Windows-1252, which is what
-// such files really are).
+// incomplete head does not count against it), and anything else is in a
+// single-byte code page: the one whose decoding reads most like text of
+// one of its languages (guessSingleByte: Western, Central European,
+// Cyrillic, Greek or Turkish); Western text is Latin-1, or Windows-1252
+// when bytes 0x80-0x9f appear (control codes in Latin-1, curly quotes and
+// dashes in Windows-1252, which is what such files really are).
 func Detect(head []byte, complete bool) Detected {
 	switch {
 	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
@@ -54,6 +56,9 @@ func Detect(head []byte, complete bool) Detected {
 	}
 	if utf8.Valid(head) || (!complete && validUTF8Prefix(head)) {
 		return Detected{Name: UTF8}
+	}
+	if name := guessSingleByte(head); name != Windows1252 {
+		return Detected{Name: name}
 	}
 	for _, c := range head {
 		if c >= 0x80 && c <= 0x9f {
@@ -116,6 +121,9 @@ func decoderOf(d Detected) *encoding.Decoder {
 		return charmap.ISO8859_1.NewDecoder()
 	case Windows1252:
 		return charmap.Windows1252.NewDecoder()
+	}
+	if cm := singleByteCharmap(d.Name); cm != nil {
+		return cm.NewDecoder()
 	}
 	return nil
 }
