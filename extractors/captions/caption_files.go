@@ -26,7 +26,7 @@ func init() {
 		},
 		Fields: []extractors.Field{
 			{Path: "format", Type: extractors.TypeString, Doc: "format of a caption file item: srt, vtt, ass, ssa, ttml, scc"},
-			{Path: "encoding", Type: extractors.TypeString, Doc: "text encoding of the file: utf-8, utf-16le, utf-16be, windows-1252 (ascii for SCC)"},
+			{Path: "encoding", Type: extractors.TypeString, Doc: "text encoding of the file: utf-8, utf-16le, utf-16be, or a single-byte code page (iso-8859-1, windows-1252, windows-1250, iso-8859-2, windows-1251, koi8-r, windows-1253, iso-8859-7, windows-1254); ascii for SCC"},
 			{Path: "language", Type: extractors.TypeString, Doc: "language the file declares or its name gives (en, eng, pt-BR); empty when unknown"},
 			{Path: "cues", Type: extractors.TypeNumber, Doc: "number of cues"},
 			{Path: "duration", Type: extractors.TypeNumber, Doc: "end of the last cue, seconds"},

@@ -34,7 +34,7 @@ var ErrTooManyCues = fmt.Errorf("more than %d cues", extractors.MaxCues)
 type Parsed struct {
 	// Format of the file ("srt", "vtt", "ass", "ssa", "ttml", "scc").
 	Format string
-	// Encoding the text was in ("utf-8", "utf-16le", "windows-1252"...).
+	// Encoding the text was in ("utf-8", "utf-16le", "windows-1251"...).
 	Encoding string
 	// Language the file declares (WebVTT "Language:" header, TTML
 	// xml:lang), else "".

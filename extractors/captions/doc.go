@@ -23,8 +23,9 @@
 //
 // Parsers are pure functions of the bytes (ParseSRT, ParseVTT, ParseASS,
 // ParseTTML, Parse): bounded by MaxFileSize, extractors.MaxCues and a
-// per-cue text limit, with the text encoding detected (UTF-8 with or
-// without BOM, UTF-16, Windows-1252). Embedded tracks and SCC are turned
+// per-cue text limit, with the text encoding detected as for any text file
+// (doctext: UTF-8 with or without BOM, UTF-16, or a single-byte code page:
+// Western, Central European, Cyrillic, Greek, Turkish). Embedded tracks and SCC are turned
 // into SubRip by ffmpeg and read by the same SRT parser. Times are seconds,
 // exact to the millisecond the source gives.
 package captions

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"unicode/utf16"
 
+	"golang.org/x/text/encoding/charmap"
+
 	"github.com/metaharvest/metaharvest/extractors"
 )
 
@@ -359,6 +361,36 @@ func TestSidecarLanguage(t *testing.T) {
 	for in, want := range map[string]string{"eng": "eng", "EN": "en", "und": "", "": "", "en_US": "en-US", "english": "", "x1": ""} {
 		if got := languageTag(in); got != want {
 			t.Errorf("languageTag(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Subtitles saved by Windows tools in the code page of their language read
+// back in that language, and the file's encoding says which it was.
+func TestLegacyCodePageSubtitles(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		enc   string
+		cm    *charmap.Charmap
+		lines [2]string
+	}{
+		{"windows-1254", charmap.Windows1254, [2]string{"Başka seçeneğim yoktu.", "Yarın sabah İzmir'e gidiyoruz, çantanı hazırla."}},
+		{"windows-1251", charmap.Windows1251, [2]string{"Где ты был всю ночь?", "Я ждал тебя на вокзале до самого утра."}},
+		{"windows-1250", charmap.Windows1250, [2]string{"Gdzie byłeś całą noc?", "Czekałem na ciebie na dworcu aż do rana."}},
+		{"windows-1253", charmap.Windows1253, [2]string{"Πού ήσουν όλη τη νύχτα;", "Σε περίμενα στον σταθμό μέχρι το πρωί."}},
+	} {
+		src := "1\r\n00:00:01,000 --> 00:00:02,500\r\n" + c.lines[0] + "\r\n\r\n2\r\n00:00:03,000 --> 00:00:05,000\r\n" + c.lines[1] + "\r\n"
+		b, err := c.cm.NewEncoder().Bytes([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := ParseSRT(b)
+		if err != nil {
+			t.Errorf("%s: %v", c.enc, err)
+			continue
+		}
+		if p.Encoding != c.enc || len(p.Cues) != 2 || p.Cues[0].Text != c.lines[0] || p.Cues[1].Text != c.lines[1] {
+			t.Errorf("%s: read as %s: %+v", c.enc, p.Encoding, p.Cues)
 		}
 	}
 }
