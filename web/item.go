@@ -186,6 +186,10 @@ func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 				}
 			}
 		}
+	} else if page.Text == "" && len(caps) > 0 {
+		// A caption file has no player: its cues are its text.
+		page.Text, page.TextCut = captionsText(it.ID, caps)
+		page.TextLabel = "Captions"
 	}
 	if err := u.itemCollab(ctx, page, p); err != nil {
 		return err

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/metaharvest/metaharvest/models"
 )
 
 // The item page of a video carries the markup item.js works with (ids,
@@ -86,5 +88,28 @@ func TestItemPageContract(t *testing.T) {
 		strings.Contains(doc, `id="timeline"`) ||
 		!strings.Contains(doc, `<a class="picture" href="/api/data/items/`+c.pdf+`/content"><img src="/api/data/artifacts/cd/`+c.pdf+`/document_pages/thumbnail.jpg" alt="Preview of budget.pdf" width="64" height="90"></a>`) {
 		t.Errorf("document page: %.4000s", doc)
+	}
+}
+
+// A caption file has no player: its page shows its cues as its text, one a
+// line after its start time, as text (markup in a cue is not markup), to
+// users who may read captions.
+func TestCaptionFilePageShowsItsCues(t *testing.T) {
+	t.Parallel()
+	c := newCorpus(t)
+	srt := c.item("pub", models.ContainerID("pub", "media"), "subs/ferry.srt", "application/x-subrip",
+		map[string]any{"caption_files": map[string]any{"cues": 2, "format": "srt", "encoding": "windows-1254"}})
+	c.must(c.db.Create(&models.Caption{ID: "cap-srt", ItemID: srt, Extractor: "caption_files", Source: "file", Format: "srt",
+		Cues: models.MustJSON([]map[string]any{{"start_at": 63.5, "end_at": 65.0, "text": "Başka seçeneğim <i>yoktu</i>."},
+			{"start_at": 3.0, "end_at": 4.0, "text": "Benim adım Deniz."}})}).Error)
+	base := "/items/" + url.PathEscape(srt)
+	body := c.page(base, c.signIn(adminEmail, adminPassword), http.StatusOK)
+	want := "<h3>Captions</h3><pre class=\"doctext\" tabindex=\"0\">00:00:03  Benim adım Deniz.\n00:01:03  Başka seçeneğim &lt;i&gt;yoktu&lt;/i&gt;.\n</pre>"
+	if !strings.Contains(body, want) || strings.Contains(body, `id="timeline"`) {
+		t.Errorf("the caption file's page lacks its cues %q: %.4000s", want, body)
+	}
+	items := c.signInAs("items@example.com", "items:read")
+	if limited := c.page(base, items, http.StatusOK); strings.Contains(limited, "Deniz") || strings.Contains(limited, `class="doctext"`) {
+		t.Errorf("a user without captions:read sees a caption file's cues")
 	}
 }

@@ -161,6 +161,19 @@ func transcriptCues(itemID string, caps []models.Caption) []cue {
 	return out
 }
 
+// captionsText is the text of an item's captions where there is no player
+// to seek (a caption file): a cue a line, after its start time.
+func captionsText(itemID string, caps []models.Caption) (string, bool) {
+	var b strings.Builder
+	for _, c := range transcriptCues(itemID, caps) {
+		b.WriteString(c.Time)
+		b.WriteString("  ")
+		b.WriteString(c.Text)
+		b.WriteByte('\n')
+	}
+	return truncate(b.String(), maxTextRunes)
+}
+
 // panels group the item's metadata by extractor family, each value a link
 // that searches for it.
 func (u *UI) panels(meta map[string]any) []panel {
