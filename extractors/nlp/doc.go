@@ -19,11 +19,11 @@
 //
 // # What is found, and how well
 //
-//   - language: github.com/abadojack/whatlanggo v1.0.1, over up to eight
-//     2 KiB samples spread over the text that vote (whatlanggo's own
-//     confidence turns negative past a few KiB). 84 languages; a single
-//     short sentence can be mistaken for a neighbour (Russian for
-//     Bulgarian).
+//   - language: extractors/kit/langid, github.com/abadojack/whatlanggo
+//     v1.0.1 over up to eight 2 KiB samples spread over the text that vote
+//     (whatlanggo's own confidence turns negative past a few KiB). 84
+//     languages; a single short sentence can be mistaken for a neighbour
+//     (Russian for Bulgarian).
 //   - key phrases: RAKE, written here (rake.go), with stop word lists for
 //     en, fr, es, de, it, pt and nl; none for other languages.
 //   - entities (people, places, organisations): a heuristic, written here

@@ -14,6 +14,7 @@ import (
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
 	"github.com/metaharvest/metaharvest/extractors/kit/gazetteer"
+	"github.com/metaharvest/metaharvest/extractors/kit/langid"
 )
 
 func registry(t testing.TB) *extractors.Registry {
@@ -122,7 +123,7 @@ func TestIdentifyLanguages(t *testing.T) {
 		if !ok {
 			continue
 		}
-		lang, found := Identify(text)
+		lang, found := langid.Identify(text)
 		if code, ok := want[label]; ok {
 			checked++
 			if !found || lang.Code != code {
@@ -135,12 +136,12 @@ func TestIdentifyLanguages(t *testing.T) {
 	if checked != len(want) {
 		t.Errorf("checked %d paragraphs, want %d", checked, len(want))
 	}
-	if _, ok := Identify("12345 67 !!"); ok {
+	if _, ok := langid.Identify("12345 67 !!"); ok {
 		t.Error("digits identified as a language")
 	}
 	// A long text: whatlanggo alone gives a negative confidence past a few KiB.
 	gpl := readFile(t, "gpl-3.txt")
-	if lang, ok := Identify(gpl); !ok || lang.Code != "en" || lang.Confidence < 0.8 || !lang.Reliable {
+	if lang, ok := langid.Identify(gpl); !ok || lang.Code != "en" || lang.Confidence < 0.8 || !lang.Reliable {
 		t.Errorf("GPL: %+v", lang)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/kit/gazetteer"
+	"github.com/metaharvest/metaharvest/extractors/kit/langid"
 )
 
 // Limits of what tokens reports.
@@ -72,7 +73,7 @@ func (x *tokens) Extract(ctx context.Context, in *extractors.Input) (*extractors
 
 // Analysis is what tokens finds in a text.
 type Analysis struct {
-	Language   *Language
+	Language   *langid.Language
 	KeyPhrases []Phrase
 	Entities   []Entity
 	Sentiment  []Sentiment
@@ -83,7 +84,7 @@ type Analysis struct {
 // (English). It stops early, with what it has, when ctx ends.
 func Analyse(ctx context.Context, text string, ner *Recognizer, vader *govader.SentimentIntensityAnalyzer) Analysis {
 	var a Analysis
-	lang, ok := Identify(text)
+	lang, ok := langid.Identify(text)
 	code := ""
 	if ok {
 		a.Language = &lang

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/kit/langid"
 )
 
 func init() {
@@ -42,7 +43,7 @@ func (vendorLanguage) Extract(ctx context.Context, in *extractors.Input) (*extra
 	if text.Text == "" {
 		return nil, fmt.Errorf("%w: no extracted text", extractors.ErrUnsupported)
 	}
-	lang, ok := Identify(text.Text)
+	lang, ok := langid.Identify(text.Text)
 	if !ok {
 		return nil, fmt.Errorf("%w: no language recognised in the text", extractors.ErrUnsupported)
 	}

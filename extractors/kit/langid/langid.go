@@ -1,4 +1,7 @@
-package nlp
+// Package langid identifies the language of a text (whatlanggo over
+// samples of it that vote): the analyses of an item's text (extractors/nlp)
+// and the captions whose files declare no language (extractors/captions).
+package langid
 
 import (
 	"math"
