@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
+	"github.com/metaharvest/metaharvest/extractors/kit/langid"
 )
 
 func init() {
@@ -27,13 +29,15 @@ func init() {
 		Fields: []extractors.Field{
 			{Path: "format", Type: extractors.TypeString, Doc: "format of a caption file item: srt, vtt, ass, ssa, ttml, scc"},
 			{Path: "encoding", Type: extractors.TypeString, Doc: "text encoding of the file: utf-8, utf-16le, utf-16be, or a single-byte code page (iso-8859-1, windows-1252, windows-1250, iso-8859-2, windows-1251, koi8-r, windows-1253, iso-8859-7, windows-1254); ascii for SCC"},
-			{Path: "language", Type: extractors.TypeString, Doc: "language the file declares or its name gives (en, eng, pt-BR); empty when unknown"},
+			{Path: "language", Type: extractors.TypeString, Doc: "language the file declares or its name gives (en, eng, pt-BR), else the one identified in the words of its cues (ISO 639-1: tr); empty when unknown"},
+			{Path: "language_identified", Type: extractors.TypeBool, Doc: "true when language was identified in the words, not declared"},
 			{Path: "cues", Type: extractors.TypeNumber, Doc: "number of cues"},
 			{Path: "duration", Type: extractors.TypeNumber, Doc: "end of the last cue, seconds"},
 			{Path: "skipped", Type: extractors.TypeNumber, Doc: "blocks that were not valid cues and were skipped"},
 			{Path: "sidecars.name", Type: extractors.TypeString, Doc: "file name of a caption file next to a media item"},
 			{Path: "sidecars.format", Type: extractors.TypeString, Doc: "its format"},
-			{Path: "sidecars.language", Type: extractors.TypeString, Doc: "its language, from its name or content"},
+			{Path: "sidecars.language", Type: extractors.TypeString, Doc: "its language, from its name or content, else identified in its words"},
+			{Path: "sidecars.language_identified", Type: extractors.TypeBool, Doc: "true when its language was identified in its words"},
 			{Path: "sidecars.cues", Type: extractors.TypeNumber, Doc: "its number of cues"},
 			{Path: "sidecars.error", Type: extractors.TypeString, Doc: "why it could not be read (it has no caption then)"},
 		},
@@ -75,15 +79,16 @@ func (x *captionFiles) file(ctx context.Context, in *extractors.Input) (*extract
 	if err != nil {
 		return nil, err
 	}
-	lang := p.Language
-	if lang == "" {
-		lang = nameLanguage(in.Name)
+	declared := p.Language
+	if declared == "" {
+		declared = nameLanguage(in.Name)
 	}
-	data := map[string]any{"format": p.Format, "encoding": p.Encoding, "language": lang, "cues": len(p.Cues),
-		"duration": p.Duration(), "skipped": p.Skipped}
+	lang := languageOf(declared, p.Cues)
+	data := map[string]any{"format": p.Format, "encoding": p.Encoding, "language": lang.Code,
+		"language_identified": lang.Identified, "cues": len(p.Cues), "duration": p.Duration(), "skipped": p.Skipped}
 	res := &extractors.Result{Data: data}
 	if len(p.Cues) > 0 {
-		res.Captions = []extractors.Caption{{Source: "file", Language: lang, Confidence: confidence(lang),
+		res.Captions = []extractors.Caption{{Source: "file", Language: lang.Code, Confidence: lang.Confidence,
 			Format: p.Format, Cues: p.Cues}}
 	}
 	return res, nil
@@ -120,10 +125,14 @@ func (x *captionFiles) sidecars(ctx context.Context, in *extractors.Input) (*ext
 		if lang == "" {
 			lang = p.Language
 		}
-		entry["format"], entry["language"], entry["cues"] = p.Format, lang, len(p.Cues)
+		l := languageOf(lang, p.Cues)
+		entry["format"], entry["language"], entry["cues"] = p.Format, l.Code, len(p.Cues)
+		if l.Identified {
+			entry["language_identified"] = true
+		}
 		if len(p.Cues) > 0 {
-			res.Captions = append(res.Captions, extractors.Caption{Source: "sidecar", Language: lang,
-				Confidence: confidence(lang), Format: p.Format, Label: sb.Name, Cues: p.Cues})
+			res.Captions = append(res.Captions, extractors.Caption{Source: "sidecar", Language: l.Code,
+				Confidence: l.Confidence, Format: p.Format, Label: sb.Name, Cues: p.Cues})
 		}
 	}
 	if len(list) == 0 {
@@ -174,11 +183,35 @@ func readCapped(p string) ([]byte, error) {
 	return b, nil
 }
 
-// confidence of a language that a file or stream declares: 1 when one is
-// declared, 0 (unknown) otherwise. Nothing here guesses a language.
-func confidence(lang string) float64 {
-	if lang == "" {
-		return 0
+// captionLanguage is the language of a caption and how sure it is.
+type captionLanguage struct {
+	Code       string
+	Confidence float64 // 1 declared, 0 unknown, between: identified
+	Identified bool    // from the words of the cues, not declared
+}
+
+// identifyText bounds the cue text the language is identified in.
+const identifyText = 64 << 10
+
+// languageOf is the language of cues: the one their file, name or stream
+// declares (confidence 1); else the one langid identifies in their words
+// when it is sure of it (whatlanggo's reliable threshold), with its
+// confidence; else unknown.
+func languageOf(declared string, cues []extractors.Cue) captionLanguage {
+	if declared != "" {
+		return captionLanguage{Code: declared, Confidence: 1}
 	}
-	return 1
+	var b strings.Builder
+	for _, c := range cues {
+		if b.Len() >= identifyText {
+			break
+		}
+		b.WriteString(c.Text)
+		b.WriteByte('\n')
+	}
+	l, ok := langid.Identify(doctext.Cut(b.String(), identifyText))
+	if !ok || !l.Reliable {
+		return captionLanguage{}
+	}
+	return captionLanguage{Code: l.Code, Confidence: min(l.Confidence, 0.99), Identified: true}
 }

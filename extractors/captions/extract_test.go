@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -424,5 +425,38 @@ func TestHostileCaptionFiles(t *testing.T) {
 		if took := time.Since(start); took > 10*time.Second {
 			t.Errorf("%s: took %s", filepath.Base(p), took)
 		}
+	}
+}
+
+// A caption file that declares no language gets the one identified in its
+// words (below confidence 1, which stays for declared languages); a
+// declared one wins; cues without words stay unknown.
+func TestCaptionLanguageIdentified(t *testing.T) {
+	t.Parallel()
+	reg := registry(t)
+	dir := t.TempDir()
+	lines := []string{"Benim adım Deniz ve bu akşam İstanbul'a dönüyorum.", "Başka seçeneğim yoktu, biliyorsun.",
+		"Yarın sabah erkenden limana gideceğiz.", "Çantanı hazırla ve kimseye bir şey söyleme.",
+		"Neden bana hiç güvenmiyorsun?", "Çünkü her seferinde yalan söylüyorsun."}
+	var srt strings.Builder
+	for i, l := range lines {
+		fmt.Fprintf(&srt, "%d\n00:00:%02d,000 --> 00:00:%02d,500\n%s\n\n", i+1, 2*i, 2*i+1, l)
+	}
+	p := write(t, dir, "film.srt", srt.String())
+	o := run(t, reg, "caption_files", p, nil)
+	if o.Err != nil || len(o.Captions) != 1 {
+		t.Fatalf("film.srt: %+v", o)
+	}
+	if c := o.Captions[0]; c.Language != "tr" || c.Confidence <= 0.8 || c.Confidence >= 1 ||
+		o.Data["language"] != "tr" || o.Data["language_identified"] != true {
+		t.Errorf("undeclared Turkish: caption %s %v, data %v", c.Language, c.Confidence, o.Data)
+	}
+	o = run(t, reg, "caption_files", p, &extractors.Input{Name: "film.de.srt"})
+	if c := o.Captions[0]; c.Language != "de" || c.Confidence != 1 || o.Data["language_identified"] != false {
+		t.Errorf("declared by the name: caption %s %v, data %v", c.Language, c.Confidence, o.Data)
+	}
+	o = run(t, reg, "caption_files", write(t, dir, "music.srt", "1\n00:00:01,000 --> 00:00:02,000\n♪ ♪\n\n2\n00:00:03,000 --> 00:00:04,000\n1 2 3\n"), nil)
+	if c := o.Captions[0]; c.Language != "" || c.Confidence != 0 || o.Data["language"] != "" {
+		t.Errorf("no words: caption %s %v, data %v", c.Language, c.Confidence, o.Data)
 	}
 }

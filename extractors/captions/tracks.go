@@ -161,7 +161,8 @@ func convertTracks(ctx context.Context, run *extractors.Runner, path string, tra
 
 // caption is the Caption of a track that was read.
 func (t *track) caption() extractors.Caption {
-	return extractors.Caption{Source: "embedded", Language: t.Language, Confidence: confidence(t.Language),
+	lang := languageOf(t.Language, t.Parsed.Cues)
+	return extractors.Caption{Source: "embedded", Language: lang.Code, Confidence: lang.Confidence,
 		Format: captionFormat(t.Codec), Label: t.Label, Cues: t.Parsed.Cues}
 }
 
