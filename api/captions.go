@@ -296,26 +296,23 @@ func (s *Server) uploadCaption(c *gin.Context) error {
 	if len(p.Cues) == 0 {
 		return apperr.InvalidField("caption_file", "has no cue")
 	}
-	lang := ""
+	declared := ""
 	switch {
 	case up.hasLang && up.language != "":
-		if lang = captions.LanguageTag(up.language); lang == "" {
+		if declared = captions.LanguageTag(up.language); declared == "" {
 			return apperr.InvalidField("language", "is not a language tag (en, eng, pt-BR)")
 		}
 	case p.Language != "":
-		lang = p.Language
+		declared = p.Language
 	default:
-		lang = captions.NameLanguage(up.fileName)
+		declared = captions.NameLanguage(up.fileName)
 	}
-	confidence := 0.0
-	if lang != "" {
-		confidence = 1
-	}
+	lang := captions.LanguageOf(declared, p.Cues)
 	cues, err := json.Marshal(p.Cues)
 	if err != nil {
 		return err
 	}
-	m := models.Caption{ID: ids.New(), ItemID: it.ID, Source: "uploaded", Language: lang, Confidence: confidence,
+	m := models.Caption{ID: ids.New(), ItemID: it.ID, Source: "uploaded", Language: lang.Code, Confidence: lang.Confidence,
 		Format: p.Format, Cues: cues, Original: up.data, FileName: up.fileName, AddedAt: time.Now().UTC().Truncate(time.Microsecond)}
 	err = s.audited(c, "caption", "upload", m.ID, it.ID, func(tx *store.DB) error {
 		if err := store.AddUploadedCaption(tx, &m, maxCaptionsPerItem); err != nil {

@@ -133,7 +133,15 @@ func TestCaptionsListUploadDownloadDelete(t *testing.T) {
 	if v.Language.Language != "pt-BR" {
 		t.Errorf("language from the name: %+v", v.Language)
 	}
-	e.uploadCaption(e.adminToken, itemID, "movie.srt", uploadSRT, nil).status(201).decode(&v)
+	// None declared: the language of the words when they tell, else none.
+	turkish := "1\n00:00:01,000 --> 00:00:02,000\nBenim adım Deniz ve bu akşam İstanbul'a dönüyorum.\n\n" +
+		"2\n00:00:03,000 --> 00:00:04,000\nBaşka seçeneğim yoktu, yarın sabah erkenden limana gideceğiz.\n\n" +
+		"3\n00:00:05,000 --> 00:00:06,000\nNeden bana hiç güvenmiyorsun? Çünkü her seferinde yalan söylüyorsun.\n"
+	e.uploadCaption(e.adminToken, itemID, "movie.srt", turkish, nil).status(201).decode(&v)
+	if v.Language.Language != "tr" || v.Language.Confidence <= 0.8 || v.Language.Confidence >= 1 {
+		t.Errorf("language of the words: %+v", v.Language)
+	}
+	e.uploadCaption(e.adminToken, itemID, "music.srt", "1\n00:00:01,000 --> 00:00:02,000\n♪ ♪\n", nil).status(201).decode(&v)
 	if v.Language.Language != "" || v.Language.Confidence != 0 {
 		t.Errorf("no language: %+v", v.Language)
 	}
@@ -144,7 +152,7 @@ func TestCaptionsListUploadDownloadDelete(t *testing.T) {
 		t.Errorf("delete %v", d)
 	}
 	e.do("DELETE", "/api/data/v3/items/"+itemID+"/captions?caption_id=cap-x", e.adminToken, nil).status(200)
-	if got := e.listCaptions(e.adminToken, itemID); len(got) != 3 {
+	if got := e.listCaptions(e.adminToken, itemID); len(got) != 4 {
 		t.Errorf("after deletes: %d captions", len(got))
 	}
 	e.do("DELETE", "/api/data/v3/items/"+itemID+"/captions?caption_id="+up.ID, e.adminToken, nil).status(404)

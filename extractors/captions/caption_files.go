@@ -10,8 +10,6 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
-	"github.com/metaharvest/metaharvest/extractors/kit/langid"
 )
 
 func init() {
@@ -83,7 +81,7 @@ func (x *captionFiles) file(ctx context.Context, in *extractors.Input) (*extract
 	if declared == "" {
 		declared = nameLanguage(in.Name)
 	}
-	lang := languageOf(declared, p.Cues)
+	lang := LanguageOf(declared, p.Cues)
 	data := map[string]any{"format": p.Format, "encoding": p.Encoding, "language": lang.Code,
 		"language_identified": lang.Identified, "cues": len(p.Cues), "duration": p.Duration(), "skipped": p.Skipped}
 	res := &extractors.Result{Data: data}
@@ -125,7 +123,7 @@ func (x *captionFiles) sidecars(ctx context.Context, in *extractors.Input) (*ext
 		if lang == "" {
 			lang = p.Language
 		}
-		l := languageOf(lang, p.Cues)
+		l := LanguageOf(lang, p.Cues)
 		entry["format"], entry["language"], entry["cues"] = p.Format, l.Code, len(p.Cues)
 		if l.Identified {
 			entry["language_identified"] = true
@@ -181,37 +179,4 @@ func readCapped(p string) ([]byte, error) {
 		return nil, errors.New("caption file grew past the size limit while read")
 	}
 	return b, nil
-}
-
-// captionLanguage is the language of a caption and how sure it is.
-type captionLanguage struct {
-	Code       string
-	Confidence float64 // 1 declared, 0 unknown, between: identified
-	Identified bool    // from the words of the cues, not declared
-}
-
-// identifyText bounds the cue text the language is identified in.
-const identifyText = 64 << 10
-
-// languageOf is the language of cues: the one their file, name or stream
-// declares (confidence 1); else the one langid identifies in their words
-// when it is sure of it (whatlanggo's reliable threshold), with its
-// confidence; else unknown.
-func languageOf(declared string, cues []extractors.Cue) captionLanguage {
-	if declared != "" {
-		return captionLanguage{Code: declared, Confidence: 1}
-	}
-	var b strings.Builder
-	for _, c := range cues {
-		if b.Len() >= identifyText {
-			break
-		}
-		b.WriteString(c.Text)
-		b.WriteByte('\n')
-	}
-	l, ok := langid.Identify(doctext.Cut(b.String(), identifyText))
-	if !ok || !l.Reliable {
-		return captionLanguage{}
-	}
-	return captionLanguage{Code: l.Code, Confidence: min(l.Confidence, 0.99), Identified: true}
 }

@@ -3,6 +3,10 @@ package captions
 import (
 	"path"
 	"strings"
+
+	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
+	"github.com/metaharvest/metaharvest/extractors/kit/langid"
 )
 
 // languageTag returns s as a language tag if it looks like one: an ISO
@@ -146,3 +150,36 @@ func LanguageTag(s string) string { return languageTag(s) }
 // NameLanguage is the language a caption file's name gives
 // (movie.en.srt: "en"), or "".
 func NameLanguage(name string) string { return nameLanguage(name) }
+
+// CaptionLanguage is the language of a caption and how sure it is.
+type CaptionLanguage struct {
+	Code       string
+	Confidence float64 // 1 declared, 0 unknown, between: identified
+	Identified bool    // from the words of the cues, not declared
+}
+
+// identifyText bounds the cue text the language is identified in.
+const identifyText = 64 << 10
+
+// LanguageOf is the language of cues: the one their file, name, stream or
+// uploader declares (confidence 1); else the one langid identifies in their words
+// when it is sure of it (whatlanggo's reliable threshold), with its
+// confidence; else unknown.
+func LanguageOf(declared string, cues []extractors.Cue) CaptionLanguage {
+	if declared != "" {
+		return CaptionLanguage{Code: declared, Confidence: 1}
+	}
+	var b strings.Builder
+	for _, c := range cues {
+		if b.Len() >= identifyText {
+			break
+		}
+		b.WriteString(c.Text)
+		b.WriteByte('\n')
+	}
+	l, ok := langid.Identify(doctext.Cut(b.String(), identifyText))
+	if !ok || !l.Reliable {
+		return CaptionLanguage{}
+	}
+	return CaptionLanguage{Code: l.Code, Confidence: min(l.Confidence, 0.99), Identified: true}
+}

@@ -161,7 +161,7 @@ func convertTracks(ctx context.Context, run *extractors.Runner, path string, tra
 
 // caption is the Caption of a track that was read.
 func (t *track) caption() extractors.Caption {
-	lang := languageOf(t.Language, t.Parsed.Cues)
+	lang := LanguageOf(t.Language, t.Parsed.Cues)
 	return extractors.Caption{Source: "embedded", Language: lang.Code, Confidence: lang.Confidence,
 		Format: captionFormat(t.Codec), Label: t.Label, Cues: t.Parsed.Cues}
 }
