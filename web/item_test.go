@@ -72,6 +72,10 @@ func TestItemPageContract(t *testing.T) {
 	if strings.Contains(plain, `data-lane="hits"`) || strings.Contains(plain, "data-start=") {
 		t.Errorf("hits lane or start without q/t")
 	}
+	// Without hits the buttons step between markers, and say so.
+	if !strings.Contains(plain, `<button type="button" id="prev-hit" hidden>Previous marker</button> <button type="button" id="next-hit" hidden>Next marker</button>`) {
+		t.Errorf("the buttons of a page without hits do not say marker")
+	}
 	if bad := c.page(base+"?t=abc", admin, http.StatusOK); strings.Contains(bad, "data-start=") || !strings.Contains(bad, "must be a number of seconds") {
 		t.Errorf("bad t: %.3000s", bad)
 	}
