@@ -37,6 +37,19 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
+// MigrateUpTo applies the pending migrations up to version (used by the
+// tests of a migration's upgrade of existing rows).
+func MigrateUpTo(ctx context.Context, db *sql.DB, version int64) error {
+	p, err := provider(db)
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	if _, err := p.UpTo(ctx, version); err != nil {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	return nil
+}
+
 // MigrateDownAll reverts every migration (used by the migration test).
 func MigrateDownAll(ctx context.Context, db *sql.DB) error {
 	p, err := provider(db)

@@ -182,7 +182,7 @@ INSERT INTO search_documents (vis, size, last_modified, id, type, name, extensio
 SELECT (SELECT v.id FROM search_visibility v WHERE v.location_groups = (CASE WHEN ? THEN '{seeded}' ELSE '{hidden}' END)::text[]
             AND v.container_groups = '{}'),
        d.size, d.last_modified, md5(? || d.id), d.type, ? || d.name, d.extension, d.mime_type, ?, ?, ?, d.container_name, d.keys,
-       setweight(to_tsvector('simple', search_tsv_text(? || d.name)), 'A') || ts_filter(d.tsv, '{d}'),
+       setweight(to_tsvector('metaharvest_words', search_tsv_text(? || d.name)), 'A') || ts_filter(d.tsv, '{d}'),
        jsonb_set(d.extra, '{store,name}', to_jsonb(? || d.name)), d.dates
 FROM search_documents d WHERE d.location_id NOT LIKE 'seed%'`, c%10 < 5, prefix, prefix, loc, loc, ctr, prefix, prefix).Error
 		})

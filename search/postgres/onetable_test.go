@@ -69,7 +69,7 @@ func TestDigestQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	var inText int64
-	db.Raw(`SELECT count(*) FROM search_documents WHERE tsv @@ to_tsquery('simple', ?)`, sha256).Scan(&inText)
+	db.Raw(`SELECT count(*) FROM search_documents WHERE tsv @@ to_tsquery('metaharvest_words', ?)`, sha256).Scan(&inText)
 	if inText != 0 {
 		t.Fatal("a digest is in the word index")
 	}

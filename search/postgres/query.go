@@ -255,7 +255,7 @@ func compile(t table, p *search.Plan, vis search.Visibility, r *resolved) *compi
 		}
 		conds = append(conds, match)
 		if len(p.SearchFields) > 0 {
-			conds = append(conds, fmt.Sprintf("to_tsvector('simple', search_tsv_text(%s)) @@ %s", s.searchText(p.SearchFields), c.tsq))
+			conds = append(conds, fmt.Sprintf("to_tsvector('"+wordsConfig+"', search_tsv_text(%s)) @@ %s", s.searchText(p.SearchFields), c.tsq))
 		}
 		c.score = fmt.Sprintf("ts_rank_cd(d.tsv, %s, 32)::float8", c.tsq)
 	}
@@ -310,8 +310,8 @@ func (s *stmt) hasAny(leaves []string) string {
 func tsQuery(q *query, p *search.Plan) string {
 	qa := q.arg(p.Query)
 	forms := []string{
-		fmt.Sprintf("websearch_to_tsquery('simple', %s)", qa),
-		fmt.Sprintf("websearch_to_tsquery('simple', regexp_replace(%s, %s, ' ', 'g'))", qa, q.arg(wordPunctuation)),
+		fmt.Sprintf("websearch_to_tsquery('"+wordsConfig+"', %s)", qa),
+		fmt.Sprintf("websearch_to_tsquery('"+wordsConfig+"', regexp_replace(%s, %s, ' ', 'g'))", qa, q.arg(wordPunctuation)),
 	}
 	if p.Prefix {
 		// The last word is also a prefix as written (the start of a name:

@@ -717,11 +717,11 @@ func (e *Engine) highlight(ctx context.Context, t table, p *search.Plan, hits []
 	// highlighted in their split form ("holiday video <em>mp4</em>").
 	stmt := fmt.Sprintf(`
 SELECT h.i, h.key, CASE WHEN position(%[6]s in h.raw) > 0 THEN h.raw
-                        ELSE ts_headline('simple', regexp_replace(h.t, '[^[:alnum:]]+', ' ', 'g'), %[1]s, %[2]s) END
+                        ELSE ts_headline('`+wordsConfig+`', regexp_replace(h.t, '[^[:alnum:]]+', ' ', 'g'), %[1]s, %[2]s) END
 FROM (
-    SELECT u.i, u.key, u.t, ts_headline('simple', u.t, %[1]s, %[2]s) AS raw
+    SELECT u.i, u.key, u.t, ts_headline('`+wordsConfig+`', u.t, %[1]s, %[2]s) AS raw
     FROM unnest(%[3]s::int[], %[4]s::text[], %[5]s::text[]) AS u(i, key, t)
-    WHERE to_tsvector('simple', search_tsv_text(u.t)) @@ %[1]s
+    WHERE to_tsvector('`+wordsConfig+`', search_tsv_text(u.t)) @@ %[1]s
 ) h
 ORDER BY h.i, h.key`, tsq, q.arg(headlineOptions), q.arg(idx), q.arg(keys), q.arg(texts), q.arg(search.HighlightPre))
 	rows, err := e.query(ctx, stmt, q.args)

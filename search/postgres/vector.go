@@ -11,7 +11,7 @@ import (
 )
 
 // A document's body words are most of its full text, and PostgreSQL's
-// to_tsvector('simple', ...) costs about four times more to make them a
+// to_tsvector(wordsConfig, ...) costs about four times more to make them a
 // tsvector than reading the same tsvector as a literal does (measured: 27
 // and 6 µs for a small file's body). bodyVector makes the literal in Go
 // when every word is ASCII letters and digits, the text of nearly every
@@ -20,6 +20,13 @@ import (
 // bodies go to to_tsvector as before. The engine checks once, against the
 // server's own to_tsvector, that the two agree (vectorProbe), since
 // lower-casing follows the database's locale.
+
+// wordsConfig is the text search configuration of every word the engine
+// indexes or looks for (migration 00016): PostgreSQL's 'simple' with
+// unaccent before it for words with letters outside ASCII, so that words
+// are found whatever their accents ("cafe" finds "café"). Words of ASCII
+// letters and digits read as under 'simple', which bodyVector copies.
+const wordsConfig = "metaharvest_words"
 
 // Limits of PostgreSQL's tsvectors: positions stop at 16383, to_tsvector
 // keeps the first 255 positions of a lexeme (a tsvector could hold 256)
@@ -36,7 +43,7 @@ type vectorToken struct {
 	pos    int
 }
 
-// bodyVector returns the tsvector literal that to_tsvector('simple', s')
+// bodyVector returns the tsvector literal that to_tsvector(wordsConfig, s')
 // returns for s' = splitWords(s), or false when s has a word it leaves to
 // PostgreSQL (a letter or digit outside ASCII, a word too long, more words
 // than positions).
@@ -175,7 +182,7 @@ func (e *Engine) bodyVectorsAgree(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	var agree bool
-	err := e.db.QueryRowContext(ctx, `SELECT to_tsvector('simple', $1) = $2::tsvector`, splitWords(vectorProbe), lit).Scan(&agree)
+	err := e.db.QueryRowContext(ctx, `SELECT to_tsvector('`+wordsConfig+`', $1) = $2::tsvector`, splitWords(vectorProbe), lit).Scan(&agree)
 	if err != nil {
 		return false, wrapErr(fmt.Errorf("check word vectors: %w", err))
 	}

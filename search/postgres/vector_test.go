@@ -12,7 +12,7 @@ import (
 )
 
 // TestBodyVectorIsToTsvector: for every body bodyVector takes, its literal
-// is the tsvector PostgreSQL's to_tsvector('simple', ...) makes of the
+// is the tsvector PostgreSQL's to_tsvector(wordsConfig, ...) makes of the
 // body's split words, as the server prints both; bodies it leaves to the
 // server are the ones with words outside ASCII or beyond the limits.
 func TestBodyVectorIsToTsvector(t *testing.T) {
@@ -70,7 +70,7 @@ func TestBodyVectorIsToTsvector(t *testing.T) {
 		}
 		taken++
 		var want, got string
-		err := db.QueryRowContext(ctx, `SELECT to_tsvector('simple', $1)::text, $2::tsvector::text`, words, lit).Scan(&want, &got)
+		err := db.QueryRowContext(ctx, `SELECT to_tsvector('`+wordsConfig+`', $1)::text, $2::tsvector::text`, words, lit).Scan(&want, &got)
 		if err != nil {
 			t.Fatalf("%.60q: %v", body, err)
 		}
@@ -145,7 +145,7 @@ func TestWrittenVectorsAreTheServers(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got, want string
-		err = db.QueryRowContext(ctx, `SELECT tsv::text, (setweight(to_tsvector('simple', $2), 'A') || to_tsvector('simple', $3))::text
+		err = db.QueryRowContext(ctx, `SELECT tsv::text, (setweight(to_tsvector('`+wordsConfig+`', $2), 'A') || to_tsvector('`+wordsConfig+`', $3))::text
 			FROM `+table+` WHERE id = $1`, p.ID, p.NameText+"\n"+splitWords(p.NameText), splitWords(p.BodyText)).Scan(&got, &want)
 		if err != nil {
 			t.Fatalf("%s %s: %v", table, p.ID, err)

@@ -291,8 +291,8 @@ func dedupe(ps []*search.Prepared) []*search.Prepared {
 // so that paths, URLs and types add their words, not one long unique
 // lexeme each. The rest is body_vector, its tsvector made in Go, when
 // body is empty (see bodyVector).
-const tsvExpr = `setweight(to_tsvector('simple', u.name_text), 'A') ||
-       CASE WHEN u.body = '' THEN u.body_vector::tsvector ELSE to_tsvector('simple', u.body) END`
+const tsvExpr = `setweight(to_tsvector('` + wordsConfig + `', u.name_text), 'A') ||
+       CASE WHEN u.body = '' THEN u.body_vector::tsvector ELSE to_tsvector('` + wordsConfig + `', u.body) END`
 
 // splitWords turns every run of characters that are neither letters nor
 // digits into one space, as search_tsv_text's regexp does in SQL.

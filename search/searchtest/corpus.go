@@ -22,12 +22,13 @@ const (
 // Marker words: each appears only where the corpus puts it, and is far (in
 // edit distance) from every other word, so that typo-tolerant engines agree.
 const (
-	MarkerCaption   = "quokka"   // transcript.text of some videos (their captions), tesseract.text of some images
-	MarkerName      = "zeppelin" // file names
-	MarkerHidden    = "marzipan" // only in documents a GroupA user cannot see
-	MarkerField     = "kumquat"  // pdf.text and speech_to_text.text
-	MarkerSegment   = "walrus"   // segment OCR text
-	MarkerSegHidden = "narwhal"  // segment OCR text of hidden items only
+	MarkerCaption   = "quokka"      // transcript.text of some videos (their captions), tesseract.text of some images
+	MarkerName      = "zeppelin"    // file names
+	MarkerHidden    = "marzipan"    // only in documents a GroupA user cannot see
+	MarkerField     = "kumquat"     // pdf.text and speech_to_text.text
+	MarkerAccented  = "Çağlayanşüt" // pdf.text of some documents: found as "caglayansut" and "ÇAĞLAYANŞÜT" too
+	MarkerSegment   = "walrus"      // segment OCR text
+	MarkerSegHidden = "narwhal"     // segment OCR text of hidden items only
 )
 
 var vocabulary = strings.Fields(`river mountain city night market train forest ocean studio
@@ -323,6 +324,9 @@ func (c *Corpus) document(r *rand.Rand, i int, ct *container) search.Document {
 		text := sentence(r, 20+r.IntN(30))
 		if i%3 == 1 {
 			text = withMarker(text, MarkerField)
+		}
+		if i%4 == 2 {
+			text = withMarker(text, MarkerAccented)
 		}
 		if hidden {
 			text = withMarker(text, MarkerHidden)

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
+	"github.com/metaharvest/metaharvest/internal/wordmatch"
 	"github.com/metaharvest/metaharvest/search"
 )
 
@@ -159,8 +159,10 @@ func instants(vals []any) []time.Time {
 func inRange(f, lo, hi float64) bool { return f >= lo && f <= hi }
 
 // tokens splits text into lower-case words.
+// tokens are the words of s as a person looking for them counts them:
+// whatever their case and accents (wordmatch's folding: "Çağ" is "cag").
 func tokens(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	return wordmatch.NewFolder().Words(s)
 }
 
 var nonText = map[string]bool{"_id": true, "location_id": true, "store_container_id": true, "item_id": true}
@@ -195,6 +197,7 @@ func textFields(doc map[string]any) map[string][]string {
 
 // hasWord reports whether a text field (any, or one of fields) holds word.
 func hasWord(doc map[string]any, word string, fields ...string) bool {
+	word = wordmatch.NewFolder().Fold(word)
 	for path, texts := range textFields(doc) {
 		if len(fields) > 0 && !contains(fields, path) {
 			continue

@@ -640,6 +640,11 @@ func (s *suite) fullText(t *testing.T) {
 		{query: MarkerField, words: []string{MarkerField}, fields: []string{"speech_to_text"}},
 		{query: MarkerCaption, words: []string{MarkerCaption}, types: []string{"image"}, keep: func(d search.Document) bool { return d["type"] == "image" }},
 		{query: MarkerHidden, words: []string{MarkerHidden}},
+		// Whatever the accents and the case.
+		{query: MarkerAccented, words: []string{MarkerAccented}},
+		{query: "caglayansut", words: []string{MarkerAccented}},
+		{query: "ÇAĞLAYANŞÜT", words: []string{MarkerAccented}},
+		{query: "CAGLAYANSUT", words: []string{MarkerAccented}, fields: []string{"pdf.text"}},
 	}
 	for _, tc := range cases {
 		for _, v := range viewers {
