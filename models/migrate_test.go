@@ -10,14 +10,21 @@ import (
 	"github.com/metaharvest/metaharvest/models"
 )
 
-func TestMigrationsUpDownUp(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
+// emptyDB is a database of its own without any migration.
+func emptyDB(t *testing.T) *sql.DB {
+	t.Helper()
 	db, err := sql.Open("pgx", testdb.Empty(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestMigrationsUpDownUp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := emptyDB(t)
 
 	if err := models.CheckMigrated(ctx, db); !errors.Is(err, models.ErrNotMigrated) {
 		t.Fatalf("empty database: CheckMigrated = %v, want ErrNotMigrated", err)

@@ -2,10 +2,8 @@ package models_test
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 
-	"github.com/metaharvest/metaharvest/internal/testdb"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -15,11 +13,7 @@ import (
 func TestFoldedWordsMigrationReindexesAccentedDocuments(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := sql.Open("pgx", testdb.Empty(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := emptyDB(t)
 	if err := models.MigrateUpTo(ctx, db, 15); err != nil {
 		t.Fatal(err)
 	}
