@@ -76,25 +76,63 @@ var singleByteCandidates = []singleByteCandidate{
 	newSingleByteCandidate(Windows1254, charmap.Windows1254, turkishLanguages),
 }
 
-// singleByteCandidate is a code page with, for each byte from 0x80, the
-// character it decodes to and which of the code page's languages have
-// that character as a letter (a bit per language).
+// singleByteCandidate is a code page with, for each byte, the class of
+// the character it decodes to and its script, and for each byte from 0x80
+// which of the code page's languages have that character as a letter (a
+// bit per language).
 type singleByteCandidate struct {
 	name   string
 	cm     *charmap.Charmap
-	high   [128]rune
+	class  [256]charClass
+	script [256]uint8
 	inLang [128]uint32
 	langs  int
 }
 
+// charClass is what a decoded character is, as score looks at it.
+type charClass uint8
+
+const (
+	clsLetter    charClass = 1 << iota
+	clsUpper               // a capital letter
+	clsLower               // a small letter
+	clsDigit               // a digit
+	clsUndefined           // no character (U+FFFD) or a control code
+	clsWordPunct           // wordPunctuation
+	clsSigma               // the Greek final sigma
+)
+
 func newSingleByteCandidate(name string, cm *charmap.Charmap, langs []string) singleByteCandidate {
 	c := singleByteCandidate{name: name, cm: cm, langs: len(langs)}
-	for i := range c.high {
-		r := cm.DecodeByte(byte(0x80 + i))
-		c.high[i] = r
+	for b := 0; b < 256; b++ {
+		r := cm.DecodeByte(byte(b))
+		var cl charClass
+		switch {
+		case b >= 0x80 && (r == '\uFFFD' || unicode.IsControl(r)):
+			cl = clsUndefined
+		case unicode.IsLetter(r):
+			cl = clsLetter
+			if unicode.IsUpper(r) {
+				cl |= clsUpper
+			}
+			if unicode.IsLower(r) {
+				cl |= clsLower
+			}
+			if r == 'ς' {
+				cl |= clsSigma
+			}
+		case unicode.IsDigit(r):
+			cl = clsDigit
+		case strings.ContainsRune(wordPunctuation, r):
+			cl = clsWordPunct
+		}
+		c.class[b], c.script[b] = cl, scriptOf(r)
+		if b < 0x80 || cl&clsLetter == 0 {
+			continue
+		}
 		for l, letters := range langs {
-			if unicode.IsLetter(r) && strings.ContainsRune(letters, unicode.ToLower(r)) {
-				c.inLang[i] |= 1 << l
+			if strings.ContainsRune(letters, unicode.ToLower(r)) {
+				c.inLang[b-0x80] |= 1 << l
 			}
 		}
 	}
@@ -114,12 +152,17 @@ const (
 	scoreMixedScripts     = -5 // "adэm": letters of two scripts in one word
 )
 
+// maxScoredBytes bounds the bytes from 0x80 score reads: a few thousand
+// characters tell a code page, and a head of 64 KiB outside ASCII would
+// cost tens of milliseconds against every candidate.
+const maxScoredBytes = 4096
+
 // wordPunctuation are the characters from 0x80 that text puts against
 // words: quotes, apostrophes, dashes, the soft hyphen, "°C", "Brand™".
 const wordPunctuation = "’‘´·\u00ad“”„‚«»‹›¿¡°™®©…–—•"
 
 // scriptOf tells Latin, Cyrillic and Greek letters apart (0 for others).
-func scriptOf(r rune) int {
+func scriptOf(r rune) uint8 {
 	switch {
 	case r < 0x80 || unicode.Is(unicode.Latin, r):
 		return 1
@@ -135,63 +178,71 @@ func scriptOf(r rune) int {
 // penalties plus the letters' score for the best of its languages.
 func (c *singleByteCandidate) score(b []byte) int {
 	var penalty int
-	var letterScore [32]int
-	at := func(i int) rune {
-		if i < 0 || i >= len(b) {
-			return ' '
-		}
-		if b[i] < 0x80 {
-			return rune(b[i])
-		}
-		return c.high[b[i]-0x80]
-	}
+	var letters [128]int // occurrences of each letter from 0x80 that counts
+	scored := 0
 	for i, x := range b {
 		if x < 0x80 {
 			continue
 		}
-		r := c.high[x-0x80]
-		prev, next := at(i-1), at(i+1)
+		if scored++; scored > maxScoredBytes {
+			break
+		}
+		prev, next := byte(' '), byte(' ')
+		if i > 0 {
+			prev = b[i-1]
+		}
+		if i+1 < len(b) {
+			next = b[i+1]
+		}
+		cl, pc, nc := c.class[x], c.class[prev], c.class[next]
 		switch {
-		case r == '\uFFFD' || unicode.IsControl(r):
+		case cl&clsUndefined != 0:
 			penalty += scoreUndefined
-		case unicode.IsLetter(r) && (unicode.IsDigit(prev) || unicode.IsDigit(next)):
+		case cl&clsLetter != 0 && (pc|nc)&clsDigit != 0:
 			// "£825" in Windows-1252 is "Ł825" in 1250: a letter against a
 			// digit says nothing of a language.
-		case unicode.IsLetter(r):
-			for l := 0; l < c.langs; l++ {
-				if c.inLang[x-0x80]&(1<<l) != 0 {
-					letterScore[l] += scoreLetterOfLanguage
-				} else {
-					letterScore[l] += scoreForeignLetter
-				}
-			}
-			if unicode.IsUpper(r) && unicode.IsLetter(prev) {
+		case cl&clsLetter != 0:
+			letters[x-0x80]++
+			if cl&clsUpper != 0 && pc&clsLetter != 0 {
 				penalty += scoreCapitalInWord
-				if unicode.IsLower(prev) {
+				if pc&clsLower != 0 {
 					penalty += scoreCapitalAfterLow
 				}
 			}
-			if r == 'ς' && unicode.IsLetter(next) {
+			if cl&clsSigma != 0 && nc&clsLetter != 0 {
 				penalty += scoreSigmaInWord
 			}
-			if sc := scriptOf(r); (unicode.IsLetter(prev) && scriptOf(prev) != sc) || (unicode.IsLetter(next) && scriptOf(next) != sc) {
+			if (pc&clsLetter != 0 && c.script[prev] != c.script[x]) || (nc&clsLetter != 0 && c.script[next] != c.script[x]) {
 				penalty += scoreMixedScripts
 			}
-		case strings.ContainsRune(wordPunctuation, r):
-		case unicode.IsLetter(prev) && unicode.IsLetter(next):
+		case cl&clsWordPunct != 0:
+		case pc&clsLetter != 0 && nc&clsLetter != 0:
 			penalty += scoreSymbolInWord
-		case unicode.IsLetter(prev) || unicode.IsLetter(next):
+		case pc&clsLetter != 0 || nc&clsLetter != 0:
 			penalty += scoreSymbolAtWord
 		}
 		// A capital after this one: checked here when this byte is the
 		// small letter and the capital is ASCII (the loop skips it).
-		if next < 0x80 && unicode.IsUpper(next) && unicode.IsLower(r) {
+		if next < 0x80 && nc&clsUpper != 0 && cl&clsLower != 0 {
 			penalty += scoreCapitalInWord + scoreCapitalAfterLow
 		}
 	}
-	best := letterScore[0]
-	for l := 1; l < c.langs; l++ {
-		best = max(best, letterScore[l])
+	best := 0
+	for l := 0; l < c.langs; l++ {
+		s := 0
+		for x, n := range letters {
+			if n == 0 {
+				continue
+			}
+			if c.inLang[x]&(1<<l) != 0 {
+				s += n * scoreLetterOfLanguage
+			} else {
+				s += n * scoreForeignLetter
+			}
+		}
+		if l == 0 || s > best {
+			best = s
+		}
 	}
 	return penalty + best
 }

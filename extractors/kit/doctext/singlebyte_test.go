@@ -56,3 +56,16 @@ func TestDetectSingleByteCodePages(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDetectSingleByte: the worst case, a 64 KiB head whose every byte
+// is outside ASCII and that is not UTF-8, against each candidate.
+func BenchmarkDetectSingleByte(b *testing.B) {
+	head := make([]byte, sniffLen)
+	for i := range head {
+		head[i] = byte(0x80 + (i*7919)%128)
+	}
+	b.SetBytes(int64(len(head)))
+	for b.Loop() {
+		Detect(head, false)
+	}
+}
