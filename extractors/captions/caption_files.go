@@ -124,10 +124,7 @@ func (x *captionFiles) sidecars(ctx context.Context, in *extractors.Input) (*ext
 			lang = p.Language
 		}
 		l := LanguageOf(lang, p.Cues)
-		entry["format"], entry["language"], entry["cues"] = p.Format, l.Code, len(p.Cues)
-		if l.Identified {
-			entry["language_identified"] = true
-		}
+		entry["format"], entry["language"], entry["language_identified"], entry["cues"] = p.Format, l.Code, l.Identified, len(p.Cues)
 		if len(p.Cues) > 0 {
 			res.Captions = append(res.Captions, extractors.Caption{Source: "sidecar", Language: l.Code,
 				Confidence: l.Confidence, Format: p.Format, Label: sb.Name, Cues: p.Cues})

@@ -459,4 +459,17 @@ func TestCaptionLanguageIdentified(t *testing.T) {
 	if c := o.Captions[0]; c.Language != "" || c.Confidence != 0 || o.Data["language"] != "" {
 		t.Errorf("no words: caption %s %v, data %v", c.Language, c.Confidence, o.Data)
 	}
+	// A sidecar whose name gives no language, beside a video.
+	side := t.TempDir()
+	write(t, side, "clip.srt", srt.String())
+	mp4, _ := media(t)
+	o = run(t, reg, "caption_files", mp4, &extractors.Input{Name: "clip.mp4", Siblings: siblingsOf(side, nil)})
+	if o.Err != nil || len(o.Captions) != 1 {
+		t.Fatalf("sidecar: %+v", o)
+	}
+	entry := o.Data["sidecars"].([]any)[0].(map[string]any)
+	if c := o.Captions[0]; c.Language != "tr" || c.Confidence <= 0.8 || c.Confidence >= 1 ||
+		entry["language"] != "tr" || entry["language_identified"] != true {
+		t.Errorf("undeclared Turkish sidecar: caption %s %v, data %v", c.Language, c.Confidence, entry)
+	}
 }

@@ -162,9 +162,9 @@ type CaptionLanguage struct {
 const identifyText = 64 << 10
 
 // LanguageOf is the language of cues: the one their file, name, stream or
-// uploader declares (confidence 1); else the one langid identifies in their words
-// when it is sure of it (whatlanggo's reliable threshold), with its
-// confidence; else unknown.
+// uploader declares (confidence 1); else the one langid identifies in
+// their words when it is sure of it (whatlanggo's reliable threshold),
+// with its confidence (at most 0.99); else unknown.
 func LanguageOf(declared string, cues []extractors.Cue) CaptionLanguage {
 	if declared != "" {
 		return CaptionLanguage{Code: declared, Confidence: 1}
