@@ -7,6 +7,8 @@ import "sort"
 // of that kind. A matching document counts for a type when it has a value at
 // or below any of its paths. Provider extractors whose API names are not
 // public store their data under the generic names (tags, labels, logos ...).
+// Speech is its extractors' data, not the document's "transcript", which
+// every caption makes (a caption file is no speech).
 var hitCountPaths = map[string][]string{
 	"advertising":          {"advertising"},
 	"audio_classification": {"vendor_audio_classification", "audio_classification"},
@@ -20,7 +22,7 @@ var hitCountPaths = map[string][]string{
 	"ocr":                  {"tesseract", "ocr", "slates", "credits"},
 	"people":               {"vendor_faces", "people", "faces"},
 	"sound":                {"volumedetect", "audiopeak", "vendor_silence", "sound"},
-	"speech_to_text":       {"speech_to_text", "speech_to_text_provider", "transcript"},
+	"speech_to_text":       {"speech_to_text", "speech_to_text_provider"},
 	"sport":                {"vendorsports", "sport"},
 	"tag":                  {"tags"},
 	"text_content":         {"pdf", "officex", "html", "email", "fdx", "tokens", "tokens_provider", "text_content"},

@@ -797,6 +797,17 @@ func (s *suite) hitCounts(t *testing.T) {
 			}
 		}
 	}
+	// Speech counts the documents with a transcript of speech, not every
+	// document with a transcript (captions make one too).
+	var speech int64
+	for _, d := range s.c.Docs {
+		if d["speech_to_text"] != nil || d["speech_to_text_provider"] != nil {
+			speech++
+		}
+	}
+	if got := s.search(t, search.Request{HitCounts: map[string]int{"speech_to_text": 0}}, admin).HitCounts["speech_to_text"]; got != speech {
+		t.Fatalf("speech_to_text hit count %d, want the %d documents with speech", got, speech)
+	}
 	if resp := s.search(t, search.Request{}, admin); resp.HitCounts != nil {
 		t.Fatalf("hit_counts without asking: %v", resp.HitCounts)
 	}
