@@ -246,9 +246,15 @@ func TestVendorLanguage(t *testing.T) {
 	if o.Err != nil || o.Data["language"] != "pl" || o.Data["script"] != "Latin" || o.Data["source"] != "text" {
 		t.Errorf("%v %s", o.Err, o.JSON)
 	}
+	// Unsure: a speech transcript alone (English-only recogniser), or a
+	// text too short to tell: a guess, not a language to filter by.
 	o = run(t, reg, "vendorlanguage", prior(t, "speech_to_text", map[string]any{"text": "front center"}))
-	if o.Err != nil || o.Data["source"] != "speech" || o.Data["reliable"] != false {
+	if o.Err != nil || o.Data["source"] != "speech" || o.Data["reliable"] != false || o.Data["language"] != nil || o.Data["guess"] == nil {
 		t.Errorf("speech: %v %s", o.Err, o.JSON)
+	}
+	o = run(t, reg, "vendorlanguage", prior(t, "officex", map[string]any{"text": "Lorem ipsum"}))
+	if o.Err != nil || o.Data["reliable"] != false || o.Data["language"] != nil || o.Data["guess"] == nil {
+		t.Errorf("short text: %v %s", o.Err, o.JSON)
 	}
 	if o := run(t, reg, "vendorlanguage", nil); !errors.Is(o.Err, extractors.ErrUnsupported) {
 		t.Errorf("nothing: %v", o.Err)

@@ -20,7 +20,8 @@ func init() {
 		// placeholder of the reference.
 		After: TextSources,
 		Fields: []extractors.Field{
-			{Path: "language", Type: extractors.TypeString, Doc: "ISO 639-1 code of the language of the item's text or transcript (639-3 when it has no 639-1 code)"},
+			{Path: "language", Type: extractors.TypeString, Doc: "ISO 639-1 code of the language of the item's text or transcript (639-3 when it has no 639-1 code), when the identification is reliable"},
+			{Path: "guess", Type: extractors.TypeString, Doc: "the likeliest language when the identification is not reliable (a short text, or a speech transcript alone), in place of language"},
 			{Path: "name", Type: extractors.TypeString, Doc: "language name in English"},
 			{Path: "confidence", Type: extractors.TypeNumber, Doc: "0..1 (whatlanggo)"},
 			{Path: "script", Type: extractors.TypeString, Doc: "writing system (Latin, Cyrillic, Han, Arabic...)"},
@@ -51,13 +52,21 @@ func (vendorLanguage) Extract(ctx context.Context, in *extractors.Input) (*extra
 	if text.SpeechOnly {
 		source = "speech"
 	}
-	return &extractors.Result{Data: map[string]any{
-		"language":   lang.Code,
+	reliable := lang.Reliable && !text.SpeechOnly
+	data := map[string]any{
 		"name":       lang.Name,
 		"confidence": lang.Confidence,
 		"script":     lang.Script,
-		"reliable":   lang.Reliable && !text.SpeechOnly,
+		"reliable":   reliable,
 		"source":     source,
 		"sources":    text.Sources,
-	}}, nil
+	}
+	// An unsure guess is no language to filter or count by (the search
+	// page's Language facet reads language): it is kept as guess.
+	if reliable {
+		data["language"] = lang.Code
+	} else {
+		data["guess"] = lang.Code
+	}
+	return &extractors.Result{Data: data}, nil
 }
