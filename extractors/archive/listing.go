@@ -9,10 +9,8 @@ import (
 	"path"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
-	"golang.org/x/text/encoding/charmap"
 )
 
 // Caps of one archive (see doc.go).
@@ -240,24 +238,18 @@ func (l *listing) wantsText(e Entry, unsafe string) bool {
 		textExts[extOf(e.Name)] && l.text.Len() < MaxTextTotal && l.textFiles < maxTextFiles
 }
 
-// addText keeps the text of a document: binary content (a NUL byte) is
-// skipped, text that is not UTF-8 is read as Windows-1252.
+// addText keeps the text of a document, decoded as a text file outside an
+// archive is (UTF-16, UTF-8, or the code page it reads best in); binary
+// content is skipped.
 func (l *listing) addText(data []byte) {
 	if len(data) > MaxTextFile {
 		data = data[:MaxTextFile]
 	}
-	if bytes.IndexByte(data, 0) >= 0 {
+	s, _ := doctext.DecodeBytes(data)
+	if strings.IndexByte(s, 0) >= 0 || doctext.LooksBinary(s) {
 		return
 	}
-	s := string(data)
-	if !utf8.ValidString(s) {
-		if dec, err := charmap.Windows1252.NewDecoder().String(s); err == nil {
-			s = dec
-		} else {
-			s = strings.ToValidUTF8(s, "\uFFFD")
-		}
-	}
-	s = strings.TrimSpace(s)
+	s = strings.TrimSpace(strings.ToValidUTF8(s, "\uFFFD"))
 	if s == "" {
 		return
 	}

@@ -1,6 +1,8 @@
 package archive
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
+	"golang.org/x/text/encoding/charmap"
 )
 
 // list runs the extractor on an archive held in memory.
@@ -132,5 +135,58 @@ func TestSuite(t *testing.T) {
 		if o := outs[Name][filepath.Base(s)]; o.Err != nil {
 			t.Errorf("%s: %v", s, o.Err)
 		}
+	}
+}
+
+// The text files inside an archive are read in their own encoding, as
+// text files outside one are: a Turkish note saved in Windows-1254, a
+// Russian one in Windows-1251 and one saved by Notepad as UTF-16 with a
+// byte order mark. Binary content stays out.
+func TestInnerTextIsReadInItsEncoding(t *testing.T) {
+	t.Parallel()
+	encode := func(enc *charmap.Charmap, s string) []byte {
+		b, err := enc.NewEncoder().Bytes([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	utf16le := []byte{0xFF, 0xFE}
+	for _, r := range "Notepad saved these quince notes." {
+		utf16le = append(utf16le, byte(r), byte(r>>8))
+	}
+	files := []struct {
+		name string
+		data []byte
+	}{
+		{"turkce.txt", encode(charmap.Windows1254, "Savaşçısı yağmurda ağladı; çiçekler güzeldi.")},
+		{"russkij.txt", encode(charmap.Windows1251, "Съешь же ещё этих мягких французских булок.")},
+		{"notepad.txt", utf16le},
+		{"blob.txt", append([]byte("looks like text"), 0, 1, 2, 0, 0xff)},
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, f := range files {
+		w, err := zw.Create(f.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(f.data)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d := mustList(t, "notes.zip", buf.Bytes())
+	text, _ := d["text"].(string)
+	for _, want := range []string{"Savaşçısı yağmurda ağladı", "Съешь же ещё этих мягких", "Notepad saved these quince notes."} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text %q lacks %q", text, want)
+		}
+	}
+	if strings.Contains(text, "looks like text") {
+		t.Errorf("binary content read as text: %q", text)
+	}
+	if d["text_files"] != 3.0 {
+		t.Errorf("text_files %v, want 3", d["text_files"])
 	}
 }
