@@ -24,7 +24,8 @@ import (
 // thumbnailer makes the pictures that stand for an item: JPEG thumbnails
 // of 320 and 1280 pixels on the long side (upright), for a video a
 // representative frame (never a black one when the video has anything
-// else), and for a video a sprite sheet of small frames at fixed intervals
+// else), for a recording its cover art or its waveform (audio_picture.go),
+// and for a video a sprite sheet of small frames at fixed intervals
 // so that a player can show the moment under the pointer while scrubbing.
 func init() {
 	extractors.MustRegister(extractors.Info{
@@ -35,7 +36,7 @@ func init() {
 		Implemented:    true,
 		DefaultEnabled: true,
 		Tools:          []string{"ffmpeg", "ffprobe"},
-		Accept:         AcceptPictures,
+		Accept:         acceptThumbnailable,
 		Fields:         thumbnailerFields,
 		Settings: []extractors.Setting{{Name: "max_pixels", Env: "THUMBNAIL_MAX_PIXELS", Kind: extractors.KindInt, Default: strconv.Itoa(DefaultMaxPixels), Min: 1,
 			Doc: "largest picture decoded, in pixels (width x height); larger ones are refused before decoding"}},
@@ -58,12 +59,13 @@ var thumbnailerFields = []extractors.Field{
 	{Path: "thumbnails.width", Type: extractors.TypeNumber, Doc: "pixels"},
 	{Path: "thumbnails.height", Type: extractors.TypeNumber, Doc: "pixels"},
 	{Path: "thumbnails.size", Type: extractors.TypeNumber, Doc: "the long side asked for (320, 1280); smaller pictures are not scaled up"},
-	{Path: "source.width", Type: extractors.TypeNumber, Doc: "stored width of the picture or video, pixels"},
-	{Path: "source.height", Type: extractors.TypeNumber, Doc: "stored height of the picture or video, pixels"},
+	{Path: "source.width", Type: extractors.TypeNumber, Doc: "stored width of the picture or video (of a recording: of its cover art, or of the drawn waveform), pixels"},
+	{Path: "source.height", Type: extractors.TypeNumber, Doc: "stored height of the picture or video (of a recording: of its cover art, or of the drawn waveform), pixels"},
 	{Path: "source.orientation", Type: extractors.TypeNumber, Doc: "EXIF orientation applied (1 none)"},
 	{Path: "source.decoder", Type: extractors.TypeString, Doc: "go or ffmpeg"},
-	{Path: "source.format", Type: extractors.TypeString, Doc: "picture format or video codec"},
+	{Path: "source.format", Type: extractors.TypeString, Doc: "picture format or video codec (of a recording: the cover's codec, or the audio codec under a waveform)"},
 	{Path: "frame_time", Type: extractors.TypeNumber, Doc: "video: time of the thumbnail frame, seconds"},
+	{Path: "picture", Type: extractors.TypeString, Doc: "recording: what the thumbnail shows, cover_art (the picture tagged in the file) or waveform (the whole recording, mixed to mono)"},
 	{Path: "sprite.path", Type: extractors.TypeString, Doc: "video: sprite sheet (artifact kind sprite), tiles left to right, top to bottom"},
 	{Path: "sprite.type", Type: extractors.TypeString, Doc: "sprite"},
 	{Path: "sprite.width", Type: extractors.TypeNumber, Doc: "sheet width, pixels"},
@@ -134,9 +136,12 @@ func (t *thumbnailer) Extract(ctx context.Context, in *extractors.Input) (*extra
 		pic *Picture
 		err error
 	)
-	if strings.HasPrefix(in.MIME, "video/") {
+	switch {
+	case strings.HasPrefix(in.MIME, "video/"):
 		pic, err = t.video(ctx, in, res, maxSide)
-	} else {
+	case strings.HasPrefix(in.MIME, "audio/"):
+		pic, err = t.audio(ctx, in, res, maxSide)
+	default:
 		pic, err = t.load.Load(ctx, in.Path, maxSide)
 		if pic != nil {
 			res.Data["source"] = map[string]any{"width": pic.Width, "height": pic.Height, "orientation": pic.Orientation,
