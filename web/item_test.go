@@ -117,3 +117,31 @@ func TestCaptionFilePageShowsItsCues(t *testing.T) {
 		t.Errorf("a user without captions:read sees a caption file's cues")
 	}
 }
+
+// A recording's page shows its picture (cover art or waveform, the large
+// thumbnail) under its player, named for what it is.
+func TestRecordingPageShowsItsPicture(t *testing.T) {
+	t.Parallel()
+	c := newCorpus(t)
+	admin := c.signIn(adminEmail, adminPassword)
+	for _, tc := range []struct{ name, picture, alt string }{
+		{"talk.wav", "waveform", "Waveform of talk.wav"},
+		{"song.mp3", "cover_art", "Cover art of song.mp3"},
+	} {
+		id := c.item("pub", models.ContainerID("pub", "media"), "sound/"+tc.name, "audio/mpeg",
+			map[string]any{"audioinfo": map[string]any{"duration": 20.0}, "thumbnailer": map[string]any{"picture": tc.picture}})
+		for _, a := range []models.Artifact{
+			{ItemID: id, Path: "ef/" + id + "/thumbnailer/thumb_320.jpg", Extractor: "thumbnailer", Kind: "thumbnail", Width: 320, Height: 120},
+			{ItemID: id, Path: "ef/" + id + "/thumbnailer/thumb_1280.jpg", Extractor: "thumbnailer", Kind: "thumbnail_large", Width: 1280, Height: 480},
+		} {
+			c.must(c.db.Create(&a).Error)
+		}
+		body := c.page("/items/"+url.PathEscape(id), admin, http.StatusOK)
+		large := "/api/data/artifacts/ef/" + id + "/thumbnailer/thumb_1280.jpg"
+		want := `<audio id="player" controls preload="metadata" src="/api/data/items/` + id + `/content"></audio>` + "\n" +
+			`<a class="picture" href="` + large + `"><img src="` + large + `" alt="` + tc.alt + `" width="1280" height="480"></a>`
+		if !strings.Contains(body, want) {
+			t.Errorf("%s: the page lacks %s: %.3000s", tc.name, want, body)
+		}
+	}
+}
