@@ -11,6 +11,8 @@ import (
 
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
+	"golang.org/x/text/language"
+	"golang.org/x/text/language/display"
 )
 
 // facetDef is one facet: how it asks the engine for counts, how its
@@ -72,6 +74,25 @@ func termsFacet(key, title, field string, heavy bool, label func(string) string)
 
 func same(s string) string { return s }
 
+var languageNames = display.English.Languages()
+
+// languageName names a language code (ISO 639-1 or -2, or a BCP 47 tag:
+// "tr", "tur", "pt-BR") in English; a code it does not know is shown as
+// it is.
+func languageName(code string) string {
+	tag, err := language.Parse(code)
+	if err != nil {
+		return code
+	}
+	if tag.IsRoot() {
+		return code
+	}
+	if name := languageNames.Name(tag); name != "" {
+		return name
+	}
+	return code
+}
+
 // durationRanges are the duration facet's values, in seconds [from, to).
 var durationRanges = []struct {
 	Value, Label string
@@ -107,8 +128,8 @@ func (u *UI) facetDefs(ctx context.Context, filters ...filterParam) ([]facetDef,
 		termsFacet("location", "Location", search.FieldLocationName, false, same),
 		termsFacet("container", "Container", search.FieldContainerName, false, same),
 		yearFacet(), monthFacet(), durationFacet(),
-		termsFacet("lang", "Language", "vendorlanguage.language", true, same),
-		termsFacet("caplang", "Caption language", search.FieldTranscript+".languages", true, same),
+		termsFacet("lang", "Language", "vendorlanguage.language", true, languageName),
+		termsFacet("caplang", "Caption language", search.FieldTranscript+".languages", true, languageName),
 		facesFacet(), qcFacet(),
 	}
 	// Facets over fields of extractors this build does not have are left

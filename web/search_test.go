@@ -116,6 +116,13 @@ func TestSearchPage(t *testing.T) {
 	if !strings.Contains(all, "4 results") || !strings.Contains(all, `<a href="/?f=type%3Avideo">Video</a> <span class="count">2</span>`) {
 		t.Fatalf("facets: %.5000s", all)
 	}
+	// Languages are named, in facets and in the filters they set.
+	if !strings.Contains(all, `<a href="/?f=caplang%3Aen">English</a> <span class="count">1</span>`) {
+		t.Errorf("caption language facet: %.8000s", all)
+	}
+	if english := c.page("/?f=caplang%3Aen", admin, http.StatusOK); !strings.Contains(english, `<a class="chip" href="/">Caption language: English`) {
+		t.Errorf("caption language filter: %.5000s", english)
+	}
 	videos := c.page("/?f=type%3Avideo", admin, http.StatusOK)
 	if !strings.Contains(videos, "2 results") || strings.Contains(videos, "budget.pdf") ||
 		!strings.Contains(videos, `<a class="chip" href="/">Type: Video`) {
@@ -146,6 +153,17 @@ func TestSearchPage(t *testing.T) {
 		"Matched in: Document text", `<a href="/moments?q=lighthouse">`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("list view lacks %s", want)
+		}
+	}
+}
+
+// Language codes read as the languages' English names; what is no code
+// reads as it is.
+func TestLanguageName(t *testing.T) {
+	for code, want := range map[string]string{"en": "English", "tr": "Turkish", "tur": "Turkish", "ger": "German", "pt-BR": "Brazilian Portuguese",
+		"cy": "Welsh", "und": "und", "xx": "xx", "": "", "English": "English", "<b>": "<b>"} {
+		if got := languageName(code); got != want {
+			t.Errorf("languageName(%q) = %q, want %q", code, got, want)
 		}
 	}
 }
