@@ -10,6 +10,7 @@ import (
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/kit/av"
 	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
+	"github.com/metaharvest/metaharvest/extractors/office"
 )
 
 // A recording's picture is its cover art (the picture tagged in an MP3,
@@ -34,13 +35,14 @@ const (
 	waveformGround = "0xf3f4f6"
 )
 
-// acceptThumbnailable takes the pictures and videos AcceptPictures takes
-// and recordings (audio/*), but MIDI, which holds no sound to draw.
+// acceptThumbnailable takes the pictures and videos AcceptPictures takes,
+// recordings (audio/*) but MIDI, which holds no sound to draw, and office
+// documents.
 func acceptThumbnailable(f extractors.File) bool {
 	if strings.HasPrefix(f.MIME, "audio/") {
 		return !strings.Contains(f.MIME, "midi")
 	}
-	return AcceptPictures(f)
+	return AcceptPictures(f) || office.Accept(f)
 }
 
 // audio makes the picture of a recording. A file without an audio stream

@@ -25,6 +25,8 @@ import (
 // of 320 and 1280 pixels on the long side (upright), for a video a
 // representative frame (never a black one when the video has anything
 // else), for a recording its cover art or its waveform (audio_picture.go),
+// for an office document the picture of its first page it carries
+// (document_picture.go),
 // and for a video a sprite sheet of small frames at fixed intervals
 // so that a player can show the moment under the pointer while scrubbing.
 func init() {
@@ -65,7 +67,7 @@ var thumbnailerFields = []extractors.Field{
 	{Path: "source.decoder", Type: extractors.TypeString, Doc: "go or ffmpeg"},
 	{Path: "source.format", Type: extractors.TypeString, Doc: "picture format or video codec (of a recording: the cover's codec, or the audio codec under a waveform)"},
 	{Path: "frame_time", Type: extractors.TypeNumber, Doc: "video: time of the thumbnail frame, seconds"},
-	{Path: "picture", Type: extractors.TypeString, Doc: "recording: what the thumbnail shows, cover_art (the picture tagged in the file) or waveform (the whole recording, mixed to mono)"},
+	{Path: "picture", Type: extractors.TypeString, Doc: "what the thumbnail of a recording or an office document shows: cover_art (the picture tagged in a recording), waveform (the whole recording, mixed to mono) or embedded (the picture of its first page an office document carries)"},
 	{Path: "sprite.path", Type: extractors.TypeString, Doc: "video: sprite sheet (artifact kind sprite), tiles left to right, top to bottom"},
 	{Path: "sprite.type", Type: extractors.TypeString, Doc: "sprite"},
 	{Path: "sprite.width", Type: extractors.TypeNumber, Doc: "sheet width, pixels"},
@@ -141,12 +143,14 @@ func (t *thumbnailer) Extract(ctx context.Context, in *extractors.Input) (*extra
 		pic, err = t.video(ctx, in, res, maxSide)
 	case strings.HasPrefix(in.MIME, "audio/"):
 		pic, err = t.audio(ctx, in, res, maxSide)
-	default:
+	case strings.HasPrefix(in.MIME, "image/"):
 		pic, err = t.load.Load(ctx, in.Path, maxSide)
 		if pic != nil {
 			res.Data["source"] = map[string]any{"width": pic.Width, "height": pic.Height, "orientation": pic.Orientation,
 				"decoder": pic.Decoder, "format": pic.Format}
 		}
+	default: // an office document (acceptThumbnailable)
+		pic, err = t.document(ctx, in, res, maxSide)
 	}
 	if err != nil {
 		return nil, err
