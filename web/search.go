@@ -508,10 +508,7 @@ func (u *UI) resultView(st searchState, r search.Result, thumbs map[string]store
 	if v.Name == "" {
 		v.Name = id
 	}
-	v.TypeLabel = typeLabels[str(d[search.FieldType])]
-	if m := str(d[search.FieldMimeType]); m != "" {
-		v.TypeLabel = strings.TrimSpace(v.TypeLabel + " · " + m)
-	}
+	v.TypeLabel = formatLabel(str(d[search.FieldType]), str(d[search.FieldMimeType]))
 	if dur, ok := number(lookup(d, durationField)); ok && dur > 0 {
 		v.Meta = humanDuration(dur)
 	} else if dur, ok := number(lookup(d, "audioinfo.duration")); ok && dur > 0 {

@@ -149,7 +149,7 @@ func TestSearchPage(t *testing.T) {
 		t.Errorf("a thumbnail for a user who may not load it")
 	}
 	page := c.page("/?q=lighthouse&view=list", admin, http.StatusOK)
-	for _, want := range []string{`<ol class="results list">`, `href="/items/` + c.clip + `?q=lighthouse"`, "Matched in: Transcript",
+	for _, want := range []string{`<ol class="results list">`, `<p class="meta">PDF document · 2 pages`, `<p class="meta">MP4 video · 0:20`, `href="/items/` + c.clip + `?q=lighthouse"`, "Matched in: Transcript",
 		"Matched in: Document text", `<a href="/moments?q=lighthouse">`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("list view lacks %s", want)
@@ -242,5 +242,22 @@ func TestEngineDownIsAMessage(t *testing.T) {
 	item := c.page("/items/"+url.PathEscape(c.clip)+"?q=lighthouse", admin, http.StatusOK)
 	if !strings.Contains(item, "the hits of your words are not marked") || strings.Contains(item, "No moment matches") {
 		t.Errorf("item page with the engine down: %.3000s", item)
+	}
+}
+
+// Result cards name common formats; others read as their kind and MIME
+// type.
+func TestFormatLabel(t *testing.T) {
+	for _, c := range []struct{ kind, mime, want string }{
+		{search.TypeDocument, "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "Word document"},
+		{search.TypeVideo, "video/matroska", "Matroska video"},
+		{search.TypeAudio, "audio/wav", "WAV audio"},
+		{search.TypeOther, "application/x-foo", "Other · application/x-foo"},
+		{search.TypeOther, "", "Other"},
+		{"", "application/x-foo", "application/x-foo"},
+	} {
+		if got := formatLabel(c.kind, c.mime); got != c.want {
+			t.Errorf("formatLabel(%q, %q) = %q, want %q", c.kind, c.mime, got, c.want)
+		}
 	}
 }
