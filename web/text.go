@@ -75,7 +75,9 @@ func humanDuration(sec float64) string {
 	if sec <= 0 || math.IsNaN(sec) || math.IsInf(sec, 0) {
 		return ""
 	}
-	s := int64(math.Round(sec))
+	// Whole seconds elapsed, as media players count them (5.6 s is 0:05
+	// under the player as on the page).
+	s := int64(sec)
 	if s >= 3600 {
 		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
 	}
