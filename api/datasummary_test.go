@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -43,10 +45,10 @@ func TestDataSummary(t *testing.T) {
 	add(loc, ctr, "clip.mp4", "video/mp4", 1000, map[string]any{"mediainfo": map[string]any{"duration": 12.5}}, at(1), nil)
 	add(loc, ctr, "song.mp3", "audio/mpeg", 500, map[string]any{"mediainfo": map[string]any{"duration": "7.25"}}, at(2), nil)
 	// Both page extractors ran on one document: counted once.
-	add(loc, ctr, "a.pdf", "application/pdf", 300, map[string]any{"pdf": map[string]any{"pages": 10}, "document_pages": map[string]any{"pages": 10}}, at(1), nil)
+	add(loc, ctr, "a.pdf", "application/pdf", 300, map[string]any{"pdf": map[string]any{"page_count": 10}, "document_pages": map[string]any{"page_count": 10}}, at(1), nil)
 	add(loc, ctr, "b.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", 200,
-		map[string]any{"document_pages": map[string]any{"pages": "3"}}, nil, nil)
-	add(loc, ctr, "c.pdf", "application/pdf", 50, map[string]any{"pdf": map[string]any{"pages": "many"}}, nil, nil)
+		map[string]any{"officex": map[string]any{"page_count": "3"}}, nil, nil)
+	add(loc, ctr, "c.pdf", "application/pdf", 50, map[string]any{"pdf": map[string]any{"page_count": "many"}}, nil, nil)
 	// An image with a duration does not add runtime; malformed metadata adds nothing.
 	add(loc, ctr, "still.jpg", "image/jpeg", 20, map[string]any{"mediainfo": map[string]any{"duration": 3}}, nil, nil)
 	add(loc, ctr, "odd.webm", "video/webm", 1, map[string]any{"mediainfo": map[string]any{"duration": map[string]any{"a": 1}},
@@ -54,10 +56,10 @@ func TestDataSummary(t *testing.T) {
 	add(loc, ctr, "neg.mov", "video/quicktime", 2, map[string]any{"mediainfo": map[string]any{"duration": -5}}, nil, nil)
 	// A deleted item counts only as deleted, but its harvest is the latest.
 	add(loc, ctr, "gone.mp4", "video/mp4", 9999, map[string]any{"mediainfo": map[string]any{"duration": 100},
-		"pdf": map[string]any{"pages": 50}}, at(5), at(6))
+		"pdf": map[string]any{"page_count": 50}}, at(5), at(6))
 	// An item in a location restricted to a group.
 	add(hidLoc, hidCtr, "secret.mov", "video/quicktime", 7000, map[string]any{"mediainfo": map[string]any{"duration": 1000},
-		"document_pages": map[string]any{"pages": 4}}, at(9), nil)
+		"document_pages": map[string]any{"page_count": 4}}, at(9), nil)
 
 	visible := dataSummaryBody{TotalFiles: 8, DeletedFiles: 1, TotalPages: 13, TotalSize: 1000 + 500 + 300 + 200 + 50 + 20 + 1 + 2,
 		VideoRuntimeSeconds: 19.75, LastHarvest: *at(5)}
@@ -86,4 +88,19 @@ func TestDataSummary(t *testing.T) {
 	memberID, member := e.userWithScopes("sum-in@example.com", "summary:read")
 	w.create(&models.UserGroup{UserID: memberID, GroupID: "g-sum"})
 	check(member, all)
+}
+
+// The page counts the summary adds up are fields the extractors declare
+// (the summary once read pdf.pages, which no extractor writes, and counted
+// no page at all).
+func TestDataSummaryReadsDeclaredPageCounts(t *testing.T) {
+	declared := map[string]extractors.FieldType{}
+	for _, f := range extractors.Default.Fields() {
+		declared[f.Path] = f.Type
+	}
+	for _, f := range store.PageCountFields {
+		if declared[f] != extractors.TypeNumber {
+			t.Errorf("%s is not a number field an extractor declares", f)
+		}
+	}
 }

@@ -253,7 +253,7 @@ func itemFacts(it models.Item, meta map[string]any) []fact {
 	if d := itemDuration(meta); d > 0 {
 		out = append(out, fact{"Duration", humanDuration(d)})
 	}
-	for _, f := range []string{"pdf.page_count", "officex.page_count", "document_pages.page_count"} {
+	for _, f := range store.PageCountFields {
 		if n, ok := number(lookup(meta, f)); ok && n > 0 {
 			out = append(out, fact{"Pages", strconv.Itoa(int(n))})
 			break

@@ -213,9 +213,9 @@ func (s searchState) request(facets []facetDef) (search.Request, error) {
 }
 
 // resultFields are the fields a result card shows.
-var resultFields = []string{search.FieldID, search.FieldName, search.FieldLocationID, search.FieldType, search.FieldMimeType, search.FieldSize,
-	search.FieldLastModified, search.FieldLocationName, search.FieldContainerName, durationField, "audioinfo.duration",
-	"pdf.page_count", "officex.page_count", "document_pages.page_count"}
+var resultFields = append([]string{search.FieldID, search.FieldName, search.FieldLocationID, search.FieldType, search.FieldMimeType, search.FieldSize,
+	search.FieldLastModified, search.FieldLocationName, search.FieldContainerName, durationField, "audioinfo.duration"},
+	store.PageCountFields...)
 
 const durationField = "mediainfo.duration"
 
@@ -514,7 +514,7 @@ func (u *UI) resultView(st searchState, r search.Result, thumbs map[string]store
 	} else if dur, ok := number(lookup(d, "audioinfo.duration")); ok && dur > 0 {
 		v.Meta = humanDuration(dur)
 	} else {
-		for _, f := range []string{"pdf.page_count", "officex.page_count", "document_pages.page_count"} {
+		for _, f := range store.PageCountFields {
 			if n, ok := number(lookup(d, f)); ok && n > 0 {
 				v.Meta = strconv.Itoa(int(n)) + " pages"
 				if n == 1 {

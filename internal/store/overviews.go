@@ -3,6 +3,7 @@ package store
 import (
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -217,13 +218,18 @@ func jsonNumberSQL(expr string, intOnly bool) string {
 	return "(CASE WHEN btrim(" + expr + ") ~ '^[0-9]{1,15}([.][0-9]*){0,1}$' THEN btrim(" + expr + ")::double precision END)"
 }
 
+// PageCountFields are the metadata fields (extractor.field) that count a
+// document's pages: a PDF's as poppler reads them (pdf, document_pages)
+// and an office document's as the application that wrote it counted them.
+var PageCountFields = []string{"pdf.page_count", "document_pages.page_count", "officex.page_count"}
+
 // DataSummary is the data summary of the items a viewer may see.
 //
 //   - TotalFiles, TotalSize: live items.
 //   - DeletedFiles: soft-deleted items.
-//   - TotalPages: per live item the page count of the pdf extractor or the
-//     document_pages extractor (the larger when both ran, so one document is
-//     counted once); a missing or non-numeric count is 0.
+//   - TotalPages: per live item its page count (PageCountFields: the
+//     largest when several extractors counted, so one document is counted
+//     once); a missing or non-numeric count is 0.
 //   - VideoRuntimeSeconds: mediainfo duration (seconds) of live items whose
 //     mime type is audio/* or video/*.
 //   - LastHarvest: latest last_harvested of any item, deleted ones included
@@ -240,8 +246,12 @@ type DataSummary struct {
 // ReadDataSummary counts the DataSummary of what v may see.
 func ReadDataSummary(db *gorm.DB, v Viewer) (DataSummary, error) {
 	vis, vargs := v.VisibleSQL("i.location_id", "i.container_id")
-	pages := "GREATEST(" + jsonNumberSQL("i.metadata->'pdf'->>'pages'", true) + ", " +
-		jsonNumberSQL("i.metadata->'document_pages'->>'pages'", true) + ")"
+	counts := make([]string, len(PageCountFields))
+	for i, f := range PageCountFields {
+		extractor, field, _ := strings.Cut(f, ".")
+		counts[i] = jsonNumberSQL("i.metadata->'"+extractor+"'->>'"+field+"'", true)
+	}
+	pages := "GREATEST(" + strings.Join(counts, ", ") + ")"
 	runtime := jsonNumberSQL("i.metadata->'mediainfo'->>'duration'", false)
 	var row DataSummary
 	err := db.Raw(`SELECT
