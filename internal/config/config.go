@@ -82,7 +82,8 @@ type Config struct {
 	// ExtractorTimeout bounds one extractor run on one item (EXTRACTOR_TIMEOUT,
 	// seconds, default 300).
 	ExtractorTimeout time.Duration
-	// BaseURL is the public address of the api (BASE_URL, default "http://localhost"+HTTPAddr).
+	// BaseURL is the public address of the api (BASE_URL, default
+	// http:// and HTTPAddr, localhost for a host it does not name).
 	BaseURL string
 	// LogLevel is debug, info, warn or error (LOG_LEVEL, default info).
 	LogLevel string
@@ -231,7 +232,7 @@ func Load(get Getenv) (Config, error) {
 		ShutdownTimeout:  time.Duration(integer("SHUTDOWN_TIMEOUT", 20, 1)) * time.Second,
 		Env:              get,
 	}
-	c.BaseURL = str("BASE_URL", "http://localhost"+c.HTTPAddr)
+	c.BaseURL = str("BASE_URL", defaultBaseURL(c.HTTPAddr))
 
 	if u, err := url.Parse(c.DatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		problems = append(problems, "DATABASE_URL must be a postgres:// URL")
@@ -306,3 +307,17 @@ const (
 	PasswordMin = 8
 	PasswordMax = 128
 )
+
+// defaultBaseURL is the address of an api listening on addr (":8080",
+// "127.0.0.1:18080", "[::1]:80"): the host it names, localhost when it
+// names none or every interface.
+func defaultBaseURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://localhost" + addr
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}

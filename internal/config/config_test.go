@@ -96,3 +96,15 @@ func TestLogoTrainingSettings(t *testing.T) {
 		}
 	}
 }
+
+// Without BASE_URL, the api's address is where it listens; a listener on
+// every interface is reached at localhost.
+func TestDefaultBaseURL(t *testing.T) {
+	for addr, want := range map[string]string{":8080": "http://localhost:8080", "127.0.0.1:18080": "http://127.0.0.1:18080",
+		"0.0.0.0:80": "http://localhost:80", "[::]:8080": "http://localhost:8080", "[::1]:8080": "http://[::1]:8080",
+		"media.example.org:8080": "http://media.example.org:8080"} {
+		if got := defaultBaseURL(addr); got != want {
+			t.Errorf("defaultBaseURL(%q) = %q, want %q", addr, got, want)
+		}
+	}
+}
