@@ -36,6 +36,7 @@ type itemPage struct {
 	TextLabel  string
 	TextCut    bool
 	ContentURL string
+	Contents   *archiveContents
 
 	Duration   string // data-duration
 	Lanes      []lane
@@ -56,6 +57,56 @@ type itemPage struct {
 }
 
 type fact struct{ Label, Value string }
+
+// archiveContents is the list of an archive's entries the archive
+// extractor made, as the item page shows it.
+type archiveContents struct {
+	Entries []archiveEntry
+	// More counts the entries walked and not shown (the page shows at
+	// most maxArchiveEntries; the extractor lists at most 10,000).
+	More int
+}
+
+type archiveEntry struct{ Name, Type, Size, Modified string }
+
+// maxArchiveEntries is how many entries of an archive its page lists.
+const maxArchiveEntries = 500
+
+// archiveContentsOf reads the archive extractor's entries (nil when it
+// did not run or listed none).
+func archiveContentsOf(meta map[string]any) *archiveContents {
+	list, _ := lookup(meta, "archive.entries").([]any)
+	if len(list) == 0 {
+		return nil
+	}
+	c := &archiveContents{}
+	for _, v := range list {
+		e, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		if len(c.Entries) == maxArchiveEntries {
+			break
+		}
+		entry := archiveEntry{Name: str(e["name"]), Type: str(e["type"])}
+		if a := str(e["archive"]); a != "" {
+			entry.Name = a + " › " + entry.Name
+		}
+		if n, ok := number(e["size"]); ok && entry.Type != "dir" {
+			entry.Size = humanSize(int64(n))
+		}
+		if t, ok := search.ParseDateValue(str(e["modified"])); ok {
+			entry.Modified = t.UTC().Format("2006-01-02 15:04")
+		}
+		c.Entries = append(c.Entries, entry)
+	}
+	walked := len(list)
+	if n, ok := number(lookup(meta, "archive.entry_count")); ok && int(n) > walked {
+		walked = int(n)
+	}
+	c.More = walked - len(c.Entries)
+	return c
+}
 
 type player struct {
 	Tag, Src, Type string
@@ -316,7 +367,9 @@ func (u *UI) preview(page *itemPage, it models.Item, mediaType string, meta map[
 	if len(page.Pages) > 0 {
 		page.Image = nil
 	}
+	page.Contents = archiveContentsOf(meta)
 	for _, f := range []struct{ path, label string }{
+		{"archive.text", "Text of the documents inside"},
 		{"text.text", "Text"}, {"pdf.text", "Document text"}, {"officex.text", "Document text"}, {"html.text", "Page text"},
 		{"email.text", "Message text"}, {"fdx.text", "Script text"}, {"csv.text", "Table text"}, {"xml.text", "Text"},
 	} {

@@ -145,3 +145,33 @@ func TestRecordingPageShowsItsPicture(t *testing.T) {
 		}
 	}
 }
+
+// An archive's page lists its entries (names as text, nested archives'
+// entries under their archive) and the text of the documents inside.
+func TestArchivePageListsItsContents(t *testing.T) {
+	t.Parallel()
+	c := newCorpus(t)
+	entries := []any{
+		map[string]any{"name": "notes/", "type": "dir", "size": 0.0},
+		map[string]any{"name": "notes/<b>turkce</b>.txt", "type": "file", "size": 2048.0, "modified": "2024-05-01T10:30:00Z"},
+		map[string]any{"name": "inner.txt", "type": "file", "size": 10.0, "archive": "old.zip"},
+	}
+	id := c.item("pub", models.ContainerID("pub", "media"), "bundles/notes.zip", "application/zip", map[string]any{
+		"archive": map[string]any{"entries": entries, "entry_count": 5.0, "listed": 3.0, "text": "Savaşçısı yağmurda ağladı"}})
+	body := c.page("/items/"+url.PathEscape(id), c.signIn(adminEmail, adminPassword), http.StatusOK)
+	for _, want := range []string{
+		`<h3 id="contents-title">Contents</h3>`,
+		`<tr><td>notes/ <span class="note">(dir)</span></td><td></td><td></td></tr>`,
+		`<tr><td>notes/&lt;b&gt;turkce&lt;/b&gt;.txt</td><td>2.0 kB</td><td>2024-05-01 10:30</td></tr>`,
+		`<tr><td>old.zip › inner.txt</td><td>10 B</td><td></td></tr>`,
+		`<p class="note">2 more entries not shown.</p>`,
+		`<h3>Text of the documents inside</h3><pre class="doctext" tabindex="0">Savaşçısı yağmurda ağladı</pre>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the archive's page lacks %s", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("%.6000s", body)
+	}
+}
