@@ -37,6 +37,7 @@ type itemPage struct {
 	TextCut    bool
 	ContentURL string
 	Contents   *archiveContents
+	Messages   *emailMessages
 
 	Duration   string // data-duration
 	Lanes      []lane
@@ -68,6 +69,91 @@ type archiveContents struct {
 }
 
 type archiveEntry struct{ Name, Type, Size, Modified string }
+
+// emailMessages are the headers of the messages of an email file (one for
+// an .eml, a mailbox's in order) as the email extractor read them.
+type emailMessages struct {
+	List []emailMessage
+	// More counts the messages of a mailbox not shown.
+	More int
+}
+
+type emailMessage struct {
+	From, To, Cc, Subject, Date string
+	Attachments                 []string
+}
+
+// maxEmailMessages is how many messages of a mailbox its page lists.
+const maxEmailMessages = 200
+
+// emailMessagesOf reads the email extractor's headers (nil when it did
+// not run).
+func emailMessagesOf(meta map[string]any) *emailMessages {
+	email, _ := lookup(meta, "email").(map[string]any)
+	if email == nil {
+		return nil
+	}
+	list := []any{email}
+	if msgs, ok := email["messages"].([]any); ok {
+		list = msgs
+	}
+	out := &emailMessages{}
+	for _, v := range list {
+		m, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		if len(out.List) == maxEmailMessages {
+			break
+		}
+		msg := emailMessage{From: str(m["from"]), To: joinStrings(m["to"]), Cc: joinStrings(m["cc"]), Subject: str(m["subject"])}
+		if t, ok := search.ParseDateValue(str(m["date"])); ok {
+			msg.Date = t.UTC().Format("2006-01-02 15:04 UTC")
+		}
+		atts, _ := m["attachments"].([]any)
+		for _, a := range atts {
+			if a, ok := a.(map[string]any); ok {
+				label := str(a["name"])
+				if label == "" {
+					label = "(no name)"
+				}
+				if n, ok := number(a["size"]); ok {
+					label += " (" + humanSize(int64(n)) + ")"
+				}
+				msg.Attachments = append(msg.Attachments, label)
+			}
+		}
+		if msg.From+msg.To+msg.Subject+msg.Date != "" || len(msg.Attachments) > 0 {
+			out.List = append(out.List, msg)
+		}
+	}
+	count := len(list)
+	if n, ok := number(email["message_count"]); ok && int(n) > count {
+		count = int(n)
+	}
+	out.More = count - len(out.List)
+	if len(out.List) == 0 {
+		return nil
+	}
+	return out
+}
+
+// joinStrings joins a list of strings (or a string) with commas.
+func joinStrings(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []any:
+		var parts []string
+		for _, e := range x {
+			if s := str(e); s != "" {
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, ", ")
+	}
+	return ""
+}
 
 // maxArchiveEntries is how many entries of an archive its page lists.
 const maxArchiveEntries = 500
@@ -368,6 +454,7 @@ func (u *UI) preview(page *itemPage, it models.Item, mediaType string, meta map[
 		page.Image = nil
 	}
 	page.Contents = archiveContentsOf(meta)
+	page.Messages = emailMessagesOf(meta)
 	for _, f := range []struct{ path, label string }{
 		{"archive.text", "Text of the documents inside"},
 		{"text.text", "Text"}, {"pdf.text", "Document text"}, {"officex.text", "Document text"}, {"html.text", "Page text"},
