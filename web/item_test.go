@@ -202,3 +202,33 @@ func TestEmailPageShowsItsHeaders(t *testing.T) {
 		}
 	}
 }
+
+// A photo's page says what a person asks of it first: its size as seen,
+// when and with what it was taken, and where.
+func TestPhotoPageFacts(t *testing.T) {
+	t.Parallel()
+	c := newCorpus(t)
+	admin := c.signIn(adminEmail, adminPassword)
+	photo := c.item("pub", models.ContainerID("pub", "media"), "photos/harbour.jpg", "image/jpeg", map[string]any{
+		"exiv2": map[string]any{"width": 4000.0, "height": 3000.0, "orientation": 6.0, "created_local": "2014-04-26T19:09:19",
+			"camera": map[string]any{"make": "Canon", "model": "Canon EOS 5D <Mark II>"}},
+		"geocoding": map[string]any{"city": "Stockholm", "region": "Stockholm", "country": map[string]any{"name": "Sweden", "code": "SE"}}})
+	body := c.page("/items/"+url.PathEscape(photo), admin, http.StatusOK)
+	for _, want := range []string{"<div><dt>Dimensions</dt><dd>3000 × 4000</dd></div>", "<div><dt>Taken</dt><dd>2014-04-26 19:09</dd></div>",
+		"<div><dt>Camera</dt><dd>Canon EOS 5D &lt;Mark II&gt;</dd></div>", "<div><dt>Place</dt><dd>Stockholm, Sweden</dd></div>"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the photo's page lacks %s", want)
+		}
+	}
+	clip := c.item("pub", models.ContainerID("pub", "media"), "trips/ferry.mov", "video/quicktime", map[string]any{
+		"mediainfo": map[string]any{"duration": 5.0, "creation_time": "2023-07-01T08:30:00Z", "video": map[string]any{"width": 1920.0, "height": 1080.0}}})
+	body = c.page("/items/"+url.PathEscape(clip), admin, http.StatusOK)
+	for _, want := range []string{"<div><dt>Dimensions</dt><dd>1920 × 1080</dd></div>", "<div><dt>Recorded</dt><dd>2023-07-01 08:30 UTC</dd></div>"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the video's page lacks %s", want)
+		}
+	}
+	if strings.Contains(body, "<dt>Camera</dt>") || strings.Contains(body, "<dt>Place</dt>") {
+		t.Errorf("the video's page names a camera or place it has none of")
+	}
+}
