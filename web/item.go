@@ -485,18 +485,20 @@ func (u *UI) preview(page *itemPage, it models.Item, mediaType string, meta map[
 		byKind[a.Kind] = append(byKind[a.Kind], a)
 	}
 	page.Player = mediaPlayer(it, mediaType, page.ContentURL, arts)
-	audioPicture := firstThumb(byKind["thumbnail_large"])
-	if audioPicture == nil {
-		audioPicture = firstThumb(byKind["thumbnail"]) // a small cover is not made larger
+	// The item's picture at the largest size made (a small one is not
+	// made larger).
+	largest := firstThumb(byKind["thumbnail_large"])
+	if largest == nil {
+		largest = firstThumb(byKind["thumbnail"])
 	}
-	if th := audioPicture; th != nil && mediaType == search.TypeAudio {
+	if th := largest; th != nil && mediaType == search.TypeAudio {
 		// A recording's cover art or waveform, under its player.
 		alt := "Waveform of " + it.Name
 		if lookup(meta, "thumbnailer.picture") == "cover_art" {
 			alt = "Cover art of " + it.Name
 		}
 		page.Image = &picture{Src: search.ArtifactURL(th.Path), Href: search.ArtifactURL(th.Path), Alt: alt, Width: th.Width, Height: th.Height}
-	} else if th := firstThumb(byKind["thumbnail"]); th != nil && page.Player == nil {
+	} else if th := largest; th != nil && page.Player == nil {
 		page.Image = &picture{Src: search.ArtifactURL(th.Path), Href: page.ContentURL, Alt: "Preview of " + it.Name,
 			Width: th.Width, Height: th.Height}
 	} else if mediaType == search.TypeImage {

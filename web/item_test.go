@@ -203,8 +203,9 @@ func TestEmailPageShowsItsHeaders(t *testing.T) {
 	}
 }
 
-// A photo's page says what a person asks of it first: its size as seen,
-// when and with what it was taken, and where.
+// A photo's page shows it at the larger thumbnail's size and says what a
+// person asks of it first: its size as seen, when and with what it was
+// taken, and where.
 func TestPhotoPageFacts(t *testing.T) {
 	t.Parallel()
 	c := newCorpus(t)
@@ -213,8 +214,15 @@ func TestPhotoPageFacts(t *testing.T) {
 		"exiv2": map[string]any{"width": 4000.0, "height": 3000.0, "orientation": 6.0, "created_local": "2014-04-26T19:09:19",
 			"camera": map[string]any{"make": "Canon", "model": "Canon EOS 5D <Mark II>"}},
 		"geocoding": map[string]any{"city": "Stockholm", "region": "Stockholm", "country": map[string]any{"name": "Sweden", "code": "SE"}}})
+	for _, a := range []models.Artifact{
+		{ItemID: photo, Path: "aa/" + photo + "/thumbnailer/thumb_320.jpg", Extractor: "thumbnailer", Kind: "thumbnail", Width: 240, Height: 320},
+		{ItemID: photo, Path: "aa/" + photo + "/thumbnailer/thumb_1280.jpg", Extractor: "thumbnailer", Kind: "thumbnail_large", Width: 960, Height: 1280},
+	} {
+		c.must(c.db.Create(&a).Error)
+	}
 	body := c.page("/items/"+url.PathEscape(photo), admin, http.StatusOK)
-	for _, want := range []string{"<div><dt>Dimensions</dt><dd>3000 × 4000</dd></div>", "<div><dt>Taken</dt><dd>2014-04-26 19:09</dd></div>",
+	for _, want := range []string{`<img src="/api/data/artifacts/aa/` + photo + `/thumbnailer/thumb_1280.jpg" alt="Preview of harbour.jpg" width="960" height="1280">`,
+		"<div><dt>Dimensions</dt><dd>3000 × 4000</dd></div>", "<div><dt>Taken</dt><dd>2014-04-26 19:09</dd></div>",
 		"<div><dt>Camera</dt><dd>Canon EOS 5D &lt;Mark II&gt;</dd></div>", "<div><dt>Place</dt><dd>Stockholm, Sweden</dd></div>"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the photo's page lacks %s", want)
