@@ -298,6 +298,9 @@ func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 	}
 	mediaType := search.MediaType(it.MimeType)
 	page.TypeLabel = typeLabels[mediaType]
+	if name := formatNames[it.MimeType]; name != "" {
+		page.TypeLabel = name
+	}
 	page.Facts = itemFacts(it, meta)
 	u.preview(page, it, mediaType, meta, arts)
 

@@ -221,7 +221,7 @@ func TestPhotoPageFacts(t *testing.T) {
 		c.must(c.db.Create(&a).Error)
 	}
 	body := c.page("/items/"+url.PathEscape(photo), admin, http.StatusOK)
-	for _, want := range []string{`<img src="/api/data/artifacts/aa/` + photo + `/thumbnailer/thumb_1280.jpg" alt="Preview of harbour.jpg" width="960" height="1280">`,
+	for _, want := range []string{`<p class="where">JPEG image · `, `<img src="/api/data/artifacts/aa/` + photo + `/thumbnailer/thumb_1280.jpg" alt="Preview of harbour.jpg" width="960" height="1280">`,
 		"<div><dt>Dimensions</dt><dd>3000 × 4000</dd></div>", "<div><dt>Taken</dt><dd>2014-04-26 19:09</dd></div>",
 		"<div><dt>Camera</dt><dd>Canon EOS 5D &lt;Mark II&gt;</dd></div>", "<div><dt>Place</dt><dd>Stockholm, Sweden</dd></div>"} {
 		if !strings.Contains(body, want) {
