@@ -18,7 +18,7 @@ func curateAdmin(e *curateEnv) {
 
 	b.open("/admin")
 	b.waitFor("the platform summary", `document.querySelector('#platform dl.summary') && document.getElementById('platform').getAttribute('aria-busy') === 'false'`)
-	if text := b.text(); !strings.Contains(text, "Last harvest") || !strings.Contains(text, "Password length") || strings.Contains(text, "<KEY>") {
+	if text := b.text(); !strings.Contains(text, "Last harvest") || !strings.Contains(text, "Password length") || !strings.Contains(text, "every hour") || strings.Contains(text, "<KEY>") {
 		e.t.Errorf("the overview: %.2000s", text)
 	}
 	e.check("admin-overview")

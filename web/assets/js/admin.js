@@ -504,9 +504,19 @@ async function loadPlatform() {
   const o = s.offering || {};
   const up = o.uploadstore || {};
   const configured = (v) => (v ? 'configured' : 'not configured');
+  // An interval in seconds, as people say it: every hour, every 90 minutes.
+  const everyInterval = (sec) => {
+    for (const [unit, n] of [['day', 86400], ['hour', 3600], ['minute', 60]]) {
+      if (sec >= n && sec % n === 0) {
+        const k = sec / n;
+        return k === 1 ? `every ${unit}` : `every ${k} ${unit}s`;
+      }
+    }
+    return `every ${sec} s`;
+  };
   const rows = [
     ['Base URL', o.base_url || 'not set'],
-    ['Live harvest refresh', `every ${s.harvest_refresh_time} s`],
+    ['Live harvest refresh', everyInterval(s.harvest_refresh_time)],
     ['Upload store', up.enabled ? `enabled, ${up.limit_bytes > 0 ? `up to ${humanSize(up.limit_bytes)} a file` : 'no size limit'}` : 'disabled'],
     ['Ignored upload names', (up.ignore_patterns || []).join(', ') || 'none'],
     ['Password length', `${s.password_length_minimum} to ${s.password_length_maximum} characters`],
