@@ -1,8 +1,12 @@
 package images
 
 import (
+	"archive/zip"
+	"bytes"
 	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/metaharvest/metaharvest/extractors"
@@ -28,5 +32,25 @@ func TestDocumentThumbnailIsTheOneItCarries(t *testing.T) {
 	o, _ = run(t, reg, "thumbnailer", "../office/testdata/sample-docx.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document")
 	if !errors.Is(o.Err, extractors.ErrUnsupported) {
 		t.Errorf("a docx without a thumbnail: err %v, data %v", o.Err, o.Data)
+	}
+}
+
+// A document whose thumbnail declares a pixel flood is a recorded error,
+// decided before the picture is decoded.
+func TestDocumentThumbnailPixelFlood(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, body := range map[string][]byte{"mimetype": []byte("application/vnd.oasis.opendocument.text"), "content.xml": []byte("<office:document-content/>"),
+		"Thumbnails/thumbnail.png": pngHeader(60000, 60000)} {
+		w, _ := zw.Create(name)
+		w.Write(body)
+	}
+	zw.Close()
+	p := filepath.Join(t.TempDir(), "flood.odt")
+	os.WriteFile(p, buf.Bytes(), 0o644)
+	o, _ := run(t, registry(t, nil), "thumbnailer", p, "application/vnd.oasis.opendocument.text")
+	if o.Err == nil || !strings.Contains(o.Err.Error(), "over the pixel limit") || extractors.IsTransient(o.Err) {
+		t.Errorf("err = %v, want a deterministic pixel limit error", o.Err)
 	}
 }
