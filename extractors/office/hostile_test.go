@@ -145,16 +145,21 @@ func TestNotOffice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, b := range map[string][]byte{
-		"empty.docx":     nil,
-		"text.docx":      []byte("just some text, not a zip"),
-		"truncated.docx": docx[:len(docx)/2],
-		"plain.zip":      zipOf(t, map[string]string{"readme.txt": "hello"}),
-		"nomain.docx":    zipOf(t, map[string]string{"[Content_Types].xml": contentTypes}),
+	// Each is refused, and says why: a file cut short is not called "not
+	// a zip".
+	for name, want := range map[string]struct {
+		b   []byte
+		err string
+	}{
+		"empty.docx":     {nil, "not a zip archive"},
+		"text.docx":      {[]byte("just some text, not a zip"), "not a zip archive"},
+		"truncated.docx": {docx[:len(docx)/2], "truncated or damaged"},
+		"plain.zip":      {zipOf(t, map[string]string{"readme.txt": "hello"}), "neither Office Open XML nor OpenDocument"},
+		"nomain.docx":    {zipOf(t, map[string]string{"[Content_Types].xml": contentTypes}), "no Word, Excel or PowerPoint part"},
 	} {
-		o := run(t, writeFile(t, name, b), false)
-		if o.Err == nil || extractors.IsTransient(o.Err) {
-			t.Errorf("%s: err = %v, want a deterministic refusal", name, o.Err)
+		o := run(t, writeFile(t, name, want.b), false)
+		if o.Err == nil || extractors.IsTransient(o.Err) || !strings.Contains(o.Err.Error(), want.err) {
+			t.Errorf("%s: err = %v, want a deterministic refusal saying %q", name, o.Err, want.err)
 		}
 	}
 }

@@ -22,6 +22,11 @@ const (
 // errNotZip is the error of a file that is no zip archive at all.
 var errNotZip = errors.New("not an office document: not a zip archive")
 
+// errTruncatedZip is the error of a zip whose end is missing: it starts
+// as one, but its directory, written last, is not there (a file cut short
+// by a copy or a download).
+var errTruncatedZip = errors.New("truncated or damaged: the file starts as a zip archive but its directory (at the end) is missing")
+
 // zipEntryCount reads the number of entries from the end of central
 // directory record (or its zip64 form) without parsing the directory, so
 // that an archive of a million entries is refused before archive/zip
@@ -41,6 +46,11 @@ func zipEntryCount(r io.ReaderAt, size int64) (uint64, error) {
 	}
 	i := bytes.LastIndex(buf, []byte("PK\x05\x06"))
 	if i < 0 || len(buf)-i < eocdLen {
+		if head := make([]byte, 4); size >= 4 {
+			if _, err := r.ReadAt(head, 0); err == nil && bytes.Equal(head, []byte("PK\x03\x04")) {
+				return 0, errTruncatedZip
+			}
+		}
 		return 0, errNotZip
 	}
 	eocd := buf[i:]
