@@ -91,8 +91,12 @@ func copyFile(t *testing.T, from, to string) {
 type webSamples struct {
 	archive, vault         string // location ids
 	video, photo, pdf, txt string // item ids
+	recording              string
 	hostile, secret        string
 }
+
+// archiveFiles is how many files the web samples' Archive location holds.
+const archiveFiles = 6
 
 // harvestWebSamples creates both locations, harvests them with the
 // extractors the pages show, and waits until search has every file.
@@ -104,6 +108,7 @@ func harvestWebSamples(t *testing.T, p *platform, c *client, archiveGroup, vault
 	copyFile(t, filepath.Join(media, "reel.mp4"), filepath.Join(media, hostileName))
 	copyFile(t, filepath.Join("..", "..", "extractors", "testdata", "exif.jpg"), filepath.Join(media, "exif.jpg"))
 	copyFile(t, filepath.Join("..", "..", "extractors", "pdf", "testdata", "multicell.pdf"), filepath.Join(media, "leagues.pdf"))
+	copyFile(t, filepath.Join("..", "..", "extractors", "testdata", "pluck-pcm16.wav"), filepath.Join(media, "pluck.wav"))
 	if err := os.WriteFile(filepath.Join(media, "notes.txt"), []byte("Field notes: the "+textWord+" was seen near the pier.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +145,7 @@ func harvestWebSamples(t *testing.T, p *platform, c *client, archiveGroup, vault
 		}
 		return loc
 	}
-	s := webSamples{archive: harvest("Archive", root, archiveGroup, 5), vault: harvest("Vault", vault, vaultGroup, 1)}
+	s := webSamples{archive: harvest("Archive", root, archiveGroup, archiveFiles), vault: harvest("Vault", vault, vaultGroup, 1)}
 	byName := map[string]string{}
 	var rows []struct{ ID, Name string }
 	if err := p.db.Raw(`SELECT id, name FROM items`).Scan(&rows).Error; err != nil {
@@ -150,8 +155,9 @@ func harvestWebSamples(t *testing.T, p *platform, c *client, archiveGroup, vault
 		byName[r.Name] = r.ID
 	}
 	s.video, s.photo, s.pdf, s.txt = byName["reel.mp4"], byName["exif.jpg"], byName["leagues.pdf"], byName["notes.txt"]
-	s.hostile, s.secret = byName[hostileName], byName["secret.txt"]
-	for n, id := range map[string]string{"video": s.video, "photo": s.photo, "pdf": s.pdf, "txt": s.txt, "hostile": s.hostile, "secret": s.secret} {
+	s.hostile, s.secret, s.recording = byName[hostileName], byName["secret.txt"], byName["pluck.wav"]
+	for n, id := range map[string]string{"video": s.video, "photo": s.photo, "pdf": s.pdf, "txt": s.txt, "hostile": s.hostile, "secret": s.secret,
+		"recording": s.recording} {
 		if id == "" {
 			t.Fatalf("no item for the %s sample: %v", n, byName)
 		}
@@ -489,6 +495,14 @@ func TestWebUIInBrowser(t *testing.T) {
 	b.noHorizontalScroll("photo item page")
 	b.screenshot(shots, "item-photo")
 	b.clean("photo page")
+
+	// A recording's page: its player, and its waveform under it.
+	b.open("/items/" + s.recording)
+	b.waitFor("the recording's waveform", `document.getElementById("player") && Array.from(document.querySelectorAll(".preview img")).some(i => i.alt === "Waveform of pluck.wav" && i.complete && i.naturalWidth === 1280)`)
+	b.accessible("recording item page", string(axeSource))
+	b.noHorizontalScroll("recording item page")
+	b.screenshot(shots, "item-recording")
+	b.clean("recording page")
 
 	// The video: it plays, the transcript seeks, ?t= starts there.
 	b.open("/items/" + s.video)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/chromedp/cdproto/runtime"
@@ -70,11 +71,11 @@ func curateJobs(e *curateEnv) {
 	st := e.c.call("GET", "/api/control/harvest/"+id, nil, 200)
 	counts := st["counts"].(map[string]any)
 	exs := fmt.Sprint(st["extractors"])
-	if st["state"] != "done" || st["priority"].(float64) != 2 || counts["harvested"].(float64) != 5 ||
+	if st["state"] != "done" || st["priority"].(float64) != 2 || counts["harvested"].(float64) != archiveFiles ||
 		!strings.Contains(exs, "hashes") || !strings.Contains(exs, "text") || strings.Contains(exs, "mediainfo") {
 		t.Fatalf("the job started from the form: %v", st)
 	}
-	if shown.Harvested != "5" || shown.Priority != "2" {
+	if shown.Harvested != strconv.Itoa(archiveFiles) || shown.Priority != "2" {
 		t.Fatalf("the row shows %+v, the api %v", shown, counts)
 	}
 	if after := len(e.c.call("GET", "/api/control/harvest?state=all&limit=500", nil, 200)["jobs"].([]any)); after != before+1 {
@@ -89,7 +90,7 @@ func curateJobs(e *curateEnv) {
 	var items []string
 	b.eval(`[...document.querySelectorAll(".itemlist a")].map(a => a.textContent)`, &items)
 	slices.Sort(items)
-	if want := []string{hostileName, "exif.jpg", "leagues.pdf", "notes.txt", "reel.mp4"}; !slices.Equal(items, want) {
+	if want := []string{hostileName, "exif.jpg", "leagues.pdf", "notes.txt", "pluck.wav", "reel.mp4"}; !slices.Equal(items, want) {
 		t.Fatalf("the job's items: %q, want %q", items, want)
 	}
 	var state string
@@ -145,9 +146,9 @@ func curateJobs(e *curateEnv) {
 		document.getElementById("items-count").textContent === "0"`)
 	b.eval(`window.mhStay = true`, nil)
 	resume()
-	b.waitFor("the job done with its items", `document.querySelector("[data-job] .job-state").textContent === "Done" &&
-		document.getElementById("items-count").textContent === "5" && document.querySelectorAll("#job-items .itemlist a").length === 5 &&
-		document.querySelector("[data-job] progress").value === 5`)
+	b.waitFor("the job done with its items", fmt.Sprintf(`document.querySelector("[data-job] .job-state").textContent === "Done" &&
+		document.getElementById("items-count").textContent === "%[1]d" && document.querySelectorAll("#job-items .itemlist a").length === %[1]d &&
+		document.querySelector("[data-job] progress").value === %[1]d`, archiveFiles))
 	b.eval(`window.mhStay === true`, &stayed)
 	if !stayed {
 		t.Fatal("the job page reloaded while the job ran")
