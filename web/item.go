@@ -101,14 +101,7 @@ func emailMessagesOf(meta map[string]any) *emailMessages {
 		list = msgs
 	}
 	out := &emailMessages{}
-	for _, v := range list {
-		m, ok := v.(map[string]any)
-		if !ok {
-			continue
-		}
-		if len(out.List) == maxEmailMessages {
-			break
-		}
+	for _, m := range objects(list, maxEmailMessages) {
 		msg := emailMessage{From: str(m["from"]), To: joinStrings(m["to"]), Cc: joinStrings(m["cc"]), Subject: str(m["subject"])}
 		if t, ok := search.ParseDateValue(str(m["date"])); ok {
 			msg.Date = t.UTC().Format("2006-01-02 15:04 UTC")
@@ -141,6 +134,21 @@ func emailMessagesOf(meta map[string]any) *emailMessages {
 	return out
 }
 
+// objects are the first max objects of an extractor's list (other values
+// skipped).
+func objects(list []any, max int) []map[string]any {
+	var out []map[string]any
+	for _, v := range list {
+		if len(out) == max {
+			break
+		}
+		if m, ok := v.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // joinStrings joins a list of strings (or a string) with commas.
 func joinStrings(v any) string {
 	switch x := v.(type) {
@@ -169,14 +177,7 @@ func archiveContentsOf(meta map[string]any) *archiveContents {
 		return nil
 	}
 	c := &archiveContents{}
-	for _, v := range list {
-		e, ok := v.(map[string]any)
-		if !ok {
-			continue
-		}
-		if len(c.Entries) == maxArchiveEntries {
-			break
-		}
+	for _, e := range objects(list, maxArchiveEntries) {
 		entry := archiveEntry{Name: str(e["name"]), Type: str(e["type"])}
 		if a := str(e["archive"]); a != "" {
 			entry.Name = a + " › " + entry.Name

@@ -2,7 +2,6 @@ package images
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"image"
 	"strings"
@@ -98,18 +97,12 @@ func (t *thumbnailer) waveform(ctx context.Context, path string, maxSide int) (*
 		"color=c=%s:s=%dx%d:d=1[bg];[bg][w]overlay=format=auto:shortest=1,%s[v]",
 		waveformWidth, waveformHeight, waveformColor, waveformGround, waveformWidth, waveformHeight, FitFilter(maxSide))
 	args := append([]string{"-nostdin"}, av.InputArgs(path)...)
-	args = append(args, "-filter_complex", graph, "-map", "[v]", "-frames:v", "1",
-		"-f", "image2pipe", "-c:v", "png", "-compression_level", "0", "-pix_fmt", "rgb24", "pipe:1")
-	limit := waveformWidth*waveformHeight*3 + 1<<20
-	out, err := t.run.Run(ctx, extractors.Cmd{Name: "ffmpeg", Args: args, Heavy: true, MaxMemory: ffmpegImageMemory, MaxOutput: limit})
+	out, err := ffmpegFrame(ctx, t.run, append(args, "-filter_complex", graph, "-map", "[v]"), maxSide)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("waveform: ffmpeg: %w", err)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("waveform: ffmpeg drew nothing (no sound decoded)")
+		return nil, fmt.Errorf("waveform: %w", err)
 	}
 	img, err := DecodePNG(out, maxSide)
 	if err != nil {

@@ -321,8 +321,15 @@ func FFmpegPNG(ctx context.Context, run *extractors.Runner, seek *float64, path,
 		args = append(args, "-ss", strconv.FormatFloat(*seek, 'f', 3, 64))
 	}
 	args = append(args, av.InputArgs(path)...)
-	args = append(args, "-map", "0:v:0", "-an", "-sn", "-dn", "-vf", filter, "-frames:v", "1",
-		"-f", "image2pipe", "-c:v", "png", "-compression_level", "0", "-pix_fmt", "rgb24", "pipe:1")
+	args = append(args, "-map", "0:v:0", "-an", "-sn", "-dn", "-vf", filter)
+	return ffmpegFrame(ctx, run, args, maxSide)
+}
+
+// ffmpegFrame runs ffmpeg with args (its input and what it maps and
+// filters) for one frame of at most maxSide on its long side, written as
+// PNG to its output, which is bounded accordingly.
+func ffmpegFrame(ctx context.Context, run *extractors.Runner, args []string, maxSide int) ([]byte, error) {
+	args = append(args, "-frames:v", "1", "-f", "image2pipe", "-c:v", "png", "-compression_level", "0", "-pix_fmt", "rgb24", "pipe:1")
 	limit := maxSide*maxSide*3 + maxSide*16 + 1<<20 // raw RGB at worst, plus headers
 	out, err := run.Run(ctx, extractors.Cmd{Name: "ffmpeg", Args: args, Heavy: true, MaxMemory: ffmpegImageMemory, MaxOutput: limit})
 	if err != nil {
