@@ -200,6 +200,9 @@ func archiveContentsOf(meta map[string]any) *archiveContents {
 
 type player struct {
 	Tag, Src, Type string
+	// Poster is a video's representative frame (its large thumbnail),
+	// shown until it plays: the first frame is often black.
+	Poster string
 }
 
 type picture struct {
@@ -494,6 +497,9 @@ func (u *UI) preview(page *itemPage, it models.Item, mediaType string, meta map[
 	largest := firstThumb(byKind["thumbnail_large"])
 	if largest == nil {
 		largest = firstThumb(byKind["thumbnail"])
+	}
+	if th := largest; th != nil && page.Player != nil && mediaType == search.TypeVideo {
+		page.Player.Poster = search.ArtifactURL(th.Path)
 	}
 	if th := largest; th != nil && mediaType == search.TypeAudio {
 		// A recording's cover art or waveform, under its player.

@@ -230,8 +230,12 @@ func TestPhotoPageFacts(t *testing.T) {
 	}
 	clip := c.item("pub", models.ContainerID("pub", "media"), "trips/ferry.mov", "video/quicktime", map[string]any{
 		"mediainfo": map[string]any{"duration": 5.0, "creation_time": "2023-07-01T08:30:00Z", "video": map[string]any{"width": 1920.0, "height": 1080.0}}})
+	c.must(c.db.Create(&models.Artifact{ItemID: clip, Path: "bb/" + clip + "/thumbnailer/thumb_1280.jpg", Extractor: "thumbnailer",
+		Kind: "thumbnail_large", Width: 1280, Height: 720}).Error)
 	body = c.page("/items/"+url.PathEscape(clip), admin, http.StatusOK)
-	for _, want := range []string{"<div><dt>Dimensions</dt><dd>1920 × 1080</dd></div>", "<div><dt>Recorded</dt><dd>2023-07-01 08:30 UTC</dd></div>"} {
+	// The video's representative frame stands in the player until it plays.
+	for _, want := range []string{`<video id="player" controls preload="metadata" poster="/api/data/artifacts/bb/` + clip + `/thumbnailer/thumb_1280.jpg" src="/api/data/items/` + clip + `/content"></video>`,
+		"<div><dt>Dimensions</dt><dd>1920 × 1080</dd></div>", "<div><dt>Recorded</dt><dd>2023-07-01 08:30 UTC</dd></div>"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the video's page lacks %s", want)
 		}
