@@ -208,6 +208,9 @@ type player struct {
 type picture struct {
 	Src, Href, Alt string
 	Width, Height  int
+	// Waveform marks a recording's waveform, which seeks its player
+	// (waveform.js).
+	Waveform bool
 }
 
 type lane struct {
@@ -503,11 +506,12 @@ func (u *UI) preview(page *itemPage, it models.Item, mediaType string, meta map[
 	}
 	if th := largest; th != nil && mediaType == search.TypeAudio {
 		// A recording's cover art or waveform, under its player.
-		alt := "Waveform of " + it.Name
+		alt, waveform := "Waveform of "+it.Name, true
 		if lookup(meta, "thumbnailer.picture") == "cover_art" {
-			alt = "Cover art of " + it.Name
+			alt, waveform = "Cover art of "+it.Name, false
 		}
-		page.Image = &picture{Src: search.ArtifactURL(th.Path), Href: search.ArtifactURL(th.Path), Alt: alt, Width: th.Width, Height: th.Height}
+		page.Image = &picture{Src: search.ArtifactURL(th.Path), Href: search.ArtifactURL(th.Path), Alt: alt, Width: th.Width, Height: th.Height,
+			Waveform: waveform}
 	} else if th := largest; th != nil && page.Player == nil {
 		page.Image = &picture{Src: search.ArtifactURL(th.Path), Href: page.ContentURL, Alt: "Preview of " + it.Name,
 			Width: th.Width, Height: th.Height}

@@ -124,9 +124,9 @@ func TestRecordingPageShowsItsPicture(t *testing.T) {
 	t.Parallel()
 	c := newCorpus(t)
 	admin := c.signIn(adminEmail, adminPassword)
-	for _, tc := range []struct{ name, picture, alt string }{
-		{"talk.wav", "waveform", "Waveform of talk.wav"},
-		{"song.mp3", "cover_art", "Cover art of song.mp3"},
+	for _, tc := range []struct{ name, picture, alt, class string }{
+		{"talk.wav", "waveform", "Waveform of talk.wav", "picture waveform"}, // waveform.js makes it seek
+		{"song.mp3", "cover_art", "Cover art of song.mp3", "picture"},
 	} {
 		id := c.item("pub", models.ContainerID("pub", "media"), "sound/"+tc.name, "audio/mpeg",
 			map[string]any{"audioinfo": map[string]any{"duration": 20.0}, "thumbnailer": map[string]any{"picture": tc.picture}})
@@ -139,7 +139,7 @@ func TestRecordingPageShowsItsPicture(t *testing.T) {
 		body := c.page("/items/"+url.PathEscape(id), admin, http.StatusOK)
 		large := "/api/data/artifacts/ef/" + id + "/thumbnailer/thumb_1280.jpg"
 		want := `<audio id="player" controls preload="metadata" src="/api/data/items/` + id + `/content"></audio>` + "\n" +
-			`<a class="picture" href="` + large + `"><img src="` + large + `" alt="` + tc.alt + `" width="1280" height="480"></a>`
+			`<a class="` + tc.class + `" href="` + large + `"><img src="` + large + `" alt="` + tc.alt + `" width="1280" height="480"></a>`
 		if !strings.Contains(body, want) {
 			t.Errorf("%s: the page lacks %s: %.3000s", tc.name, want, body)
 		}

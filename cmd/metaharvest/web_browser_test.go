@@ -499,6 +499,12 @@ func TestWebUIInBrowser(t *testing.T) {
 	// A recording's page: its player, and its waveform under it.
 	b.open("/items/" + s.recording)
 	b.waitFor("the recording's waveform", `document.getElementById("player") && Array.from(document.querySelectorAll(".preview img")).some(i => i.alt === "Waveform of pluck.wav" && i.complete && i.naturalWidth === 1280)`)
+	// A click on the waveform's middle seeks there; the line over it follows.
+	b.waitFor("the recording's metadata", `document.getElementById("player").readyState >= 1 && document.getElementById("player").duration > 0`)
+	b.run("click the waveform's middle", chromedp.Click(`.preview a.waveform img`, chromedp.ByQuery))
+	b.waitFor("seek to the middle", `Math.abs(document.getElementById("player").currentTime / document.getElementById("player").duration - 0.5) < 0.1`)
+	b.eval(`document.getElementById("player").pause()`, new(any))
+	b.waitFor("the line over the waveform", `(() => { const h = document.querySelector(".preview a.waveform .playhead"); return h && !h.hidden && Math.abs(parseFloat(h.style.left) - 50) < 12; })()`)
 	b.accessible("recording item page", string(axeSource))
 	b.noHorizontalScroll("recording item page")
 	b.screenshot(shots, "item-recording")

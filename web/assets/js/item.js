@@ -6,6 +6,7 @@
 import { seconds, seek, toggle } from './player.js';
 import { setupTimeline } from './timeline.js';
 import { setupTranscript } from './transcript.js';
+import { setupWaveform } from './waveform.js';
 
 // typing reports a key pressed where keys mean text or belong to the
 // control: form fields, editable content, buttons (space presses them),
@@ -37,6 +38,10 @@ function init() {
   const transcriptSection = document.getElementById('transcript');
   if (transcriptSection) {
     setupTranscript(transcriptSection, player);
+  }
+  const waveform = document.querySelector('.preview a.waveform');
+  if (waveform) {
+    setupWaveform(waveform, player);
   }
 
   document.addEventListener('keydown', (ev) => {
