@@ -14,8 +14,8 @@ import (
 
 // A recording's picture is its cover art (the picture tagged in an MP3,
 // FLAC, M4A or Ogg file) when it has one ffmpeg decodes, and otherwise
-// its waveform: the whole recording, mixed to mono, drawn as peaks over a
-// light background, so that a search page of recordings shows which are
+// its waveform: the whole recording, mixed to mono, drawn as peaks over
+// white, so that a search page of recordings shows which are
 // speech, music or silence before anyone plays them.
 
 // Audio picture kinds (the thumbnailer's field picture).
@@ -24,14 +24,15 @@ const (
 	pictureWaveform = "waveform"
 )
 
-// Waveform geometry and colours: 8:3, as wide as the large thumbnail, the
-// peaks in the UI's link blue over its panel grey, amplitudes on a square
-// root scale (quiet passages stay visible).
+// Waveform geometry and colour: 8:3, as wide as the large thumbnail, the
+// peaks in the UI's link blue, amplitudes on a square root scale (quiet
+// passages stay visible). ffmpeg draws them over a transparent ground,
+// which Fit lays over white (compositing in ffmpeg's overlay filter
+// depends on the stream's timestamps: an Opus WebM came out blank).
 const (
 	waveformWidth  = 1280
 	waveformHeight = 480
 	waveformColor  = "0x1f4e8c"
-	waveformGround = "0xf3f4f6"
 )
 
 // acceptThumbnailable takes the pictures and videos AcceptPictures takes,
@@ -93,11 +94,10 @@ func (t *thumbnailer) cover(ctx context.Context, path string, maxSide int) (*ima
 
 // waveform draws the first audio stream of path, decoded in full.
 func (t *thumbnailer) waveform(ctx context.Context, path string, maxSide int) (*image.RGBA, error) {
-	graph := fmt.Sprintf("[0:a:0]aformat=channel_layouts=mono,showwavespic=s=%dx%d:colors=%s:scale=sqrt[w];"+
-		"color=c=%s:s=%dx%d:d=1[bg];[bg][w]overlay=format=auto:shortest=1,%s[v]",
-		waveformWidth, waveformHeight, waveformColor, waveformGround, waveformWidth, waveformHeight, FitFilter(maxSide))
+	graph := fmt.Sprintf("[0:a:0]aformat=channel_layouts=mono,showwavespic=s=%dx%d:colors=%s:scale=sqrt,%s[v]",
+		waveformWidth, waveformHeight, waveformColor, FitFilter(maxSide))
 	args := append([]string{"-nostdin"}, av.InputArgs(path)...)
-	out, err := ffmpegFrame(ctx, t.run, append(args, "-filter_complex", graph, "-map", "[v]"), maxSide)
+	out, err := ffmpegFrame(ctx, t.run, append(args, "-filter_complex", graph, "-map", "[v]"), "rgba", maxSide)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err

@@ -116,3 +116,21 @@ func TestRecordingThumbnailHostile(t *testing.T) {
 		t.Error("accept: MIDI taken or FLAC refused")
 	}
 }
+
+// A recording in a video container (an audio-only WebM) has no frame to
+// show: it is drawn as its waveform.
+func TestAudioOnlyVideoContainerIsDrawnAsItsWaveform(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "talk.webm")
+	extractortest.FFmpeg(t, "-f", "lavfi", "-i", "sine=frequency=300:duration=3", "-c:a", "libopus", p)
+	o, dir := run(t, registry(t, nil), "thumbnailer", p, "video/webm")
+	if o.Err != nil {
+		t.Fatal(o.Err)
+	}
+	if o.Data["picture"] != pictureWaveform || lookup(o.Data, "source.format") != "opus" || o.Data["sprite"] != nil {
+		t.Errorf("data %v", o.Data)
+	}
+	if left, right := inkColumns(decodeFile(t, filepath.Join(dir, "thumb_1280.jpg"))); left == 0 || right == 0 {
+		t.Errorf("waveform ink %d, %d: want the tone across", left, right)
+	}
+}

@@ -322,15 +322,16 @@ func FFmpegPNG(ctx context.Context, run *extractors.Runner, seek *float64, path,
 	}
 	args = append(args, av.InputArgs(path)...)
 	args = append(args, "-map", "0:v:0", "-an", "-sn", "-dn", "-vf", filter)
-	return ffmpegFrame(ctx, run, args, maxSide)
+	return ffmpegFrame(ctx, run, args, "rgb24", maxSide)
 }
 
 // ffmpegFrame runs ffmpeg with args (its input and what it maps and
 // filters) for one frame of at most maxSide on its long side, written as
-// PNG to its output, which is bounded accordingly.
-func ffmpegFrame(ctx context.Context, run *extractors.Runner, args []string, maxSide int) ([]byte, error) {
-	args = append(args, "-frames:v", "1", "-f", "image2pipe", "-c:v", "png", "-compression_level", "0", "-pix_fmt", "rgb24", "pipe:1")
-	limit := maxSide*maxSide*3 + maxSide*16 + 1<<20 // raw RGB at worst, plus headers
+// PNG of pixel format pixFmt (rgb24, or rgba for a picture with
+// transparent parts) to its output, which is bounded accordingly.
+func ffmpegFrame(ctx context.Context, run *extractors.Runner, args []string, pixFmt string, maxSide int) ([]byte, error) {
+	args = append(args, "-frames:v", "1", "-f", "image2pipe", "-c:v", "png", "-compression_level", "0", "-pix_fmt", pixFmt, "pipe:1")
+	limit := maxSide*maxSide*4 + maxSide*16 + 1<<20 // raw RGBA at worst, plus headers
 	out, err := run.Run(ctx, extractors.Cmd{Name: "ffmpeg", Args: args, Heavy: true, MaxMemory: ffmpegImageMemory, MaxOutput: limit})
 	if err != nil {
 		if ctx.Err() != nil {

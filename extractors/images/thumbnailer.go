@@ -141,6 +141,11 @@ func (t *thumbnailer) Extract(ctx context.Context, in *extractors.Input) (*extra
 	switch {
 	case strings.HasPrefix(in.MIME, "video/"):
 		pic, err = t.video(ctx, in, res, maxSide)
+		if errors.Is(err, extractors.ErrUnsupported) {
+			// No picture in it: a recording in a video container (an
+			// audio-only WebM or MP4) is drawn as one.
+			pic, err = t.audio(ctx, in, res, maxSide)
+		}
 	case strings.HasPrefix(in.MIME, "audio/"):
 		pic, err = t.audio(ctx, in, res, maxSide)
 	case strings.HasPrefix(in.MIME, "image/"):
