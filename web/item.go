@@ -4,15 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"path"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/metaharvest/metaharvest/api/access"
 	"github.com/metaharvest/metaharvest/internal/apperr"
@@ -58,144 +55,6 @@ type itemPage struct {
 	Comments *commentsPart
 	Fields   *fieldsPart
 	AddTo    *addPart
-}
-
-type fact struct{ Label, Value string }
-
-// archiveContents is the list of an archive's entries the archive
-// extractor made, as the item page shows it.
-type archiveContents struct {
-	Entries []archiveEntry
-	// More counts the entries walked and not shown (the page shows at
-	// most maxArchiveEntries; the extractor lists at most 10,000).
-	More int
-}
-
-type archiveEntry struct{ Name, Type, Size, Modified string }
-
-// emailMessages are the headers of the messages of an email file (one for
-// an .eml, a mailbox's in order) as the email extractor read them.
-type emailMessages struct {
-	List []emailMessage
-	// More counts the messages of a mailbox not shown.
-	More int
-}
-
-type emailMessage struct {
-	From, To, Cc, Subject, Date string
-	Attachments                 []string
-}
-
-// maxEmailMessages is how many messages of a mailbox its page lists.
-const maxEmailMessages = 200
-
-// emailMessagesOf reads the email extractor's headers (nil when it did
-// not run).
-func emailMessagesOf(meta map[string]any) *emailMessages {
-	email, _ := lookup(meta, "email").(map[string]any)
-	if email == nil {
-		return nil
-	}
-	list := []any{email}
-	if msgs, ok := email["messages"].([]any); ok {
-		list = msgs
-	}
-	out := &emailMessages{}
-	for _, m := range objects(list, maxEmailMessages) {
-		msg := emailMessage{From: str(m["from"]), To: joinStrings(m["to"]), Cc: joinStrings(m["cc"]), Subject: str(m["subject"])}
-		if t, ok := search.ParseDateValue(str(m["date"])); ok {
-			msg.Date = t.UTC().Format("2006-01-02 15:04 UTC")
-		}
-		atts, _ := m["attachments"].([]any)
-		for _, a := range atts {
-			if a, ok := a.(map[string]any); ok {
-				label := str(a["name"])
-				if label == "" {
-					label = "(no name)"
-				}
-				if n, ok := number(a["size"]); ok {
-					label += " (" + humanSize(int64(n)) + ")"
-				}
-				msg.Attachments = append(msg.Attachments, label)
-			}
-		}
-		if msg.From+msg.To+msg.Subject+msg.Date != "" || len(msg.Attachments) > 0 {
-			out.List = append(out.List, msg)
-		}
-	}
-	count := len(list)
-	if n, ok := number(email["message_count"]); ok && int(n) > count {
-		count = int(n)
-	}
-	out.More = count - len(out.List)
-	if len(out.List) == 0 {
-		return nil
-	}
-	return out
-}
-
-// objects are the first max objects of an extractor's list (other values
-// skipped).
-func objects(list []any, max int) []map[string]any {
-	var out []map[string]any
-	for _, v := range list {
-		if len(out) == max {
-			break
-		}
-		if m, ok := v.(map[string]any); ok {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// joinStrings joins a list of strings (or a string) with commas.
-func joinStrings(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case []any:
-		var parts []string
-		for _, e := range x {
-			if s := str(e); s != "" {
-				parts = append(parts, s)
-			}
-		}
-		return strings.Join(parts, ", ")
-	}
-	return ""
-}
-
-// maxArchiveEntries is how many entries of an archive its page lists.
-const maxArchiveEntries = 500
-
-// archiveContentsOf reads the archive extractor's entries (nil when it
-// did not run or listed none).
-func archiveContentsOf(meta map[string]any) *archiveContents {
-	list, _ := lookup(meta, "archive.entries").([]any)
-	if len(list) == 0 {
-		return nil
-	}
-	c := &archiveContents{}
-	for _, e := range objects(list, maxArchiveEntries) {
-		entry := archiveEntry{Name: str(e["name"]), Type: str(e["type"])}
-		if a := str(e["archive"]); a != "" {
-			entry.Name = a + " › " + entry.Name
-		}
-		if n, ok := number(e["size"]); ok && entry.Type != "dir" {
-			entry.Size = humanSize(int64(n))
-		}
-		if t, ok := search.ParseDateValue(str(e["modified"])); ok {
-			entry.Modified = t.UTC().Format("2006-01-02 15:04")
-		}
-		c.Entries = append(c.Entries, entry)
-	}
-	walked := len(list)
-	if n, ok := number(lookup(meta, "archive.entry_count")); ok && int(n) > walked {
-		walked = int(n)
-	}
-	c.More = walked - len(c.Entries)
-	return c
 }
 
 type player struct {
@@ -393,99 +252,6 @@ func (u *UI) displayName(extractor string) string {
 		return info.DisplayName
 	}
 	return extractor
-}
-
-func itemFacts(it models.Item, meta map[string]any) []fact {
-	out := []fact{{"Size", humanSize(it.Size)}}
-	if it.MimeType != "" {
-		out = append(out, fact{"MIME type", it.MimeType})
-	}
-	if w, h := itemDimensions(meta); w > 0 && h > 0 {
-		out = append(out, fact{"Dimensions", fmt.Sprintf("%d × %d", w, h)})
-	}
-	if d := itemDuration(meta); d > 0 {
-		out = append(out, fact{"Duration", humanDuration(d)})
-	}
-	for _, f := range store.PageCountFields {
-		if n, ok := number(lookup(meta, f)); ok && n > 0 {
-			out = append(out, fact{"Pages", strconv.Itoa(int(n))})
-			break
-		}
-	}
-	if local, ok := lookup(meta, "exiv2.created_local").(string); ok {
-		if t, err := time.Parse("2006-01-02T15:04:05", local); err == nil {
-			out = append(out, fact{"Taken", t.Format("2006-01-02 15:04")}) // the camera's clock
-		}
-	} else if t, ok := search.ParseDateValue(str(lookup(meta, "mediainfo.creation_time"))); ok {
-		out = append(out, fact{"Recorded", t.UTC().Format("2006-01-02 15:04 UTC")})
-	}
-	if camera := itemCamera(meta); camera != "" {
-		out = append(out, fact{"Camera", camera})
-	}
-	if place := itemPlace(meta); place != "" {
-		out = append(out, fact{"Place", place})
-	}
-	if it.LastModified != nil {
-		out = append(out, fact{"Modified", it.LastModified.UTC().Format("2006-01-02 15:04 UTC")})
-	}
-	if it.LastHarvested != nil {
-		out = append(out, fact{"Harvested", it.LastHarvested.UTC().Format("2006-01-02 15:04 UTC")})
-	}
-	return out
-}
-
-// itemDimensions is a picture's or video's size in pixels as it is seen
-// (a picture the camera held upright is taller than wide).
-func itemDimensions(meta map[string]any) (int, int) {
-	for _, f := range []struct{ w, h string }{{"exiv2.width", "exiv2.height"}, {"mediainfo.video.width", "mediainfo.video.height"},
-		{"thumbnailer.source.width", "thumbnailer.source.height"}} {
-		w, wok := number(lookup(meta, f.w))
-		h, hok := number(lookup(meta, f.h))
-		if !wok || !hok || w <= 0 || h <= 0 {
-			continue
-		}
-		if f.w == "exiv2.width" {
-			if o, _ := number(lookup(meta, "exiv2.orientation")); o >= 5 && o <= 8 {
-				w, h = h, w // turned a quarter to be viewed
-			}
-		}
-		if f.w == "thumbnailer.source.width" && lookup(meta, "thumbnailer.picture") != nil {
-			continue // a recording's cover or waveform, a document's thumbnail: not the item's size
-		}
-		return int(w), int(h)
-	}
-	return 0, 0
-}
-
-// itemCamera is the camera's make and model ("Canon EOS 5D", not "Canon
-// Canon EOS 5D").
-func itemCamera(meta map[string]any) string {
-	maker, model := strings.TrimSpace(str(lookup(meta, "exiv2.camera.make"))), strings.TrimSpace(str(lookup(meta, "exiv2.camera.model")))
-	if maker == "" || strings.HasPrefix(strings.ToLower(model), strings.ToLower(maker)) {
-		return model
-	}
-	return strings.TrimSpace(maker + " " + model)
-}
-
-// itemPlace names where the item was made: city, region and country of
-// the geocoding extractor, a name once.
-func itemPlace(meta map[string]any) string {
-	var parts []string
-	for _, f := range []string{"geocoding.city", "geocoding.region", "geocoding.country.name"} {
-		if s := strings.TrimSpace(str(lookup(meta, f))); s != "" && !slices.Contains(parts, s) {
-			parts = append(parts, s)
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-func itemDuration(meta map[string]any) float64 {
-	for _, f := range []string{"mediainfo.duration", "audioinfo.duration", "video_previews.duration", "audio_previews.duration"} {
-		if d, ok := number(lookup(meta, f)); ok && d > 0 {
-			return d
-		}
-	}
-	return 0
 }
 
 // preview picks what the page shows of the item itself.
