@@ -91,12 +91,12 @@ func copyFile(t *testing.T, from, to string) {
 type webSamples struct {
 	archive, vault         string // location ids
 	video, photo, pdf, txt string // item ids
-	recording              string
+	recording, zip, email  string
 	hostile, secret        string
 }
 
 // archiveFiles is how many files the web samples' Archive location holds.
-const archiveFiles = 6
+const archiveFiles = 8
 
 // harvestWebSamples creates both locations, harvests them with the
 // extractors the pages show, and waits until search has every file.
@@ -109,6 +109,8 @@ func harvestWebSamples(t *testing.T, p *platform, c *client, archiveGroup, vault
 	copyFile(t, filepath.Join("..", "..", "extractors", "testdata", "exif.jpg"), filepath.Join(media, "exif.jpg"))
 	copyFile(t, filepath.Join("..", "..", "extractors", "pdf", "testdata", "multicell.pdf"), filepath.Join(media, "leagues.pdf"))
 	copyFile(t, filepath.Join("..", "..", "extractors", "testdata", "pluck-pcm16.wav"), filepath.Join(media, "pluck.wav"))
+	copyFile(t, filepath.Join("..", "..", "extractors", "archive", "testdata", "docs.zip"), filepath.Join(media, "docs.zip"))
+	copyFile(t, filepath.Join("..", "..", "extractors", "documents", "testdata", "attachment.eml"), filepath.Join(media, "clock.eml"))
 	if err := os.WriteFile(filepath.Join(media, "notes.txt"), []byte("Field notes: the "+textWord+" was seen near the pier.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +122,7 @@ func harvestWebSamples(t *testing.T, p *platform, c *client, archiveGroup, vault
 	}
 
 	extractors := []string{"store", "mime_type", "hashes", "mediainfo", "exiv2", "thumbnailer", "video_main_frames",
-		"video_previews", "captionsv2", "pdf", "document_pages", "text"}
+		"video_previews", "captionsv2", "pdf", "document_pages", "text", "archive", "email"}
 	harvest := func(name, dir, group string, files int) string {
 		loc := c.call("POST", "/api/data/v3/locations", map[string]any{"kind": "filesystem", "name": name,
 			"config": map[string]any{"path": dir, "groups": []string{group}}}, 201)["id"].(string)
@@ -156,8 +158,9 @@ func harvestWebSamples(t *testing.T, p *platform, c *client, archiveGroup, vault
 	}
 	s.video, s.photo, s.pdf, s.txt = byName["reel.mp4"], byName["exif.jpg"], byName["leagues.pdf"], byName["notes.txt"]
 	s.hostile, s.secret, s.recording = byName[hostileName], byName["secret.txt"], byName["pluck.wav"]
+	s.zip, s.email = byName["docs.zip"], byName["clock.eml"]
 	for n, id := range map[string]string{"video": s.video, "photo": s.photo, "pdf": s.pdf, "txt": s.txt, "hostile": s.hostile, "secret": s.secret,
-		"recording": s.recording} {
+		"recording": s.recording, "zip": s.zip, "email": s.email} {
 		if id == "" {
 			t.Fatalf("no item for the %s sample: %v", n, byName)
 		}
@@ -509,6 +512,19 @@ func TestWebUIInBrowser(t *testing.T) {
 	b.noHorizontalScroll("recording item page")
 	b.screenshot(shots, "item-recording")
 	b.clean("recording page")
+
+	// An archive's page lists its entries and the text inside; an email's
+	// shows its headers.
+	b.open("/items/" + s.zip)
+	b.waitFor("the archive's entries and text", `document.getElementById("contents-title") && document.querySelector("table[aria-labelledby=contents-title]").innerText.includes("docs/notes.md") && document.body.innerText.includes("Text of the documents inside")`)
+	b.accessible("archive item page", string(axeSource))
+	b.noHorizontalScroll("archive item page")
+	b.clean("archive page")
+	b.open("/items/" + s.email)
+	b.waitFor("the email's headers", `document.getElementById("messages-title") && document.querySelector("dl.message").innerText.includes("IMAP file test") && document.querySelector("dl.message").innerText.includes("clock.bmp")`)
+	b.accessible("email item page", string(axeSource))
+	b.noHorizontalScroll("email item page")
+	b.clean("email page")
 
 	// The video: it plays, the transcript seeks, ?t= starts there.
 	b.open("/items/" + s.video)

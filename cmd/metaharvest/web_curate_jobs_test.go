@@ -90,7 +90,7 @@ func curateJobs(e *curateEnv) {
 	var items []string
 	b.eval(`[...document.querySelectorAll(".itemlist a")].map(a => a.textContent)`, &items)
 	slices.Sort(items)
-	if want := []string{hostileName, "exif.jpg", "leagues.pdf", "notes.txt", "pluck.wav", "reel.mp4"}; !slices.Equal(items, want) {
+	if want := []string{hostileName, "clock.eml", "docs.zip", "exif.jpg", "leagues.pdf", "notes.txt", "pluck.wav", "reel.mp4"}; !slices.Equal(items, want) {
 		t.Fatalf("the job's items: %q, want %q", items, want)
 	}
 	var state string
