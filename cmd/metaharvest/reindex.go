@@ -93,8 +93,26 @@ func reindex(ctx context.Context, db *gorm.DB, rdb *redis.Client, engine search.
 			}
 		}
 		var left int64
-		if left, err = search.OutboxDepthThrough(ctx, db, through); err != nil || left == 0 {
+		if left, err = search.OutboxDepthThrough(ctx, db, through); err != nil {
 			break
+		}
+		if left == 0 {
+			// The workers' indexers delete the rows they took once the
+			// engine accepted their writes: wait until it ran them too. A
+			// write of theirs that failed is marked dirty again by its
+			// worker (drained here when that came first, else by the
+			// worker's indexer).
+			if s, ok := engine.(interface{ SyncAll(context.Context) error }); ok {
+				if err = s.SyncAll(ctx); err != nil {
+					break
+				}
+				if left, err = search.OutboxDepthThrough(ctx, db, through); err != nil {
+					break
+				}
+			}
+			if left == 0 {
+				break
+			}
 		}
 		var m int
 		m, err = drainAll(ctx, db, engine)

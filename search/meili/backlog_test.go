@@ -56,3 +56,48 @@ func TestBacklog(t *testing.T) {
 		t.Errorf("backlog once searchable: %d, %v", waiting, err)
 	}
 }
+
+// TestSyncAllWaitsForEveryWriter: SyncAll returns once Meilisearch ran the
+// writes another process sent before it was called (reindex ends with it
+// while the workers' indexers drain beside it), where Sync waits only for
+// the engine's own.
+func TestSyncAllWaitsForEveryWriter(t *testing.T) {
+	t.Parallel()
+	srv := testmeili.Shared(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	prefix := testmeili.Prefix(t)
+	e, err := meili.New(ctx, meili.Config{URL: srv.URL, APIKey: srv.Key, IndexPrefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Drop(context.Background()) })
+	const n = 20_000
+	var body bytes.Buffer
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&body, `{"_id":"d%05d","name":"file %d.txt","size":%d}`+"\n", i, i, i)
+	}
+	client := meilisearch.New(srv.URL, meilisearch.WithAPIKey(srv.Key))
+	pk := search.FieldID
+	info, err := client.Index(prefix+"items").AddDocumentsNdjsonWithContext(ctx, body.Bytes(), &meilisearch.DocumentOptions{PrimaryKey: &pk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SyncAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	task, err := client.GetTaskWithContext(ctx, info.TaskUID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task.Status != meilisearch.TaskStatusSucceeded {
+		t.Fatalf("another writer's task after SyncAll: %s", task.Status)
+	}
+	res, err := e.Search(ctx, search.Request{Limit: 1}, search.Visibility{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TotalHits != n {
+		t.Fatalf("search after SyncAll counts %d of %d documents", res.TotalHits, n)
+	}
+}

@@ -316,6 +316,27 @@ func (e *Engine) Sync(ctx context.Context) error {
 	return e.waitFor(ctx, func(sent) bool { return true })
 }
 
+// SyncAll waits until every write sent so far to the engine's indexes is
+// done, whichever process sent it (reindex ends with it: the workers'
+// indexers drain the outbox beside it, and a row they took is gone from
+// the outbox once Meilisearch accepted its write, not once it ran), then
+// as Sync for this engine's own writes.
+func (e *Engine) SyncAll(ctx context.Context) error {
+	// Tasks are listed newest first, and run in the order they came.
+	res, err := e.client.GetTasksWithContext(ctx, &meilisearch.TasksQuery{IndexUIDS: []string{e.items, e.segments},
+		Statuses: []meilisearch.TaskStatus{meilisearch.TaskStatusEnqueued, meilisearch.TaskStatusProcessing}, Limit: 1})
+	if err != nil {
+		return wrapErr(fmt.Errorf("read pending writes: %w", err))
+	}
+	if len(res.Results) > 0 {
+		last := res.Results[0].UID
+		if _, err := e.client.WaitForTaskWithContext(ctx, last, taskPoll); err != nil {
+			return wrapErr(fmt.Errorf("wait for task %d: %w", last, err))
+		}
+	}
+	return e.Sync(ctx)
+}
+
 // refreshSegmentGroups gives the segments of these items their lists. It
 // reads what the segments index holds now: a segment write still pending
 // for one of these items runs before the update sent here, and the drain
