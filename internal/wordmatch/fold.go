@@ -14,15 +14,13 @@ import (
 // Folder cuts text into folded words. It holds transformers with state:
 // one Folder per goroutine.
 type Folder struct {
-	t transform.Transformer
+	t transform.Transformer // made for the first word outside ASCII
 }
 
-// NewFolder returns a Folder.
+// NewFolder returns a Folder. It is cheap: the transformers (a few buffers
+// of 4 KiB) are made only when a word outside ASCII comes.
 func NewFolder() *Folder {
-	// Decomposed again after case folding: a folded letter may carry an
-	// accent again, and folding must give the same words twice over.
-	noMarks := func() transform.Transformer { return runes.Remove(runes.In(unicode.Mn)) }
-	return &Folder{t: transform.Chain(norm.NFKD, noMarks(), cases.Fold(), norm.NFKD, noMarks())}
+	return &Folder{}
 }
 
 // Fold folds one word: decomposed, without accents, case-folded. ASCII
@@ -37,6 +35,13 @@ func (f *Folder) Fold(word string) string {
 	}
 	if ascii {
 		return strings.ToLower(word)
+	}
+	if f.t == nil {
+		// Decomposed again after case folding: a folded letter may carry
+		// an accent again, and folding must give the same words twice
+		// over.
+		noMarks := func() transform.Transformer { return runes.Remove(runes.In(unicode.Mn)) }
+		f.t = transform.Chain(norm.NFKD, noMarks(), cases.Fold(), norm.NFKD, noMarks())
 	}
 	out, _, err := transform.String(f.t, word)
 	if err != nil {
