@@ -23,8 +23,6 @@ import (
 // refuses them.
 func curateStorage(e *curateEnv) {
 	t, b := e.t, e.b
-	start := time.Now()
-	defer func() { t.Logf("storage section: %s", time.Since(start).Round(time.Second)) }()
 	root := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, "reels"), 0o755); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // curateEnv is what the sections of the run-and-curate browser test share:
@@ -69,7 +70,9 @@ func TestWebUIRunAndCurateInBrowser(t *testing.T) {
 		if len(only) > 0 && !only[s.name] {
 			continue
 		}
+		began := time.Now()
 		s.run(e)
+		t.Logf("the %s section took %s", s.name, time.Since(began).Round(time.Millisecond))
 		if t.Failed() {
 			t.Fatalf("the %s section failed", s.name)
 		}
