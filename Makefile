@@ -69,18 +69,21 @@ admin-password: build
 # the default and 448 to 469 s at 4 (with internal/testdb's drops out of
 # the tests' way), the cores busy about 90 % of the time.
 RACE_FREE := api web cmd
+# Each phase says how long it took (on stderr), so that a slow run shows
+# where its time went.
 test:
 	@set -euo pipefail; \
+	phase() { echo "make test: $$1 took $$((SECONDS - $$2)) s" >&2; }; \
 	vetout=$$(mktemp); trap 'rm -f "$$vetout"' EXIT; \
 	$(GO) vet -race ./... > "$$vetout" 2>&1 & vet=$$!; \
-	pgadmin=$$(deploy/setup.sh --s3); \
-	vetrc=0; wait $$vet || vetrc=$$?; cat "$$vetout"; \
+	pgadmin=$$(deploy/setup.sh --s3); phase "set-up" 0; \
+	vetrc=0; wait $$vet || vetrc=$$?; cat "$$vetout"; phase "set-up and go vet -race" 0; \
 	if [ "$$vetrc" != 0 ]; then echo "go vet failed"; exit "$$vetrc"; fi; \
 	export TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$pgadmin}"; \
 	module=$$($(GO) list -m); racefree="^$$module/($(subst $(eval ) ,|,$(RACE_FREE)))(/|$$)"; \
 	pkgs=$$($(GO) list ./...); \
-	$(GO) test -race -parallel 4 -timeout 20m $$(grep -vE "$$racefree" <<< "$$pkgs"); \
-	$(GO) test -parallel 4 -timeout 20m $$(grep -E "$$racefree" <<< "$$pkgs")
+	t=$$SECONDS; $(GO) test -race -parallel 4 -timeout 20m $$(grep -vE "$$racefree" <<< "$$pkgs"); phase "the tests with -race" $$t; \
+	t=$$SECONDS; $(GO) test -parallel 4 -timeout 20m $$(grep -E "$$racefree" <<< "$$pkgs"); phase "the other tests" $$t
 
 # The fault tests alone (they are part of `make test` too): workers killed,
 # Redis and Postgres restarted, the search backend stopped, graceful stops.
