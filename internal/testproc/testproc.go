@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,7 +37,14 @@ func Binary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "metaharvest")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/metaharvest")
+		// With the tests' own build tags (make test's nomsgpack): with
+		// others, gin and every package that imports it would be compiled
+		// a second time.
+		args := []string{"build", "-o", binPath}
+		if tags := ownBuildSetting("-tags"); tags != "" {
+			args = append(args, "-tags="+tags)
+		}
+		cmd := exec.Command("go", append(args, "./cmd/metaharvest")...)
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false")
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -47,6 +55,27 @@ func Binary(t testing.TB) string {
 		t.Fatal(buildErr)
 	}
 	return binPath
+}
+
+// ownBuildSetting is one of the build settings the running (test) binary
+// was built with, "" when it has none.
+func ownBuildSetting(key string) string {
+	info, _ := debug.ReadBuildInfo()
+	return BuildSetting(info, key)
+}
+
+// BuildSetting is the value of a build setting (such as "-tags") that info
+// records, "" when it records none.
+func BuildSetting(info *debug.BuildInfo, key string) string {
+	if info == nil {
+		return ""
+	}
+	for _, s := range info.Settings {
+		if s.Key == key {
+			return s.Value
+		}
+	}
+	return ""
 }
 
 // Process is a running metaharvest role.
