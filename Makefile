@@ -55,10 +55,15 @@ admin-password: build
 
 # go vet runs while the machine is prepared (it overlaps the package
 # downloads of deploy/setup.sh) and its findings are printed once setup is
-# done. It runs without -race: its checks read the same code either way,
-# and its race build would analyse every dependency a second time (the
-# race build of the packages is made by the race tests once, as they need
-# it). On a fresh machine, go vet -race ./... compiled what only the plain
+# done. On a fresh machine setup.sh builds the S3 test server meanwhile;
+# the two builds take turns (flock on a file both know: setup.sh reads it
+# from METAHARVEST_GO_LOCK). Side by side, each compiled the packages both
+# need (the standard library first) for itself: 369 CPU seconds and 187 s
+# for the two from an empty Go cache, against 305 CPU seconds and 164 s
+# one after the other. go vet runs without -race: its checks read the
+# same code either way, and its race build would analyse every dependency
+# a second time (the race build of the packages is made by the race tests
+# once, as they need it). On a fresh machine, go vet -race ./... compiled what only the plain
 # tests use a second time, with the race detector: 70 s of CPU.
 # The race detector runs over the packages whose code starts goroutines or
 # shares state between them (worker, search, storage, the extractor
@@ -91,9 +96,9 @@ test:
 	@set -euo pipefail; \
 	phase() { echo "make test: $$1 took $$((SECONDS - $$2)) s" >&2; }; \
 	racefree="^$$($(GO) list -m)/($(subst $(eval ) ,|,$(strip $(RACE_FREE))))(/|$$)"; \
-	vetout=$$(mktemp); trap 'rm -f "$$vetout"' EXIT; \
-	$(GO) vet ./... > "$$vetout" 2>&1 & vet=$$!; \
-	pgadmin=$$(deploy/setup.sh --s3); phase "set-up" 0; \
+	vetout=$$(mktemp); golock=$$(mktemp); trap 'rm -f "$$vetout" "$$golock"' EXIT; \
+	flock "$$golock" $(GO) vet ./... > "$$vetout" 2>&1 & vet=$$!; \
+	pgadmin=$$(METAHARVEST_GO_LOCK="$$golock" deploy/setup.sh --s3); phase "set-up" 0; \
 	vetrc=0; wait $$vet || vetrc=$$?; cat "$$vetout"; phase "set-up and go vet" 0; \
 	if [ "$$vetrc" != 0 ]; then echo "go vet failed"; exit "$$vetrc"; fi; \
 	export TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$pgadmin}"; \

@@ -51,15 +51,18 @@ wait_background() {
 # versitygw (tests only): built once per version into the cache (a build
 # from an empty Go build cache takes minutes on two cores) and linked into
 # GOPATH/bin, where internal/tests3 finds it. It needs only Go, so it is
-# built while apt installs.
+# built while apt installs. METAHARVEST_GO_LOCK names a file that another
+# Go build running meanwhile holds (make test's go vet): the two take
+# turns rather than compiling the same standard library side by side.
 versitygw_version=v1.8.0
 build_versitygw() {
-  local dir="$cache/versitygw-$versitygw_version" gobin
+  local dir="$cache/versitygw-$versitygw_version" gobin lock=()
   gobin=$(go env GOPATH)/bin
   if [ ! -x "$dir/versitygw" ]; then
     log "building versitygw $versitygw_version (S3 server for tests) into $dir"
     mkdir -p "$dir"
-    quiet env GOFLAGS= GOBIN="$dir" go install "github.com/versity/versitygw/cmd/versitygw@$versitygw_version"
+    if [ -n "${METAHARVEST_GO_LOCK:-}" ]; then lock=(flock "$METAHARVEST_GO_LOCK"); fi
+    quiet "${lock[@]}" env GOFLAGS= GOBIN="$dir" go install "github.com/versity/versitygw/cmd/versitygw@$versitygw_version"
   fi
   mkdir -p "$gobin"
   ln -sfn "$dir/versitygw" "$gobin/versitygw"
