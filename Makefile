@@ -63,8 +63,9 @@ admin-password: build
 # one after the other. go vet runs without -race: its checks read the
 # same code either way, and its race build would analyse every dependency
 # a second time (the race build of the packages is made by the race tests
-# once, as they need it). On a fresh machine, go vet -race ./... compiled what only the plain
-# tests use a second time, with the race detector: 70 s of CPU.
+# once, as they need it). On a fresh machine, go vet -race ./... compiled
+# what only the plain tests use a second time, with the race detector:
+# 70 s of CPU.
 # The race detector runs over the packages whose code starts goroutines or
 # shares state between them (worker, search, storage, the extractor
 # framework, internal, ...). RACE_FREE are tested without it; none of
