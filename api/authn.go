@@ -6,7 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/metaharvest/metaharvest/api/access"
+	"github.com/metaharvest/metaharvest/internal/access"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/auth"
 	"github.com/metaharvest/metaharvest/internal/store"
@@ -17,7 +17,7 @@ const principalKey = "principal"
 // rootRoleID is the built-in role holding every scope.
 const rootRoleID = access.RootRoleID
 
-// Principal is the authenticated caller of a request (see api/access: the
+// Principal is the authenticated caller of a request (see internal/access: the
 // web pages load theirs the same way).
 type Principal = access.Principal
 

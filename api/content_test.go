@@ -14,7 +14,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3filter"
 
-	"github.com/metaharvest/metaharvest/internal/tests3"
+	"github.com/metaharvest/metaharvest/internal/testbucket"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -169,8 +169,8 @@ func TestItemContentUploadStore(t *testing.T) {
 
 func TestItemContentS3(t *testing.T) {
 	t.Parallel()
-	srv := tests3.Start(t)
-	bucket := tests3.BucketName(t)
+	srv := testbucket.Start(t)
+	bucket := testbucket.BucketName(t)
 	srv.CreateBucket(t, bucket)
 	data := contentSample()
 	srv.PutObject(t, bucket, "clips/c.mp4", data)

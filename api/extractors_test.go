@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/metaharvest/metaharvest/extractors/kit/standard" // the api knows the extractors the binary links
+	_ "github.com/metaharvest/metaharvest/extractors/families" // the api knows the extractors the binary links
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/models"
 )

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metaharvest/metaharvest/internal/tests3"
+	"github.com/metaharvest/metaharvest/internal/testbucket"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -331,8 +331,8 @@ func TestLocationGroupsAndVisibility(t *testing.T) {
 // answer, and an update without the secret keeps it.
 func TestLocationS3SecretsNeverReturned(t *testing.T) {
 	t.Parallel()
-	srv := tests3.Start(t)
-	bucket := tests3.BucketName(t)
+	srv := testbucket.Start(t)
+	bucket := testbucket.BucketName(t)
 	srv.CreateBucket(t, bucket)
 	e := newEnv(t)
 	cfg := map[string]any{"endpoint": srv.Endpoint, "region": "us-east-1", "access_key_id": srv.AccessKey,

@@ -22,7 +22,7 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"github.com/metaharvest/metaharvest/internal/config"
-	"github.com/metaharvest/metaharvest/internal/tests3"
+	"github.com/metaharvest/metaharvest/internal/testbucket"
 )
 
 // fakeProvider is a logo provider the test runs: it records the trainings
@@ -113,9 +113,9 @@ func multipartBody(t *testing.T, values map[string]string, files []formFile) ([]
 
 // logoEnv is an env with a logo provider the test runs and a bucket on a
 // real S3 server.
-func logoEnv(t *testing.T, tweak ...func(*config.Config)) (*collabEnv, *fakeProvider, tests3.Server, string) {
-	srv := tests3.Start(t)
-	bucket := tests3.BucketName(t)
+func logoEnv(t *testing.T, tweak ...func(*config.Config)) (*collabEnv, *fakeProvider, testbucket.Server, string) {
+	srv := testbucket.Start(t)
+	bucket := testbucket.BucketName(t)
 	srv.CreateBucket(t, bucket)
 	prov := &fakeProvider{t: t, key: "provider-key-1", complete: map[string]bool{}}
 	ps := httptest.NewServer(prov)

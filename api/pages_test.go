@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metaharvest/metaharvest/api/access"
+	"github.com/metaharvest/metaharvest/internal/access"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 )
 

@@ -50,7 +50,7 @@ wait_background() {
 
 # versitygw (tests only): built once per version into the cache (a build
 # from an empty Go build cache takes minutes on two cores) and linked into
-# GOPATH/bin, where internal/tests3 finds it. It needs only Go, so it is
+# GOPATH/bin, where internal/testbucket finds it. It needs only Go, so it is
 # built while apt installs. METAHARVEST_GO_LOCK names a file that another
 # Go build running meanwhile holds (make test's go vet): the two take
 # turns rather than compiling the same standard library side by side.

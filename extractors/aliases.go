@@ -69,7 +69,7 @@ func (r *Registry) Resolve(name string) (resolved string, ok bool) {
 // Aliases returns the names of the original product's clients that
 // resolve to another extractor once it is registered, with that extractor's
 // API name: the brand-prefixed aliases and the provider extractors that
-// have a counterpart here. extractors/kit/standard checks every target against
+// have a counterpart here. extractors/families checks every target against
 // the linked extractors, so that the table cannot drift.
 func Aliases() map[string]string {
 	out := make(map[string]string, len(aliases)+len(providerExtractors))

@@ -36,7 +36,7 @@ func TestResolveOriginalClientNames(t *testing.T) {
 		"gmocr": "tesseract", "stow": "store", "gmlogos": "gmlogos", "gms2t": "gms2t",
 	}
 	// The reference's names as placeholders (the families are not linked
-	// in this package's tests; extractors/kit/standard checks the aliases
+	// in this package's tests; extractors/families checks the aliases
 	// against the extractors the binary links).
 	r := NewRegistry()
 	for _, name := range airAPISampleNames {

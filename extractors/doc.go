@@ -24,20 +24,22 @@
 //
 // That declaration is the one place an extractor is described: the registry
 // (Default) is the one list of extractors, read by the extractor list of the
-// API, the README's table (checked by extractors/kit/standard), the search
+// API, the README's table (checked by extractors/families), the search
 // catalogue and the web UI, which groups an item's metadata by Family
 // (family.go). Register refuses an Info without a known Family.
 //
 // The base extractors (store, mime_type, hashes) live in this package; the
 // others in sub-packages (extractors/probe for mediainfo and its kin,
 // extractors/images for exiv2 and thumbnailer, extractors/broadcast,
-// extractors/ocr, extractors/documents ... see extractors/kit/standard, which
+// extractors/ocr, extractors/documents ... see extractors/families, which
 // links them all into the binary). Code the families share lives apart,
-// under extractors/kit: av (the one ffprobe reading of a file), doctext
+// under extractors/shared: av (the one ffprobe reading of a file), doctext
 // (documents' text: its cap, its encoding, reading an item's bytes),
 // provider (the client of the provider services and the samples sent to
-// them), gazetteer (the world atlas), extractortest (the test kit of the
-// families), standard (which links every family into the binary). The base extractors store and mime_type are Always run, first;
+// them), gazetteer (the world atlas) and langid. The families' test kit is
+// extractors/extractortest.
+//
+// The base extractors store and mime_type are Always run, first;
 // an extractor that reads another's data names it in After (or in Needs,
 // when a harvest naming it must run the other too).
 // Accept lets a harvest skip files an extractor does not handle without

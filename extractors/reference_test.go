@@ -10,7 +10,7 @@ import (
 // TestDefaultHoldsTheBase holds the Default registry of this package alone
 // (no family linked) to the base extractors it declares, implemented and
 // enabled by default. Every other extractor is declared once, by its
-// family (extractors/kit/standard links them all and checks the reference's
+// family (extractors/families links them all and checks the reference's
 // list there).
 func TestDefaultHoldsTheBase(t *testing.T) {
 	t.Parallel()

@@ -54,7 +54,7 @@ func NewRegistry() *Registry {
 
 // Default is the registry filled by the init functions of this package
 // (the base extractors) and of its families (linked by
-// extractors/kit/standard): the one list of the extractors a program knows,
+// extractors/families): the one list of the extractors a program knows,
 // each declared once, by its family.
 var Default = NewRegistry()
 

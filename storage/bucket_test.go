@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/metaharvest/metaharvest/internal/tests3"
+	"github.com/metaharvest/metaharvest/internal/testbucket"
 	"github.com/metaharvest/metaharvest/storage"
 )
 
 func TestBucketPutOpenRemove(t *testing.T) {
 	t.Parallel()
-	srv := tests3.Shared(t)
-	bucket := tests3.BucketName(t)
+	srv := testbucket.Shared(t)
+	bucket := testbucket.BucketName(t)
 	srv.CreateBucket(t, bucket)
 	b, err := storage.OpenBucket(s3Config(srv, map[string]string{"bucket": bucket, "path_style": "true"}), "")
 	if err != nil {

@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metaharvest/metaharvest/internal/tests3"
+	"github.com/metaharvest/metaharvest/internal/testbucket"
 	"github.com/metaharvest/metaharvest/storage"
 )
 
 // One versitygw for the whole package; s3 tests use distinct buckets.
-func TestMain(m *testing.M) { os.Exit(tests3.RunMain(m)) }
+func TestMain(m *testing.M) { os.Exit(testbucket.RunMain(m)) }
 
 func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metaharvest/metaharvest/internal/tests3"
+	"github.com/metaharvest/metaharvest/internal/testbucket"
 	"github.com/metaharvest/metaharvest/storage"
 )
 
-func s3Config(srv tests3.Server, extra map[string]string) map[string]string {
+func s3Config(srv testbucket.Server, extra map[string]string) map[string]string {
 	cfg := map[string]string{
 		"endpoint":          srv.Endpoint,
 		"region":            "us-east-1",
@@ -40,8 +40,8 @@ func openS3(t *testing.T, cfg map[string]string) storage.Location {
 
 func TestS3ContainersAreBuckets(t *testing.T) {
 	t.Parallel()
-	srv := tests3.Shared(t)
-	base := tests3.BucketName(t)
+	srv := testbucket.Shared(t)
+	base := testbucket.BucketName(t)
 	want := []string{base + "-a", base + "-b", base + "-c"}
 	for _, b := range want {
 		srv.CreateBucket(t, b)
@@ -88,8 +88,8 @@ func TestS3ContainersAreBuckets(t *testing.T) {
 
 func TestS3ItemsPaging(t *testing.T) {
 	t.Parallel()
-	srv := tests3.Shared(t)
-	bucket := tests3.BucketName(t)
+	srv := testbucket.Shared(t)
+	bucket := testbucket.BucketName(t)
 	srv.CreateBucket(t, bucket)
 	// A posix-backed server cannot hold both "a/b" and "a/b/c": keep
 	// "a-c" < "a/b", the pair a directory walk gets wrong.
@@ -124,8 +124,8 @@ func TestS3ItemsPaging(t *testing.T) {
 
 func TestS3PrefixStatOpen(t *testing.T) {
 	t.Parallel()
-	srv := tests3.Shared(t)
-	bucket := tests3.BucketName(t)
+	srv := testbucket.Shared(t)
+	bucket := testbucket.BucketName(t)
 	srv.CreateBucket(t, bucket)
 	put := srv.PutObject(t, bucket, "media/a.txt", []byte("alpha"))
 	srv.PutObject(t, bucket, "media/sub/b.txt", []byte("beta"))
@@ -165,7 +165,7 @@ func TestS3PrefixStatOpen(t *testing.T) {
 
 func TestS3CheckErrors(t *testing.T) {
 	t.Parallel()
-	srv := tests3.Shared(t)
+	srv := testbucket.Shared(t)
 	ctx := testCtx(t)
 	const wrongSecret = "wrong-secret-value-that-must-not-leak"
 
@@ -191,7 +191,7 @@ func TestS3CheckErrors(t *testing.T) {
 	err = check(s3Config(srv, map[string]string{"access_key_id": "NOSUCHKEY", "secret_access_key": wrongSecret}))
 	wantConfigError(t, err, "access_key_id")
 	noLeak(err)
-	err = check(s3Config(srv, map[string]string{"bucket": "bucket-that-does-not-exist-" + strings.ToLower(tests3.BucketName(t)[:8])}))
+	err = check(s3Config(srv, map[string]string{"bucket": "bucket-that-does-not-exist-" + strings.ToLower(testbucket.BucketName(t)[:8])}))
 	wantConfigError(t, err, "bucket")
 	err = check(s3Config(srv, map[string]string{"bucket": "bad_bucket_Name"}))
 	wantConfigError(t, err, "bucket")

@@ -11,15 +11,15 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/metaharvest/metaharvest/internal/tests3"
+	"github.com/metaharvest/metaharvest/internal/testbucket"
 	"github.com/metaharvest/metaharvest/storage"
 )
 
 // proxied opens bucket of the shared server through a counting proxy.
-func proxied(t *testing.T, bucket string) (storage.Location, *tests3.Proxy) {
+func proxied(t *testing.T, bucket string) (storage.Location, *testbucket.Proxy) {
 	t.Helper()
-	srv := tests3.Shared(t)
-	p, err := tests3.NewProxy(srv.Endpoint)
+	srv := testbucket.Shared(t)
+	p, err := testbucket.NewProxy(srv.Endpoint)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,8 +34,8 @@ func proxied(t *testing.T, bucket string) (storage.Location, *tests3.Proxy) {
 // that another page follows.
 func TestS3ListOneRequestPerPage(t *testing.T) {
 	t.Parallel()
-	srv := tests3.Shared(t)
-	bucket := tests3.BucketName(t)
+	srv := testbucket.Shared(t)
+	bucket := testbucket.BucketName(t)
 	srv.CreateBucket(t, bucket)
 	// Objects written as files into the posix backend: quicker than 2,001
 	// PUTs, and listed the same.
@@ -63,8 +63,8 @@ func TestS3ListOneRequestPerPage(t *testing.T) {
 // file's entry; pinned to an ETag it refuses another version.
 func TestS3ReadRange(t *testing.T) {
 	t.Parallel()
-	srv := tests3.Shared(t)
-	bucket := tests3.BucketName(t)
+	srv := testbucket.Shared(t)
+	bucket := testbucket.BucketName(t)
 	srv.CreateBucket(t, bucket)
 	data := strings.Repeat("0123456789", 100)
 	put := srv.PutObject(t, bucket, "f.bin", []byte(data))
@@ -107,8 +107,8 @@ func TestS3ReadRange(t *testing.T) {
 // observed with its reason.
 func TestS3RetriesObserved(t *testing.T) {
 	t.Parallel()
-	srv := tests3.Shared(t)
-	bucket := tests3.BucketName(t)
+	srv := testbucket.Shared(t)
+	bucket := testbucket.BucketName(t)
 	srv.CreateBucket(t, bucket)
 	srv.PutObject(t, bucket, "f.bin", []byte("payload"))
 	loc, p := proxied(t, bucket)
@@ -142,8 +142,8 @@ func TestS3RetriesObserved(t *testing.T) {
 // item instead of marking it deleted).
 func TestS3MissingKeyInAMissingBucket(t *testing.T) {
 	t.Parallel()
-	srv := tests3.Shared(t)
-	bucket := tests3.BucketName(t)
+	srv := testbucket.Shared(t)
+	bucket := testbucket.BucketName(t)
 	srv.CreateBucket(t, bucket)
 	srv.PutObject(t, bucket, "f.bin", []byte("0123456789"))
 	loc, p := proxied(t, bucket)

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/metaharvest/metaharvest/internal/tests3"
+	"github.com/metaharvest/metaharvest/internal/testbucket"
 	"github.com/metaharvest/metaharvest/storage"
 )
 
@@ -153,8 +153,8 @@ func (p *recordingProxy) gets() []int64 {
 // it is read fails the read instead of mixing two versions.
 func TestOpenSeekerS3(t *testing.T) {
 	t.Parallel()
-	srv := tests3.Shared(t)
-	bucket := tests3.BucketName(t)
+	srv := testbucket.Shared(t)
+	bucket := testbucket.BucketName(t)
 	srv.CreateBucket(t, bucket)
 	const size = 8 << 20
 	data := sample(size)

@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/metaharvest/metaharvest/api/access"
+	"github.com/metaharvest/metaharvest/internal/access"
 	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )

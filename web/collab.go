@@ -3,7 +3,7 @@ package web
 import (
 	"context"
 
-	"github.com/metaharvest/metaharvest/api/access"
+	"github.com/metaharvest/metaharvest/internal/access"
 )
 
 // collabRoutes lists collaboration: comments and custom fields on the item page, compilations.

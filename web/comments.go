@@ -10,7 +10,7 @@ import (
 
 	"github.com/microcosm-cc/bluemonday"
 
-	"github.com/metaharvest/metaharvest/api/access"
+	"github.com/metaharvest/metaharvest/internal/access"
 	"github.com/metaharvest/metaharvest/internal/safemd"
 	"github.com/metaharvest/metaharvest/internal/store"
 )

@@ -3,7 +3,7 @@
 // player, timeline and transcript, and the embedded assets they load. The
 // api role mounts it at "/" (api.Server.MountPages): the JSON API keeps its
 // paths, and the pages are one more client of the same store layer, scopes
-// and visibility (api/access), in-process.
+// and visibility (internal/access), in-process.
 //
 // Everything a person can do here works without JavaScript (sign in,
 // search, read an item); the scripts under assets/js add the player's

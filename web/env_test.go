@@ -16,7 +16,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/api"
-	_ "github.com/metaharvest/metaharvest/extractors/kit/standard"
+	_ "github.com/metaharvest/metaharvest/extractors/families"
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/testdb"
 	"github.com/metaharvest/metaharvest/internal/testredis"

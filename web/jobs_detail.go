@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/metaharvest/metaharvest/api/access"
+	"github.com/metaharvest/metaharvest/internal/access"
 	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )

@@ -3,8 +3,8 @@ package web
 import (
 	"sort"
 
-	"github.com/metaharvest/metaharvest/api/access"
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/internal/access"
 	"github.com/metaharvest/metaharvest/internal/store"
 )
 

@@ -10,7 +10,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/metaharvest/metaharvest/api/access"
+	"github.com/metaharvest/metaharvest/internal/access"
 )
 
 //go:embed templates/*.html

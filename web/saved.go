@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/metaharvest/metaharvest/api/access"
+	"github.com/metaharvest/metaharvest/internal/access"
 	"github.com/metaharvest/metaharvest/internal/store"
 )
 

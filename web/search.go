@@ -13,8 +13,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/metaharvest/metaharvest/api/access"
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/internal/access"
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"

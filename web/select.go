@@ -1,6 +1,6 @@
 package web
 
-import "github.com/metaharvest/metaharvest/api/access"
+import "github.com/metaharvest/metaharvest/internal/access"
 
 // selectView is what the results page's multi-select offers: the actions
 // the user's scopes allow (js/select.js does them through the api, which

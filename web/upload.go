@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/metaharvest/metaharvest/api/access"
+	"github.com/metaharvest/metaharvest/internal/access"
 )
 
 // uploadPage is GET /upload: files dropped on the page or chosen with its

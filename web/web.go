@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/metaharvest/metaharvest/api/access"
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/internal/access"
 	"github.com/metaharvest/metaharvest/internal/auth"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
-	_ "github.com/metaharvest/metaharvest/extractors/kit/standard"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
+	_ "github.com/metaharvest/metaharvest/extractors/families"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/search"
 )

@@ -16,7 +16,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/internal/queue"
@@ -60,7 +60,7 @@ func newFixture(t *testing.T, reg *extractors.Registry) *fixture {
 	t.Cleanup(func() { client.Close() })
 	if reg == nil {
 		// The base extractors only: tests count activity rows, and every
-		// family linked into this test binary (extractors/kit/standard) would
+		// family linked into this test binary (extractors/families) would
 		// add its own for the files it accepts.
 		reg = extractortest.Registry(t, nil, "store", "mime_type", "hashes")
 	}

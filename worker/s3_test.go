@@ -19,11 +19,11 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/internal/metrics"
+	"github.com/metaharvest/metaharvest/internal/testbucket"
 	"github.com/metaharvest/metaharvest/internal/testredis"
-	"github.com/metaharvest/metaharvest/internal/tests3"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -52,21 +52,21 @@ func (x *pathReader) Extract(_ context.Context, in *extractors.Input) (*extracto
 // through a counting proxy.
 type s3Fixture struct {
 	*fixture
-	srv     tests3.Server
-	proxy   *tests3.Proxy
+	srv     testbucket.Server
+	proxy   *testbucket.Proxy
 	bucket  string
 	objects map[string][]byte
 }
 
 func newS3Fixture(t *testing.T, reg *extractors.Registry) *s3Fixture {
-	srv := tests3.Start(t)
-	proxy, err := tests3.NewProxy(srv.Endpoint)
+	srv := testbucket.Start(t)
+	proxy, err := testbucket.NewProxy(srv.Endpoint)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(proxy.Close)
 	f := newFixture(t, reg)
-	sf := &s3Fixture{fixture: f, srv: srv, proxy: proxy, bucket: tests3.BucketName(t), objects: map[string][]byte{}}
+	sf := &s3Fixture{fixture: f, srv: srv, proxy: proxy, bucket: testbucket.BucketName(t), objects: map[string][]byte{}}
 	srv.CreateBucket(t, sf.bucket)
 	f.loc = models.Location{ID: "s3loc", Kind: "s3", Name: "bucket", Config: models.MustJSON(map[string]string{
 		"endpoint": proxy.Endpoint, "bucket": sf.bucket, "access_key_id": srv.AccessKey,

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
-	_ "github.com/metaharvest/metaharvest/extractors/kit/standard" // every extractor family, as the binary links them
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
+	_ "github.com/metaharvest/metaharvest/extractors/families" // every extractor family, as the binary links them
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"

@@ -21,14 +21,14 @@ import (
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/internal/queue"
+	"github.com/metaharvest/metaharvest/internal/testbucket"
 	"github.com/metaharvest/metaharvest/internal/testdb"
 	"github.com/metaharvest/metaharvest/internal/testproc"
 	"github.com/metaharvest/metaharvest/internal/testredis"
-	"github.com/metaharvest/metaharvest/internal/tests3"
 	"github.com/metaharvest/metaharvest/models"
 )
 
-func TestMain(m *testing.M) { os.Exit(tests3.RunMain(m)) }
+func TestMain(m *testing.M) { os.Exit(testbucket.RunMain(m)) }
 
 // platform is a database, a Redis namespace and a data dir shared by the
 // processes a test starts.
@@ -306,8 +306,8 @@ func TestWorkerKilledMidHarvestFilesystem(t *testing.T) {
 func TestWorkerKilledMidHarvestS3(t *testing.T) {
 	t.Parallel()
 	p := newPlatform(t)
-	srv := tests3.Shared(t)
-	bucket := tests3.BucketName(t)
+	srv := testbucket.Shared(t)
+	bucket := testbucket.BucketName(t)
 	srv.CreateBucket(t, bucket)
 	const n = 600
 	sha := randomFiles(t, n, 2048, func(name string, data []byte) { srv.PutObject(t, bucket, name, data) })

@@ -6,7 +6,7 @@ import (
 
 // Issue 9: a filter on mediainfo.video.duration before any video was
 // harvested answered 400 unknown field. The binary links every extractor
-// (extractors/kit/standard), whose declarations make the search catalogue:
+// (extractors/families), whose declarations make the search catalogue:
 // on an empty platform that field filters, sorts and aggregates like any
 // other, with no hits and empty buckets; a name no extractor declares is
 // still 400.

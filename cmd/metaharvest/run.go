@@ -17,7 +17,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/api"
 	"github.com/metaharvest/metaharvest/extractors"
-	_ "github.com/metaharvest/metaharvest/extractors/kit/standard" // every extractor family
+	_ "github.com/metaharvest/metaharvest/extractors/families" // every extractor family
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/metrics"

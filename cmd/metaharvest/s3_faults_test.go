@@ -9,8 +9,8 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/metaharvest/metaharvest/internal/queue"
+	"github.com/metaharvest/metaharvest/internal/testbucket"
 	"github.com/metaharvest/metaharvest/internal/testproc"
-	"github.com/metaharvest/metaharvest/internal/tests3"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -22,8 +22,8 @@ import (
 func TestS3ServerRestartMidHarvest(t *testing.T) {
 	t.Parallel()
 	p := newPlatform(t)
-	srv := tests3.StartRestartable(t)
-	bucket := tests3.BucketName(t)
+	srv := testbucket.StartRestartable(t)
+	bucket := testbucket.BucketName(t)
 	srv.CreateBucket(t, bucket)
 	const small, large = 800, 3
 	sha := randomFiles(t, small, 1024, func(name string, data []byte) { srv.PutObject(t, bucket, name, data) })
@@ -74,8 +74,8 @@ func TestS3ServerRestartMidHarvest(t *testing.T) {
 func TestS3BucketGoneMidHarvest(t *testing.T) {
 	t.Parallel()
 	p := newPlatform(t)
-	srv := tests3.Start(t)
-	bucket := tests3.BucketName(t)
+	srv := testbucket.Start(t)
+	bucket := testbucket.BucketName(t)
 	srv.CreateBucket(t, bucket)
 	const n = 600
 	sha := randomFiles(t, n, 1024, func(name string, data []byte) { srv.PutObject(t, bucket, name, data) })
@@ -132,8 +132,8 @@ func (p *platform) s3Location(endpoint, accessKey, secretKey, bucket string) (mo
 func TestS3BucketBackSoonAfterTheWalkStarts(t *testing.T) {
 	t.Parallel()
 	p := newPlatform(t)
-	srv := tests3.Start(t)
-	bucket := tests3.BucketName(t)
+	srv := testbucket.Start(t)
+	bucket := testbucket.BucketName(t)
 	srv.CreateBucket(t, bucket)
 	const n = 40
 	sha := randomFiles(t, n, 1024, func(name string, data []byte) { srv.PutObject(t, bucket, name, data) })

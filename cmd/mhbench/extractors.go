@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors/images"
-	"github.com/metaharvest/metaharvest/extractors/kit/av"
+	"github.com/metaharvest/metaharvest/extractors/shared/av"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 	_ "github.com/metaharvest/metaharvest/search/postgres" // the engine the suites search with

@@ -25,7 +25,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	_ "github.com/metaharvest/metaharvest/extractors/kit/standard" // every extractor family
+	_ "github.com/metaharvest/metaharvest/extractors/families" // every extractor family
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/internal/jobs"

@@ -29,7 +29,7 @@ import (
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/internal/queue"
-	"github.com/metaharvest/metaharvest/internal/tests3"
+	"github.com/metaharvest/metaharvest/internal/testbucket"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/storage"
@@ -62,8 +62,8 @@ var s3Extractors = []string{"mime_type", "hashes"}
 // s3Bench is the suite's platform: versitygw, a proxy to it, and a
 // `metaharvest all` process on a scratch database.
 type s3Bench struct {
-	vgw     *tests3.Restartable
-	proxy   *tests3.Proxy
+	vgw     *testbucket.Restartable
+	proxy   *testbucket.Proxy
 	dir     string
 	db      *gorm.DB
 	engine  search.Engine
@@ -75,7 +75,7 @@ type s3Bench struct {
 }
 
 func benchS3(ctx context.Context) error {
-	if _, err := tests3.Binary(); err != nil {
+	if _, err := testbucket.Binary(); err != nil {
 		fmt.Printf("s3: skipped: %v\n\n", err)
 		return nil
 	}
@@ -203,10 +203,10 @@ func newS3Bench(ctx context.Context) (_ *s3Bench, err error) {
 	if b.dir, err = os.MkdirTemp("", "mhbench-s3-"); err != nil {
 		return nil, err
 	}
-	if b.vgw, err = tests3.Run(filepath.Join(b.dir, "vgw")); err != nil {
+	if b.vgw, err = testbucket.Run(filepath.Join(b.dir, "vgw")); err != nil {
 		return nil, err
 	}
-	if b.proxy, err = tests3.NewProxy(b.vgw.Endpoint); err != nil {
+	if b.proxy, err = testbucket.NewProxy(b.vgw.Endpoint); err != nil {
 		return nil, err
 	}
 	cfg, err := config.Load(os.LookupEnv)

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
+	"github.com/metaharvest/metaharvest/extractors/shared/doctext"
 )
 
 // Caps of one archive (see doc.go).

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/av"
+	"github.com/metaharvest/metaharvest/extractors/shared/av"
 )
 
 // analysis is one extractor of the family. They differ only by the stream

@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/av"
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/shared/av"
 )
 
 // tolerance is what the issue asks of the time ranges (seconds) and of

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // TestParseLogGolden parses ffmpeg logs recorded from the pass's filter

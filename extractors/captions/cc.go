@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/av"
+	"github.com/metaharvest/metaharvest/extractors/shared/av"
 )
 
 // ccProbeFrames is how many frames of a video stream are decoded to look

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
+	"github.com/metaharvest/metaharvest/extractors/shared/doctext"
 )
 
 // encUTF8 is the encoding of text ffmpeg writes.

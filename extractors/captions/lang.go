@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
-	"github.com/metaharvest/metaharvest/extractors/kit/langid"
+	"github.com/metaharvest/metaharvest/extractors/shared/doctext"
+	"github.com/metaharvest/metaharvest/extractors/shared/langid"
 )
 
 // languageTag returns s as a language tag if it looks like one: an ISO

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
+	"github.com/metaharvest/metaharvest/extractors/shared/doctext"
 )
 
 // ParseSRT reads a SubRip file: blocks of an optional number, a timing

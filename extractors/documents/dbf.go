@@ -15,7 +15,7 @@ import (
 	"golang.org/x/text/encoding/charmap"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
+	"github.com/metaharvest/metaharvest/extractors/shared/doctext"
 )
 
 func init() {

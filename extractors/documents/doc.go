@@ -2,7 +2,7 @@
 // Go without external programs: text (plain text and source files), csv,
 // json, xml, html, email (.eml and .mbox), fdx (Final Draft scripts) and
 // dbf (dBASE tables). Each lives in its own file and registers itself from
-// its init function; extractors/kit/standard links the package.
+// its init function; extractors/families links the package.
 //
 // Every extractor reports the words of its file under "text" (a declared
 // text field, searched as words and highlighted) capped at doctext.MaxText

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/shared/doctext"
 )
 
 // refusedDoc wants a deterministic error containing want from an outcome,

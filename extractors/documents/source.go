@@ -8,7 +8,7 @@ import (
 	"math"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
+	"github.com/metaharvest/metaharvest/extractors/shared/doctext"
 )
 
 // uncapped is the cap of an extractor that bounds what it keeps, not what

@@ -19,7 +19,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/images"
-	"github.com/metaharvest/metaharvest/extractors/kit/av"
+	"github.com/metaharvest/metaharvest/extractors/shared/av"
 	"github.com/metaharvest/metaharvest/internal/ids"
 )
 

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/av"
-	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
 	"github.com/metaharvest/metaharvest/extractors/office"
+	"github.com/metaharvest/metaharvest/extractors/shared/av"
+	"github.com/metaharvest/metaharvest/extractors/shared/doctext"
 )
 
 // A recording's picture is its cover art (the picture tagged in an MP3,

@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
 	"github.com/metaharvest/metaharvest/extractors/office"
+	"github.com/metaharvest/metaharvest/extractors/shared/doctext"
 )
 
 // pictureEmbedded is the thumbnailer's picture kind of an office document:

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // Expected values of the real samples, read with the bare tool by hand:

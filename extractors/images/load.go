@@ -21,8 +21,8 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/av"
-	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
+	"github.com/metaharvest/metaharvest/extractors/shared/av"
+	"github.com/metaharvest/metaharvest/extractors/shared/doctext"
 )
 
 // Pictures are decoded only once their size is known and allowed: a header

@@ -17,8 +17,8 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/av"
-	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
+	"github.com/metaharvest/metaharvest/extractors/shared/av"
+	"github.com/metaharvest/metaharvest/extractors/shared/doctext"
 )
 
 // thumbnailer makes the pictures that stand for an item: JPEG thumbnails

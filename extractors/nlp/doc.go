@@ -19,7 +19,7 @@
 //
 // # What is found, and how well
 //
-//   - language: extractors/kit/langid, github.com/abadojack/whatlanggo
+//   - language: extractors/shared/langid, github.com/abadojack/whatlanggo
 //     v1.0.1 over up to eight 2 KiB samples spread over the text that vote
 //     (whatlanggo's own confidence turns negative past a few KiB). 84
 //     languages; a single short sentence can be mistaken for a neighbour
@@ -28,7 +28,7 @@
 //     en, fr, es, de, it, pt and nl; none for other languages.
 //   - entities (people, places, organisations): a heuristic, written here
 //     (entities.go): capitalised phrases typed by titles, suffixes,
-//     prepositions, given names and the place names of extractors/kit/gazetteer;
+//     prepositions, given names and the place names of extractors/shared/gazetteer;
 //     untyped phrases are dropped. Latin-script text only.
 //   - sentiment: github.com/jonreiter/govader (VADER, English) per
 //     sentence, summed into positive, negative, neutral and mixed shares;
@@ -49,7 +49,7 @@
 // # tokens_provider
 //
 // The same text (Gather: at most 200 KiB) is sent to a provider
-// (extractors/kit/provider, task nlp) configured by NLP_API_URL and
+// (extractors/shared/provider, task nlp) configured by NLP_API_URL and
 // NLP_API_KEY (without them "not available: nlp provider setting ... not
 // set"), and its answer, checked (provider.NLPAnswer.Clean), is written in
 // tokens' shapes: key_phrases and entities {name, appearances[, type]},

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/metaharvest/metaharvest/extractors/kit/gazetteer"
+	"github.com/metaharvest/metaharvest/extractors/shared/gazetteer"
 )
 
 // Entity types.
@@ -27,7 +27,7 @@ type Entity struct {
 // by the words around and inside them (a title before a person's name, a
 // suffix ending an organisation's, a preposition before a place), by a
 // list of given names, and by a gazetteer of places (the countries,
-// regions and cities of extractors/kit/gazetteer). An untyped phrase is dropped:
+// regions and cities of extractors/shared/gazetteer). An untyped phrase is dropped:
 // the heuristic prefers missing a name to naming a wrong one. It is made
 // for languages that capitalise names and not common nouns (English,
 // French, Spanish, Italian, Portuguese, Dutch); German capitalises every

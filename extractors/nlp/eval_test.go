@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/metaharvest/metaharvest/extractors/kit/gazetteer"
+	"github.com/metaharvest/metaharvest/extractors/shared/gazetteer"
 )
 
 // verneGold are the people, places and organisations of the first chapter

@@ -12,9 +12,9 @@ import (
 	"github.com/jonreiter/govader"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
-	"github.com/metaharvest/metaharvest/extractors/kit/gazetteer"
-	"github.com/metaharvest/metaharvest/extractors/kit/langid"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/shared/gazetteer"
+	"github.com/metaharvest/metaharvest/extractors/shared/langid"
 )
 
 func registry(t testing.TB) *extractors.Registry {

@@ -5,10 +5,10 @@ import (
 	"fmt"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/provider"
+	"github.com/metaharvest/metaharvest/extractors/shared/provider"
 )
 
-// ProviderName is the API name of tokens by a provider (extractors/kit/provider,
+// ProviderName is the API name of tokens by a provider (extractors/shared/provider,
 // task nlp): the same analysis of the same text (Gather), written in the
 // same shapes, by a service that knows more languages and makes fewer
 // mistakes than the heuristics here. The reference names such extractors

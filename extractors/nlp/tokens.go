@@ -7,8 +7,8 @@ import (
 	"github.com/jonreiter/govader"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/gazetteer"
-	"github.com/metaharvest/metaharvest/extractors/kit/langid"
+	"github.com/metaharvest/metaharvest/extractors/shared/gazetteer"
+	"github.com/metaharvest/metaharvest/extractors/shared/langid"
 )
 
 // Limits of what tokens reports.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/langid"
+	"github.com/metaharvest/metaharvest/extractors/shared/langid"
 )
 
 func init() {

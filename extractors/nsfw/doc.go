@@ -47,7 +47,7 @@
 //
 // # nsfw_provider
 //
-// The same analysis by a provider (extractors/kit/provider, task nsfw),
+// The same analysis by a provider (extractors/shared/provider, task nsfw),
 // configured by NSFW_API_URL and NSFW_API_KEY (without them "not
 // available: adult-content provider setting ... not set"), for a
 // deployment without the sidecar or with a better classifier behind a

@@ -10,11 +10,11 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/images"
-	"github.com/metaharvest/metaharvest/extractors/kit/provider"
+	"github.com/metaharvest/metaharvest/extractors/shared/provider"
 )
 
 // nsfw_provider scores pictures and frames of videos for adult content
-// with a provider (extractors/kit/provider, task nsfw) instead of the nsfwjs
+// with a provider (extractors/shared/provider, task nsfw) instead of the nsfwjs
 // sidecar: for a deployment without Node, or with a better classifier
 // behind a key. It writes what nsfw writes, in the same shapes: the data
 // (nsfw_score, nsfw, scores by category) and for a video a segment per

@@ -3,7 +3,7 @@ package nsfw
 import (
 	"testing"
 
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // The contract of every extractor (cancelled context, empty and garbage

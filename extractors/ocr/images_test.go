@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // renderPages renders pages of a PDF as document_pages does (pdftoppm

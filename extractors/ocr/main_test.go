@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // clips are test videos rendered once for the package's tests (ffmpeg is

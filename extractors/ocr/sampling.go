@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/av"
+	"github.com/metaharvest/metaharvest/extractors/shared/av"
 )
 
 // When video_main_frames has not run, the frames to read are sampled by

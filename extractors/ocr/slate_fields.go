@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
+	"github.com/metaharvest/metaharvest/extractors/shared/doctext"
 )
 
 // maxFieldValue bounds one value read off a slate, in bytes.

@@ -7,7 +7,7 @@ import (
 	"unicode"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
+	"github.com/metaharvest/metaharvest/extractors/shared/doctext"
 )
 
 // The slate rule, shared by slates and vendor_digital_slates:

@@ -5,7 +5,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	_ "github.com/metaharvest/metaharvest/extractors/broadcast" // vendor_start_end
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // A card naming one slate field is a slate when vendor_start_end (the

@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
+	"github.com/metaharvest/metaharvest/extractors/shared/doctext"
 )
 
 // maxText is the most text tesseract reports for one item, in bytes of

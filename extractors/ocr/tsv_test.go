@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // tsvSummary is what the golden files pin of a parse: the pages, and the

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
+	"github.com/metaharvest/metaharvest/extractors/shared/doctext"
 )
 
 func FuzzZipEntryCount(f *testing.F) {

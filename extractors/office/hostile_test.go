@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 func writeFile(t *testing.T, name string, b []byte) string {

@@ -9,7 +9,7 @@ import (
 	"unicode"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
+	"github.com/metaharvest/metaharvest/extractors/shared/doctext"
 )
 
 func init() {

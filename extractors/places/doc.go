@@ -37,7 +37,7 @@
 // # Weather
 //
 // weather asks the provider configured by WEATHER_API_URL and
-// WEATHER_API_KEY (see extractors/kit/provider for the contract) for the
+// WEATHER_API_KEY (see extractors/shared/provider for the contract) for the
 // weather at the position and capture time (exiv2 created, else
 // mediainfo creation_time); without both settings it is not available.
 // An item without a position or a capture time is not supported.

@@ -10,7 +10,7 @@ import (
 	"github.com/sams96/rgeo"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/gazetteer"
+	"github.com/metaharvest/metaharvest/extractors/shared/gazetteer"
 )
 
 // Levels are the layers a geocoder answers from (GEOCODING_LEVELS); their

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/provider"
+	"github.com/metaharvest/metaharvest/extractors/shared/provider"
 )
 
 func init() {
@@ -71,7 +71,7 @@ func (x *weather) Extract(ctx context.Context, in *extractors.Input) (*extractor
 	return &extractors.Result{Data: data}, nil
 }
 
-// ParseWeather reads the provider's weather answer (see extractors/kit/provider
+// ParseWeather reads the provider's weather answer (see extractors/shared/provider
 // for the contract) into Data, keeping only plausible values; an answer
 // with none is an error.
 func ParseWeather(raw []byte) (map[string]any, error) {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/av"
+	"github.com/metaharvest/metaharvest/extractors/shared/av"
 )
 
 // audioinfo is the audio view of a file: the main audio stream's

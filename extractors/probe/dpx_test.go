@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // DPX images written by ffmpeg's dpx encoder. Expected values read with

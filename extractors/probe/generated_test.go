@@ -9,7 +9,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // Clips made by ffmpeg with known properties; the expectations are the

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // survives runs every extractor of the family on a file whatever its type

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
+	"github.com/metaharvest/metaharvest/extractors/shared/doctext"
 )
 
 // open returns the item's content for the Go parsers of this package

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/av"
+	"github.com/metaharvest/metaharvest/extractors/shared/av"
 )
 
 // m2ts describes MPEG transport streams (broadcast .ts, Blu-ray and AVCHD

@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/av"
+	"github.com/metaharvest/metaharvest/extractors/shared/av"
 )
 
 // mediainfo is the technical description of an audio or video file: its
 // container, every stream, and the main video and audio streams in detail.
-// It reads the file's shared ffprobe reading (extractors/kit/av) and, for
+// It reads the file's shared ffprobe reading (extractors/shared/av) and, for
 // MP4/MOV files, the shared box walk for what ffprobe does not say (whether
 // the frame rate is constant).
 //

@@ -7,7 +7,7 @@ import (
 	"sort"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
+	"github.com/metaharvest/metaharvest/extractors/shared/doctext"
 )
 
 // MPEG transport stream packets as m2ts and drm need them: the packet size

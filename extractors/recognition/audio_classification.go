@@ -5,8 +5,8 @@ import (
 	"math"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/av"
-	"github.com/metaharvest/metaharvest/extractors/kit/provider"
+	"github.com/metaharvest/metaharvest/extractors/shared/av"
+	"github.com/metaharvest/metaharvest/extractors/shared/provider"
 )
 
 func init() {

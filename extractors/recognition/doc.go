@@ -2,7 +2,7 @@
 // analyses that need a third-party provider here (no offline model for
 // them exists in the registries this project can install from), each
 // sending a bounded sample of the item to its provider through
-// extractors/kit/provider (its package doc holds the request and answer
+// extractors/shared/provider (its package doc holds the request and answer
 // contract) and storing what it answers. Without their provider's
 // settings they are listed as "not available: <provider> provider
 // setting ... not set" and never run; all are off by default (they cost
@@ -18,7 +18,7 @@
 //     clients: LOGO_PROVIDER_URL and LOGO_PROVIDER_KEY, the provider that
 //     logo training teaches.
 //
-// The samples, cut on the local file only (extractors/kit/provider,
+// The samples, cut on the local file only (extractors/shared/provider,
 // sample.go):
 //
 //   - vendor_audio_classification: VENDOR_AUDIO_SECONDS (default 30, at

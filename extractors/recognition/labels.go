@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/provider"
+	"github.com/metaharvest/metaharvest/extractors/shared/provider"
 )
 
 // labelsResult turns a provider's labels into Data, and for a video into

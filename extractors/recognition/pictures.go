@@ -10,7 +10,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/images"
-	"github.com/metaharvest/metaharvest/extractors/kit/provider"
+	"github.com/metaharvest/metaharvest/extractors/shared/provider"
 )
 
 // The picture analyses (tags, logos) send a picture item, or frames spread

@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
-	"github.com/metaharvest/metaharvest/extractors/kit/provider"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/shared/provider"
 )
 
 // fakeVendor is a provider the tests start: it records what it is sent

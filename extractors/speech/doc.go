@@ -36,7 +36,7 @@
 // # speech_to_text_provider
 //
 // The Provider recogniser sends the same decoded audio to a provider
-// (extractors/kit/provider, task speech_to_text) configured by SPEECH_API_URL
+// (extractors/shared/provider, task speech_to_text) configured by SPEECH_API_URL
 // and SPEECH_API_KEY (without them it is "not available: speech provider
 // setting ... not set"): clip after clip of SPEECH_API_CLIP_SECONDS (60,
 // 10 to 300) as mono 16 kHz WAV, one call each, in order, with the

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/metaharvest/metaharvest/extractors/kit/doctext"
+	"github.com/metaharvest/metaharvest/extractors/shared/doctext"
 )
 
 // maxWords bounds the words read from an engine's output: an hour of fast

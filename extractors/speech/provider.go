@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/provider"
+	"github.com/metaharvest/metaharvest/extractors/shared/provider"
 )
 
 // ProviderName is the API name of speech to text by a provider: the
 // same work as speech_to_text, by a better engine reached over HTTP
-// (extractors/kit/provider, task speech_to_text). The reference names such
+// (extractors/shared/provider, task speech_to_text). The reference names such
 // extractors by their provider's brand and omits them.
 const ProviderName = "speech_to_text_provider"
 
@@ -111,7 +111,7 @@ func (x *providerExtractor) Extract(ctx context.Context, in *extractors.Input) (
 }
 
 // Provider recognises speech with a provider (the speech_to_text task of
-// extractors/kit/provider): the stream is decoded as for Pocketsphinx, and
+// extractors/shared/provider): the stream is decoded as for Pocketsphinx, and
 // sent clip after clip of ClipSeconds as WAV, one call each, in order;
 // the words of a clip are its utterance, so that no caption cue spans two
 // clips. A clip without sound (below -60 dBFS) is not sent. When the time

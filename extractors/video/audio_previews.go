@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/av"
+	"github.com/metaharvest/metaharvest/extractors/shared/av"
 )
 
 func init() {

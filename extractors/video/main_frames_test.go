@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // A clip of 2 s red, 2 s blue and 2 s of test pattern has its scene

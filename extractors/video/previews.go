@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/av"
+	"github.com/metaharvest/metaharvest/extractors/shared/av"
 )
 
 // What the two preview extractors share: the encode into a temporary file

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 )
 
 // goldenFrame is a printed frame as the golden files hold it (JSON has no

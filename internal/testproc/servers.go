@@ -12,7 +12,7 @@ import (
 )
 
 // The helpers below serve every test server this module starts as a child
-// process (the metaharvest roles here, versitygw in tests3, Meilisearch in
+// process (the metaharvest roles here, versitygw in testbucket, Meilisearch in
 // testmeili), benchmarks included: they take no testing.TB.
 
 // OutputBuffer collects a child process's output for error messages; os/exec

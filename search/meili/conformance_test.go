@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/metaharvest/metaharvest/extractors/kit/standard" // the declared fields, as in production
+	_ "github.com/metaharvest/metaharvest/extractors/families" // the declared fields, as in production
 	"github.com/metaharvest/metaharvest/internal/testmeili"
 	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/search/meili"

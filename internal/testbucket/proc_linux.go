@@ -1,4 +1,4 @@
-package tests3
+package testbucket
 
 import (
 	"os/exec"

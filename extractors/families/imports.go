@@ -1,9 +1,9 @@
-// Package standard links every extractor family into the Default registry,
+// Package families links every extractor family into the Default registry,
 // as Caddy's modules/standard does for its modules: a program that imports
 // it for its side effects (cmd/metaharvest, tests of the worker) knows every
 // extractor of the reference. The base extractors (store, mime_type,
 // hashes) live in package extractors itself.
-package standard
+package families
 
 import (
 	_ "github.com/metaharvest/metaharvest/extractors"             // base extractors

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package tests3
+package testbucket
 
 import "os/exec"
 

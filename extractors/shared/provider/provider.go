@@ -36,7 +36,7 @@ const (
 func Settings(prefix, service string) []extractors.Setting {
 	return []extractors.Setting{
 		{Name: "url", Env: prefix + "_URL", Kind: extractors.KindText, Required: true,
-			Doc: "base URL of the " + service + " provider (https://...); the task name is appended (see extractors/kit/provider)"},
+			Doc: "base URL of the " + service + " provider (https://...); the task name is appended (see extractors/shared/provider)"},
 		{Name: "key", Env: prefix + "_KEY", Kind: extractors.KindText, Required: true, Secret: true,
 			Doc: "key of the " + service + " provider, sent as a bearer token"},
 	}

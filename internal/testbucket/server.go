@@ -1,4 +1,4 @@
-package tests3
+package testbucket
 
 import (
 	"bytes"
@@ -64,7 +64,7 @@ var shared struct {
 func Shared(t testing.TB) Server {
 	t.Helper()
 	shared.once.Do(func() {
-		shared.dir, shared.err = os.MkdirTemp("", "tests3-")
+		shared.dir, shared.err = os.MkdirTemp("", "testbucket-")
 		if shared.err == nil {
 			shared.proc, shared.err = start(shared.dir)
 		}
@@ -76,7 +76,7 @@ func Shared(t testing.TB) Server {
 }
 
 // RunMain runs the tests, then stops the shared server if one was started.
-// Use it as os.Exit(tests3.RunMain(m)) in TestMain.
+// Use it as os.Exit(testbucket.RunMain(m)) in TestMain.
 func RunMain(m *testing.M) int {
 	code := m.Run()
 	if shared.proc != nil {
@@ -121,7 +121,7 @@ func (s Server) Client(t testing.TB) *minio.Client {
 		Region: "us-east-1",
 	})
 	if err != nil {
-		t.Fatalf("tests3: minio client: %v", err)
+		t.Fatalf("testbucket: minio client: %v", err)
 	}
 	return c
 }
@@ -132,7 +132,7 @@ func (s Server) CreateBucket(t testing.TB, bucket string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := s.Client(t).MakeBucket(ctx, bucket, minio.MakeBucketOptions{}); err != nil {
-		t.Fatalf("tests3: create bucket %s: %v", bucket, err)
+		t.Fatalf("testbucket: create bucket %s: %v", bucket, err)
 	}
 }
 
@@ -143,7 +143,7 @@ func (s Server) PutObject(t testing.TB, bucket, key string, data []byte) minio.U
 	defer cancel()
 	info, err := s.Client(t).PutObject(ctx, bucket, key, bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{})
 	if err != nil {
-		t.Fatalf("tests3: put %s/%s: %v", bucket, key, err)
+		t.Fatalf("testbucket: put %s/%s: %v", bucket, key, err)
 	}
 	return info
 }
@@ -218,7 +218,7 @@ func launch(bin, dir string, port int) (*process, error) {
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	return launchAs(bin, Server{
 		Endpoint:  "http://" + addr,
-		AccessKey: "tests3" + testproc.RandomHex(4),
+		AccessKey: "testbucket" + testproc.RandomHex(4),
 		SecretKey: testproc.RandomHex(20),
 		Dir:       dir,
 	})
@@ -239,7 +239,7 @@ func launchAs(bin string, srv Server) (*process, error) {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	killWithParent(cmd)
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("tests3: start %s: %w", bin, err)
+		return nil, fmt.Errorf("testbucket: start %s: %w", bin, err)
 	}
 	p := &process{srv: srv, cmd: cmd, exited: make(chan struct{})}
 	go func() {
@@ -261,10 +261,10 @@ func launchAs(bin string, srv Server) (*process, error) {
 		}
 		select {
 		case <-p.exited:
-			return nil, fmt.Errorf("tests3: versitygw exited before answering: %s", strings.TrimSpace(out.String()))
+			return nil, fmt.Errorf("testbucket: versitygw exited before answering: %s", strings.TrimSpace(out.String()))
 		case <-deadline.C:
 			p.stop()
-			return nil, fmt.Errorf("tests3: versitygw did not answer on %s within %s: %s", addr, startTimeout, strings.TrimSpace(out.String()))
+			return nil, fmt.Errorf("testbucket: versitygw did not answer on %s within %s: %s", addr, startTimeout, strings.TrimSpace(out.String()))
 		case <-tick.C:
 		}
 	}
@@ -298,7 +298,7 @@ func StartRestartable(t testing.TB) *Restartable {
 // benchmarks); the caller kills it.
 func Run(dir string) (*Restartable, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("tests3: %w", err)
+		return nil, fmt.Errorf("testbucket: %w", err)
 	}
 	p, err := start(dir)
 	if err != nil {
@@ -324,7 +324,7 @@ func (r *Restartable) Restart() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.proc != nil {
-		return errors.New("tests3: restart of a running server")
+		return errors.New("testbucket: restart of a running server")
 	}
 	p, err := launchAs(r.bin, r.Server)
 	if err != nil {

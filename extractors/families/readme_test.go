@@ -1,4 +1,4 @@
-package standard_test
+package families_test
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // from the registry (every family linked, as the binary links them).
 const (
 	readmePath  = "../../../README.md"
-	tableBegin  = "<!-- extractors table: generated from the registry by extractors/kit/standard (UPDATE_README=1 go test ./extractors/kit/standard -run TestREADMETable) -->"
+	tableBegin  = "<!-- extractors table: generated from the registry by extractors/families (UPDATE_README=1 go test ./extractors/families -run TestREADMETable) -->"
 	tableEnd    = "<!-- end of the extractors table -->"
 	updateIfSet = "UPDATE_README"
 )
@@ -92,7 +92,7 @@ func TestREADMETable(t *testing.T) {
 		t.Logf("README.md: extractor table rewritten")
 		return
 	}
-	t.Errorf("README.md's extractor table is stale (UPDATE_README=1 go test ./extractors/kit/standard -run TestREADMETable rewrites it); want:\n%s", want)
+	t.Errorf("README.md's extractor table is stale (UPDATE_README=1 go test ./extractors/families -run TestREADMETable rewrites it); want:\n%s", want)
 }
 
 // Every name a client of the original product may send for another

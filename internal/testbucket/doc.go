@@ -1,4 +1,4 @@
-// Package tests3 runs a real S3 server for tests: the versitygw gateway in
+// Package testbucket runs a real S3 server for tests: the versitygw gateway in
 // posix mode on a loopback port, backed by a temporary directory.
 //
 // Tests of the s3 location kind run against it instead of a mock, so request
@@ -12,12 +12,12 @@
 // test binary (buckets from BucketName keep tests apart) together with
 // RunMain in TestMain so the process is stopped at the end:
 //
-//	func TestMain(m *testing.M) { os.Exit(tests3.RunMain(m)) }
+//	func TestMain(m *testing.M) { os.Exit(testbucket.RunMain(m)) }
 //
 //	func TestThing(t *testing.T) {
-//		srv := tests3.Shared(t)
-//		bucket := tests3.BucketName(t)
+//		srv := testbucket.Shared(t)
+//		bucket := testbucket.BucketName(t)
 //		srv.CreateBucket(t, bucket)
 //		srv.PutObject(t, bucket, "a/b.txt", []byte("hello"))
 //	}
-package tests3
+package testbucket

@@ -10,7 +10,7 @@
 // it gives the text analyses a list of place names (countries, regions,
 // cities) to recognise. The data file is generated, not edited:
 //
-//	go run ./extractors/kit/gazetteer/gen -o extractors/kit/gazetteer/gazetteer.bin.gz
+//	go run ./extractors/shared/gazetteer/gen -o extractors/shared/gazetteer/gazetteer.bin.gz
 //
 // (about a minute: it loads rgeo's province layer once to name the region
 // of each city). The format is described in format.go.

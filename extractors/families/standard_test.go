@@ -1,4 +1,4 @@
-package standard_test
+package families_test
 
 import (
 	"regexp"
@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/extractors/kit/extractortest"
-	_ "github.com/metaharvest/metaharvest/extractors/kit/standard"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
+	_ "github.com/metaharvest/metaharvest/extractors/families"
 )
 
 // added are the extractors this project registers besides the reference's
