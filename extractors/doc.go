@@ -24,8 +24,8 @@
 //
 // That declaration is the one place an extractor is described: the registry
 // (Default) is the one list of extractors, read by the extractor list of the
-// API, the README's table (checked by extractors/families), the search
-// catalogue and the web UI, which groups an item's metadata by Family
+// API, the table of docs/extractors.md (checked by extractors/families), the
+// search catalogue and the web UI, which groups an item's metadata by Family
 // (family.go). Register refuses an Info without a known Family.
 //
 // The base extractors (store, mime_type, hashes) live in this package; the

@@ -2,7 +2,7 @@ package extractors
 
 // Family groups extractors by what they tell about a file, for people: the
 // web UI groups an item's metadata panels by it, the extractor list and the
-// README's table are ordered by it. It says nothing about how an extractor
+// table of docs/extractors.md are ordered by it. It says nothing about how an extractor
 // runs (tools, providers) nor where its code lives.
 type Family string
 

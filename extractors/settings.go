@@ -48,12 +48,12 @@ type Setting struct {
 	Secret bool
 	// Required settings make the extractor unavailable while unset.
 	Required bool
-	// Doc says what it is, for the README and the extractor list.
+	// Doc says what it is, for docs/extractors.md and the extractor list.
 	Doc string
 }
 
 // Want says what a value of s must be ("a whole number from 1 to 1000"),
-// for error messages, the README and the extractor list.
+// for error messages, docs/extractors.md and the extractor list.
 func (s Setting) Want() string {
 	switch s.Kind {
 	case KindInt, KindNumber:

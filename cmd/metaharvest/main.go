@@ -33,7 +33,7 @@ clients of a running platform (METAHARVEST_URL, METAHARVEST_API_KEY):
   search     search items, printed as a table
   jobs       harvest jobs under way
 
-Configuration comes from the environment; see README.md.`
+Configuration comes from the environment; see docs/operations.md.`
 
 func main() {
 	if len(os.Args) >= 2 && cliCommands[os.Args[1]] != nil {

@@ -87,7 +87,7 @@ var specs = map[string]spec{
 }
 
 // Documented lists every series /metrics may show with its help text (for
-// the README and the tests that check deployment manifests against it).
+// docs/operations.md and the tests that check deployment manifests against it).
 func Documented() map[string]string {
 	out := map[string]string{}
 	for name, s := range specs {

@@ -1,6 +1,7 @@
 package families_test
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -9,18 +10,26 @@ import (
 	"github.com/metaharvest/metaharvest/extractors"
 )
 
-// The README's extractor table lies between these markers and is rendered
-// from the registry (every family linked, as the binary links them).
+// docs/extractors.md's table of every extractor lies between these markers
+// and is rendered from the registry (every family linked, as the binary
+// links them).
 const (
-	readmePath  = "../../../README.md"
-	tableBegin  = "<!-- extractors table: generated from the registry by extractors/families (UPDATE_README=1 go test ./extractors/families -run TestREADMETable) -->"
-	tableEnd    = "<!-- end of the extractors table -->"
-	updateIfSet = "UPDATE_README"
+	tablePath  = "../../docs/extractors.md"
+	tableBegin = "<!-- extractors table: generated from the registry (go test ./extractors/families -run TestExtractorTable -update) -->"
+	tableEnd   = "<!-- end of the extractors table -->"
 )
 
-// readmeTable renders the registered extractors as a Markdown table, by
+// updating reports whether the test runs with -update, the flag the
+// project's golden files use (extractortest registers it; this test binary
+// links extractortest through standard_test.go).
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// extractorTable renders the registered extractors as a Markdown table, by
 // family in the order of extractors.Families, then by name.
-func readmeTable(reg *extractors.Registry) string {
+func extractorTable(reg *extractors.Registry) string {
 	var b strings.Builder
 	b.WriteString("| family | extractor | name | default | tools | provider | settings |\n")
 	b.WriteString("|---|---|---|---|---|---|---|\n")
@@ -67,32 +76,32 @@ func settingCell(s extractors.Setting) string {
 // cell escapes what would break a table cell.
 func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
-// TestREADMETable fails when the README's extractor table is not what the
-// registry says (an extractor added, renamed, moved to another family, a
-// setting added); UPDATE_README=1 rewrites it.
-func TestREADMETable(t *testing.T) {
-	raw, err := os.ReadFile(readmePath)
+// TestExtractorTable fails when the extractor table of docs/extractors.md
+// is not what the registry says (an extractor added, renamed, moved to
+// another family, a setting added); -update rewrites it.
+func TestExtractorTable(t *testing.T) {
+	raw, err := os.ReadFile(tablePath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(raw)
-	i, j := strings.Index(readme, tableBegin), strings.Index(readme, tableEnd)
+	doc := string(raw)
+	i, j := strings.Index(doc, tableBegin), strings.Index(doc, tableEnd)
 	if i < 0 || j < i {
-		t.Fatalf("README.md: no extractor table between %q and %q", tableBegin, tableEnd)
+		t.Fatalf("%s: no extractor table between %q and %q", tablePath, tableBegin, tableEnd)
 	}
 	start := i + len(tableBegin) + 1
-	want := readmeTable(extractors.Default)
-	if readme[start:j] == want {
+	want := extractorTable(extractors.Default)
+	if doc[start:j] == want {
 		return
 	}
-	if os.Getenv(updateIfSet) != "" {
-		if err := os.WriteFile(readmePath, []byte(readme[:start]+want+readme[j:]), 0o644); err != nil {
+	if updating() {
+		if err := os.WriteFile(tablePath, []byte(doc[:start]+want+doc[j:]), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("README.md: extractor table rewritten")
+		t.Logf("%s: extractor table rewritten", tablePath)
 		return
 	}
-	t.Errorf("README.md's extractor table is stale (UPDATE_README=1 go test ./extractors/families -run TestREADMETable rewrites it); want:\n%s", want)
+	t.Errorf("%s: the extractor table is stale (go test ./extractors/families -run TestExtractorTable -update rewrites it); want:\n%s", tablePath, want)
 }
 
 // Every name a client of the original product may send for another
