@@ -125,7 +125,7 @@ func decimal(f float64, places int) string {
 // channelsText names a channel count ("stereo", "5.1") from its layout.
 func channelsText(n float64, layout string) string {
 	switch {
-	case layout != "":
+	case layout != "" && layout != "unknown":
 		return layout
 	case n == 1:
 		return "mono"
@@ -510,7 +510,7 @@ func (s *summaryContext) photo() summaryGroup {
 	if f, ok := s.num("exiv2.exposure.focal_length"); ok && f > 0 {
 		text := strconv.FormatFloat(f, 'f', -1, 64) + " mm"
 		if e, ok := s.num("exiv2.exposure.focal_length_35mm"); ok && e > 0 && e != f {
-			text += " (" + strconv.FormatFloat(e, 'f', -1, 64) + " mm in 35 mm)"
+			text += " (" + strconv.FormatFloat(e, 'f', -1, 64) + " mm full-frame equivalent)"
 		}
 		exp.Parts = append(exp.Parts, plain(text))
 	}
