@@ -189,11 +189,7 @@ func (s *Server) exportSearch(c *gin.Context) error {
 			o.LongText = true
 		}
 	}
-	eng, err := s.engine()
-	if err != nil {
-		return err
-	}
-	vis, err := s.searchVisibility(c)
+	eng, vis, err := s.engineFor(c)
 	if err != nil {
 		return err
 	}

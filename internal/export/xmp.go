@@ -191,47 +191,28 @@ func gpsCoordinate(deg float64, pos, neg string) string {
 	return fmt.Sprintf("%d,%.6f%s", int(d), minutes, ref)
 }
 
-// lookup reads a dotted path of an item's metadata.
-func lookup(m map[string]any, path string) any {
-	var v any = m
-	for _, seg := range strings.Split(path, ".") {
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = obj[seg]
-	}
-	return v
-}
+// text is the string values at a dotted path of an item's metadata,
+// joined by commas.
+func text(m map[string]any, path string) string { return strings.Join(texts(m, path), ", ") }
 
-func text(m map[string]any, path string) string {
-	switch x := lookup(m, path).(type) {
-	case string:
-		return x
-	case []any:
-		return strings.Join(texts(m, path), ", ")
-	}
-	return ""
-}
-
+// texts are the string values at a dotted path.
 func texts(m map[string]any, path string) []string {
-	switch x := lookup(m, path).(type) {
-	case string:
-		return []string{x}
-	case []any:
-		var out []string
-		for _, e := range x {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
-			}
+	var out []string
+	for _, v := range values(m, path) {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
 		}
-		return out
 	}
-	return nil
+	return out
 }
 
+// num is the first value at a dotted path, when it is a number.
 func num(m map[string]any, path string) (float64, bool) {
-	switch x := lookup(m, path).(type) {
+	vs := values(m, path)
+	if len(vs) == 0 {
+		return 0, false
+	}
+	switch x := vs[0].(type) {
 	case float64:
 		return x, !math.IsNaN(x) && !math.IsInf(x, 0)
 	case json.Number:
