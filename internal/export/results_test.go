@@ -9,17 +9,22 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	_ "github.com/metaharvest/metaharvest/extractors/families" // the declared fields, as in production
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/export"
 	"github.com/metaharvest/metaharvest/internal/testdb"
+	"github.com/metaharvest/metaharvest/internal/testmeili"
 	"github.com/metaharvest/metaharvest/search"
+	"github.com/metaharvest/metaharvest/search/meili"
 	"github.com/metaharvest/metaharvest/search/postgres"
+	"github.com/metaharvest/metaharvest/search/searchtest"
 )
 
 // docs makes n item documents: every seventh is in the hidden group, the
@@ -88,14 +93,38 @@ type flushCounter struct {
 
 func (f *flushCounter) Flush() { f.flushes++ }
 
+func TestMain(m *testing.M) { os.Exit(testmeili.RunMain(m)) }
+
+// TestResultsCSVAndJSONLines exports through both engines: the Postgres
+// one and a real Meilisearch.
 func TestResultsCSVAndJSONLines(t *testing.T) {
 	t.Parallel()
-	e, err := postgres.New(testdb.New(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		e, err := postgres.New(testdb.New(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkResults(t, e)
+	})
+	t.Run("meili", func(t *testing.T) {
+		t.Parallel()
+		srv := testmeili.Shared(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		e, err := meili.New(ctx, meili.Config{URL: srv.URL, APIKey: srv.Key, IndexPrefix: testmeili.Prefix(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = e.Drop(context.Background()) })
+		checkResults(t, e)
+	})
+}
+
+func checkResults(t *testing.T, e search.Engine) {
 	const n = 2500
 	load(t, e, n)
+	searchtest.Settle(t, e)
 	ctx := context.Background()
 
 	var out flushCounter
