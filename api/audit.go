@@ -29,6 +29,7 @@ var auditCatalogue = map[string][]string{
 	"extractor":        {"enable", "disable"},
 	"extractorprofile": {"create", "update", "delete"},
 	"savedsearch":      {"create", "update", "delete"},
+	"search":           {"export"},
 	"feature":          {"enable", "disable"},
 	// collaboration (routes_collaboration.go)
 	"compilation":  {"create", "update", "delete", "add-item", "remove-item", "order-items", "clone"},

@@ -83,9 +83,20 @@ func (s *Server) getItem(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	arts, err := store.Artifacts(s.db(c), it.ID)
+	out, err := s.itemOut(c, it)
 	if err != nil {
 		return err
+	}
+	c.JSON(http.StatusOK, out)
+	return nil
+}
+
+// itemOut is an item with its metadata, extractor runs and artifacts, as
+// GET /api/data/items/{id} answers it (and its JSON export saves it).
+func (s *Server) itemOut(c *gin.Context, it models.Item) (itemJSON, error) {
+	arts, err := store.Artifacts(s.db(c), it.ID)
+	if err != nil {
+		return itemJSON{}, err
 	}
 	out := itemJSON{ID: it.ID, Name: it.Name, Path: it.Path, LocationID: it.LocationID, ContainerID: it.ContainerID,
 		Size: it.Size, ETag: it.ETag, MimeType: it.MimeType, LastModified: utcPtr(it.LastModified),
@@ -108,8 +119,7 @@ func (s *Server) getItem(c *gin.Context) error {
 		out.Artifacts[i] = artifactJSON{Path: a.Path, Kind: a.Kind, Extractor: a.Extractor, Width: a.Width,
 			Height: a.Height, URL: artifactURL(a.Path)}
 	}
-	c.JSON(http.StatusOK, out)
-	return nil
+	return out, nil
 }
 
 func (s *Server) deleteItem(c *gin.Context) error {

@@ -21,7 +21,7 @@ func (s *Server) routeTable() []Route {
 	for _, area := range [][]Route{
 		s.platformRoutes(), s.identityRoutes(), s.storageRoutes(), s.insightRoutes(), s.harvestRoutes(),
 		s.activityRoutes(), s.searchRoutes(), s.captionRoutes(),
-		s.compatRoutes(), s.collaborationRoutes(),
+		s.compatRoutes(), s.collaborationRoutes(), s.exportRoutes(),
 	} {
 		all = append(all, area...)
 	}

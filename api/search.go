@@ -24,14 +24,20 @@ func (s *Server) engine() (search.Engine, error) {
 	return s.Search, nil
 }
 
+// engineFor is the search engine and what the caller may see in it.
+func (s *Server) engineFor(c *gin.Context) (search.Engine, search.Visibility, error) {
+	eng, err := s.engine()
+	if err != nil {
+		return nil, search.Visibility{}, err
+	}
+	vis, err := s.searchVisibility(c)
+	return eng, vis, err
+}
+
 // withEngine runs a query against the engine with the caller's visibility
 // and writes its answer: the one path of every search endpoint.
 func (s *Server) withEngine(c *gin.Context, query func(search.Engine, search.Visibility) (any, error)) error {
-	eng, err := s.engine()
-	if err != nil {
-		return err
-	}
-	vis, err := s.searchVisibility(c)
+	eng, vis, err := s.engineFor(c)
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,14 @@ type Field struct {
 	Type FieldType
 	// Doc says what the value is, with its unit ("seconds", "dBFS").
 	Doc string
+	// Label names the value for people where its path says it poorly
+	// ("Integrated loudness (LUFS)" for integrated_lufs): the item page's
+	// metadata panels show it. Empty: the page makes one of the path.
+	Label string
+	// Internal marks a value that is how the platform works rather than
+	// what the file is (an artifact's file path, the decoder a thumbnail
+	// was made with): the item page shows it in the raw JSON only.
+	Internal bool
 }
 
 // Declared is a field with its full search path ("mediainfo.video.duration").
@@ -36,6 +44,8 @@ type Declared struct {
 	Path      string
 	Type      FieldType
 	Doc       string
+	Label     string
+	Internal  bool
 	Extractor string
 }
 

@@ -258,7 +258,8 @@ func (r *Registry) derive() *derived {
 			d.always = append(d.always, info.Name)
 		}
 		for _, f := range info.Fields {
-			d.fields = append(d.fields, Declared{Path: info.Name + "." + f.Path, Type: f.Type, Doc: f.Doc, Extractor: info.Name})
+			d.fields = append(d.fields, Declared{Path: info.Name + "." + f.Path, Type: f.Type, Doc: f.Doc, Label: f.Label,
+				Internal: f.Internal, Extractor: info.Name})
 		}
 	}
 	sort.Slice(d.fields, func(i, j int) bool { return d.fields[i].Path < d.fields[j].Path })

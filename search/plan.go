@@ -53,6 +53,11 @@ type Plan struct {
 	HitCounts []HitCountPlan
 	// WantHitCounts is true when the request had hit_counts.
 	WantHitCounts bool
+
+	// Keyset: the results after the _id After, in _id order, without
+	// relevance, highlights or total (Request.Cursor).
+	Keyset bool
+	After  string
 }
 
 // Offset is the index of the first result.
@@ -226,10 +231,39 @@ func Compile(req Request, cat *Catalogue, now time.Time) (*Plan, error) {
 			p.HitCounts = append(p.HitCounts, HitCountPlan{Type: t, Leaves: leaves})
 		}
 	}
+	if req.Cursor != nil {
+		compileCursor(p, pr, req)
+	}
 	if err := pr.err(); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// maxCursorLen bounds a cursor's id (ids are 32 characters).
+const maxCursorLen = 512
+
+// compileCursor reads a keyset walk (see Cursor): what it cannot honour is
+// refused rather than ignored.
+func compileCursor(p *Plan, pr problems, req Request) {
+	const why = "cannot be used with a cursor, which walks the results in _id order"
+	if len(req.SortFields) > 0 {
+		pr.add("sort_fields", why)
+	}
+	if req.Page != 0 {
+		pr.add("page", why)
+	}
+	if req.Aggregations != nil {
+		pr.add("aggregations", why)
+	}
+	if req.HitCounts != nil {
+		pr.add("hit_counts", why)
+	}
+	if len(req.Cursor.After) > maxCursorLen {
+		pr.add("cursor", "must be at most %d characters", maxCursorLen)
+	}
+	p.Keyset, p.After = true, req.Cursor.After
+	p.Sort, p.Page = nil, 0
 }
 
 // ValidateSegments checks a segment search request (see Validate).

@@ -35,6 +35,9 @@ type Request struct {
 	// HitCounts, when present, asks for hit counts of the listed data types
 	// (keys; the numbers are ignored); an empty object asks for every type.
 	HitCounts map[string]int `json:"hit_counts,omitempty"`
+	// Cursor, set in Go only (never from a body), walks every result a
+	// page at a time in _id order: see Cursor.
+	Cursor *Cursor `json:"-"`
 
 	// limitGiven: the JSON body named a limit.
 	limitGiven bool
@@ -63,6 +66,18 @@ func decodeNotingLimit(b []byte, fields any) (limitGiven bool, err error) {
 		return false, err
 	}
 	return named.Limit != nil, nil
+}
+
+// Cursor asks for the results whose _id comes after After, in _id order
+// (keyset paging; After "" is the start): how an export reads every match,
+// each page costing the same however far into the results it is, where
+// page numbers make each page dearer than the last (and Meilisearch stops
+// at its MaxTotalHits). The next page's After is the last result's _id.
+// A cursor search has no relevance order nor highlights (every score is
+// 1), no total (TotalHits is 0), and refuses sort fields, a page,
+// aggregations and hit counts.
+type Cursor struct {
+	After string
 }
 
 // SortField is one sort key; Asc true is ascending.

@@ -97,6 +97,8 @@ func TestCompilationPages(t *testing.T) {
 	}
 	page := c.page("/compilations/"+id, admin, http.StatusOK)
 	for _, want := range []string{"00:00:04 to 00:00:06", "00:00:01 to 00:00:02", `data-in="4"`, `data-out="6.5"`, "secret_plan.txt",
+		`<a href="/api/data/compilations/` + id + `/export?format=edl" download>EDL (CMX 3600)</a>`,
+		`<a href="/api/data/compilations/` + id + `/export?format=otio" download>OpenTimelineIO</a>`,
 		"budget.pdf", "(not played)", `id="compilation-player"`, "move-up", "move-down", "remove-entry", `draggable="true"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the compilation page lacks %q", want)

@@ -81,6 +81,7 @@ type compilationPage struct {
 	ID, Name, Author, Updated string
 	Public, Mine, Playable    bool
 	Entries                   []entryView
+	Exports                   []exportLink
 }
 
 func (u *UI) compilationPage(w http.ResponseWriter, r *http.Request, p *access.Principal) error {
@@ -112,6 +113,9 @@ func (u *UI) compilationPage(w http.ResponseWriter, r *http.Request, p *access.P
 		Author: authorName(authors[c.AuthorID]), Updated: c.UpdatedAt.UTC().Format("2006-01-02 15:04 UTC"),
 		Mine: p.Can("compilations:write") && ownsCompilation(p, c)}
 	u.collabAssets(&page.base, "js/compilations.js")
+	export := "/api/data/compilations/" + url.PathEscape(c.ID) + "/export?format="
+	page.Exports = []exportLink{{export + "csv", "Shot list (CSV)"}, {export + "edl", "EDL (CMX 3600)"},
+		{export + "otio", "OpenTimelineIO"}}
 	sources := map[string]*player{}
 	for i, e := range entries {
 		ev := entryView{EntryID: e.EntryID, ItemID: e.ItemID, Name: e.Filename, Position: i + 1, Href: itemHref(e.ItemID, "", -1)}

@@ -25,13 +25,14 @@ type itemPage struct {
 	ID, Name, Path string
 	Where          string
 	TypeLabel      string
-	Facts          []fact
+	Summary        []summaryGroup
 	Start          string // data-start (?t=), "" without
 	BackLink       string
 
 	Player     *player
 	Image      *picture
 	Pages      []picture
+	Filmstrip  []frame
 	Text       string
 	TextLabel  string
 	TextCut    bool
@@ -45,6 +46,7 @@ type itemPage struct {
 	HasHitLane bool
 
 	Panels  []panel
+	Exports []exportLink
 	RawJSON string
 	RawCut  bool
 	Jobs    []jobView
@@ -72,6 +74,16 @@ type picture struct {
 	Waveform bool
 }
 
+// frame is a key frame of the filmstrip under a video's player: a link to
+// its time that item.js makes seek in place.
+type frame struct {
+	Href, T, Time, Img, Alt string
+	Width, Height           int
+}
+
+// exportLink is a download of an export (api/exports.go).
+type exportLink struct{ Href, Label string }
+
 type lane struct {
 	Name, Title string
 	Markers     []marker
@@ -90,6 +102,7 @@ type cue struct {
 type panel struct {
 	Family, Title string
 	Groups        []panelGroup
+	Values        int // rows shown in all
 }
 
 type panelGroup struct {
@@ -99,7 +112,8 @@ type panelGroup struct {
 }
 
 type metaRow struct {
-	Key, Value, Href string
+	Label, Value, Href string
+	Doc                string // what the catalogue says the value is
 }
 
 type jobView struct {
@@ -119,6 +133,7 @@ const (
 	maxPanelRows   = 120
 	maxValueRunes  = 300
 	maxPages       = 60
+	maxFilmstrip   = 60
 )
 
 func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principal) error {
@@ -167,7 +182,6 @@ func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 	if name := formatNames[it.MimeType]; name != "" {
 		page.TypeLabel = name
 	}
-	page.Facts = itemFacts(it, meta)
 	u.preview(page, it, mediaType, meta, arts)
 
 	var caps []models.Caption
@@ -175,6 +189,20 @@ func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 		if caps, err = store.CaptionCues(db, it.ID); err != nil {
 			return err
 		}
+	}
+	runs := it.Runs()
+	for name, run := range runs {
+		if run.Error != "" {
+			msg, _ := truncate(run.Error, 1000)
+			page.Errors = append(page.Errors, runError{u.displayName(name), msg})
+		}
+	}
+	sort.Slice(page.Errors, func(i, j int) bool { return page.Errors[i].Extractor < page.Errors[j].Extractor })
+	page.Summary = u.itemSummary(&summaryContext{it: it, meta: meta, kind: mediaType, where: page.Where, typeName: page.TypeLabel,
+		caps: caps, errors: len(page.Errors), declared: u.declared()})
+	page.Exports = []exportLink{{"/api/data/items/" + url.PathEscape(it.ID) + "/export?format=json", "Metadata (JSON)"}}
+	if mediaType == search.TypeImage {
+		page.Exports = append(page.Exports, exportLink{"/api/data/items/" + url.PathEscape(it.ID) + "/export?format=xmp", "XMP sidecar"})
 	}
 	if page.Player != nil {
 		if d := itemDuration(meta); d > 0 {
@@ -223,14 +251,6 @@ func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 				Created: j.Created.UTC().Format("2006-01-02 15:04 UTC"), Errors: j.ErrorCount})
 		}
 	}
-	runs := it.Runs()
-	for name, run := range runs {
-		if run.Error != "" {
-			msg, _ := truncate(run.Error, 1000)
-			page.Errors = append(page.Errors, runError{u.displayName(name), msg})
-		}
-	}
-	sort.Slice(page.Errors, func(i, j int) bool { return page.Errors[i].Extractor < page.Errors[j].Extractor })
 	u.render(w, r, http.StatusOK, "item", page)
 	return nil
 }
@@ -286,6 +306,9 @@ func (u *UI) preview(page *itemPage, it models.Item, mediaType string, meta map[
 		// script of an SVG runs there).
 		page.Image = &picture{Src: page.ContentURL, Href: page.ContentURL, Alt: it.Name}
 	}
+	if page.Player != nil && mediaType == search.TypeVideo {
+		page.Filmstrip = filmstrip(it, meta, arts)
+	}
 	pages := byKind["page"]
 	sort.Slice(pages, func(i, j int) bool { return pages[i].Path < pages[j].Path })
 	for i, a := range pages {
@@ -312,6 +335,30 @@ func (u *UI) preview(page *itemPage, it models.Item, mediaType string, meta map[
 			break
 		}
 	}
+}
+
+// filmstrip is a video's key frames (video_main_frames), in time order.
+func filmstrip(it models.Item, meta map[string]any, arts []models.Artifact) []frame {
+	var out []frame
+	for _, f := range list(lookup(meta, "video_main_frames.frames")) {
+		t, ok := number(lookup(f, "time"))
+		if !ok || t < 0 {
+			continue
+		}
+		a, ok := artifactOf(arts, "video_main_frames", str(lookup(f, "path")))
+		if !ok {
+			continue
+		}
+		w, _ := number(lookup(f, "width"))
+		h, _ := number(lookup(f, "height"))
+		out = append(out, frame{Href: itemHref(it.ID, "", t), T: seconds(t), Time: timecode(t), Img: search.ArtifactURL(a.Path),
+			Alt: "Key frame at " + timecode(t), Width: int(w), Height: int(h)})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return secs(out[i].T) < secs(out[j].T) })
+	if len(out) > maxFilmstrip {
+		out = out[:maxFilmstrip]
+	}
+	return out
 }
 
 // mediaPlayer is the player of a video or audio item (nil for other

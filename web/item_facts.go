@@ -1,61 +1,12 @@
 package web
 
 import (
-	"fmt"
-	"slices"
-	"strconv"
 	"strings"
-	"time"
-
-	"github.com/metaharvest/metaharvest/internal/store"
-	"github.com/metaharvest/metaharvest/models"
-	"github.com/metaharvest/metaharvest/search"
 )
 
-// fact is one of the facts at the top of an item page.
+// fact is a label and its value, as pages list them (storage's location
+// page).
 type fact struct{ Label, Value string }
-
-// itemFacts are what a person asks of an item first: its size and format,
-// its dimensions and duration or pages, when, with what and where it was
-// made, and when it changed and was harvested.
-func itemFacts(it models.Item, meta map[string]any) []fact {
-	out := []fact{{"Size", humanSize(it.Size)}}
-	if it.MimeType != "" {
-		out = append(out, fact{"MIME type", it.MimeType})
-	}
-	if w, h := itemDimensions(meta); w > 0 && h > 0 {
-		out = append(out, fact{"Dimensions", fmt.Sprintf("%d × %d", w, h)})
-	}
-	if d := itemDuration(meta); d > 0 {
-		out = append(out, fact{"Duration", humanDuration(d)})
-	}
-	for _, f := range store.PageCountFields {
-		if n, ok := number(lookup(meta, f)); ok && n > 0 {
-			out = append(out, fact{"Pages", strconv.Itoa(int(n))})
-			break
-		}
-	}
-	if local, ok := lookup(meta, "exiv2.created_local").(string); ok {
-		if t, err := time.Parse("2006-01-02T15:04:05", local); err == nil {
-			out = append(out, fact{"Taken", t.Format("2006-01-02 15:04")}) // the camera's clock
-		}
-	} else if t, ok := search.ParseDateValue(str(lookup(meta, "mediainfo.creation_time"))); ok {
-		out = append(out, fact{"Recorded", t.UTC().Format("2006-01-02 15:04 UTC")})
-	}
-	if camera := itemCamera(meta); camera != "" {
-		out = append(out, fact{"Camera", camera})
-	}
-	if place := itemPlace(meta); place != "" {
-		out = append(out, fact{"Place", place})
-	}
-	if it.LastModified != nil {
-		out = append(out, fact{"Modified", it.LastModified.UTC().Format("2006-01-02 15:04 UTC")})
-	}
-	if it.LastHarvested != nil {
-		out = append(out, fact{"Harvested", it.LastHarvested.UTC().Format("2006-01-02 15:04 UTC")})
-	}
-	return out
-}
 
 // itemDimensions is a picture's or video's size in pixels as it is seen
 // (a picture the camera held upright is taller than wide).
@@ -88,18 +39,6 @@ func itemCamera(meta map[string]any) string {
 		return model
 	}
 	return strings.TrimSpace(maker + " " + model)
-}
-
-// itemPlace names where the item was made: city, region and country of
-// the geocoding extractor, a name once.
-func itemPlace(meta map[string]any) string {
-	var parts []string
-	for _, f := range []string{"geocoding.city", "geocoding.region", "geocoding.country.name"} {
-		if s := strings.TrimSpace(str(lookup(meta, f))); s != "" && !slices.Contains(parts, s) {
-			parts = append(parts, s)
-		}
-	}
-	return strings.Join(parts, ", ")
 }
 
 func itemDuration(meta map[string]any) float64 {

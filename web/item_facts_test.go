@@ -9,9 +9,9 @@ import (
 	"github.com/metaharvest/metaharvest/models"
 )
 
-// A photo's page shows it at the larger thumbnail's size and says what a
-// person asks of it first: its size as seen, when and with what it was
-// taken, and where.
+// A photo's page shows it at the larger thumbnail's size and its summary
+// says what a person asks of it first: its size as seen, when and with
+// what it was taken, and where, each value a search for it.
 func TestPhotoPageFacts(t *testing.T) {
 	t.Parallel()
 	c := newCorpus(t)
@@ -28,8 +28,11 @@ func TestPhotoPageFacts(t *testing.T) {
 	}
 	body := c.page("/items/"+url.PathEscape(photo), admin, http.StatusOK)
 	for _, want := range []string{`<p class="where">JPEG image · `, `<img src="/api/data/artifacts/aa/` + photo + `/thumbnailer/thumb_1280.jpg" alt="Preview of harbour.jpg" width="960" height="1280">`,
-		"<div><dt>Dimensions</dt><dd>3000 × 4000</dd></div>", "<div><dt>Taken</dt><dd>2014-04-26 19:09</dd></div>",
-		"<div><dt>Camera</dt><dd>Canon EOS 5D &lt;Mark II&gt;</dd></div>", "<div><dt>Place</dt><dd>Stockholm, Sweden</dd></div>"} {
+		"<div><dt>Dimensions</dt><dd>3000 × 4000 · 12.0 MP</dd></div>",
+		"<div><dt>Taken</dt><dd>2014-04-26 19:09:19 (camera clock, time zone unknown)</dd></div>",
+		`<div><dt>Camera</dt><dd><a href="/?f=exiv2.camera.model%3ACanon&#43;EOS&#43;5D&#43;%3CMark&#43;II%3E">Canon EOS 5D &lt;Mark II&gt;</a></dd></div>`,
+		`<div><dt>Place</dt><dd><a href="/?f=geocoding.city%3AStockholm">Stockholm</a> · <a href="/?f=geocoding.country.name%3ASweden">Sweden</a></dd></div>`,
+		`<a href="/api/data/items/` + photo + `/export?format=xmp" download>XMP sidecar</a>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the photo's page lacks %s", want)
 		}
@@ -41,12 +44,12 @@ func TestPhotoPageFacts(t *testing.T) {
 	body = c.page("/items/"+url.PathEscape(clip), admin, http.StatusOK)
 	// The video's representative frame stands in the player until it plays.
 	for _, want := range []string{`<video id="player" controls preload="metadata" poster="/api/data/artifacts/bb/` + clip + `/thumbnailer/thumb_1280.jpg" src="/api/data/items/` + clip + `/content"></video>`,
-		"<div><dt>Dimensions</dt><dd>1920 × 1080</dd></div>", "<div><dt>Recorded</dt><dd>2023-07-01 08:30 UTC</dd></div>"} {
+		"<div><dt>Picture</dt><dd>1920 × 1080</dd></div>", "<div><dt>Recorded</dt><dd>2023-07-01 08:30 UTC</dd></div>"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the video's page lacks %s", want)
 		}
 	}
-	if strings.Contains(body, "<dt>Camera</dt>") || strings.Contains(body, "<dt>Place</dt>") {
-		t.Errorf("the video's page names a camera or place it has none of")
+	if strings.Contains(body, "<dt>Camera</dt>") || strings.Contains(body, "<dt>Place</dt>") || strings.Contains(body, "format=xmp") {
+		t.Errorf("the video's page names a camera or place it has none of, or offers an XMP sidecar")
 	}
 }

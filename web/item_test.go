@@ -28,7 +28,9 @@ func TestItemPageContract(t *testing.T) {
 		`<button type="button" id="prev-hit" hidden>Previous hit</button>`,
 		`<button type="button" id="next-hit" hidden>Next hit</button>`,
 		`<div class="lane" data-lane="shots"><h3 class="lane-name">Shots</h3><ol class="markers">`,
-		`<a class="marker" href="` + base + `?t=4" data-t="4"><img src="/api/data/artifacts/ab/` + id + `/video_main_frames/frames/000004000.jpg" alt="Key frame at 00:00:04"`,
+		`<a class="marker" href="` + base + `?t=4" data-t="4"><span class="marker-time">00:00:04</span> <span class="marker-label">Shot at 00:00:04</span></a>`,
+		// The key frames' pictures are the filmstrip's, each a link to its time.
+		`<nav class="filmstrip" aria-label="Key frames"><ol><li><a class="frame" href="` + base + `?t=0" data-t="0"><img src="/api/data/artifacts/ab/` + id + `/video_main_frames/frames/000000000.jpg" alt="Key frame at 00:00:00" loading="lazy"><span class="frame-time">00:00:00</span></a></li>`,
 		`<div class="lane" data-lane="captions">`,
 		`<a class="marker" href="` + base + `?t=12" data-t="12" data-end="13">`,
 		`<div class="lane" data-lane="ocr">`, `HARBOUR SIGN`,
@@ -43,14 +45,22 @@ func TestItemPageContract(t *testing.T) {
 		`<span class="cue-text">The lighthouse &lt;b&gt;beam&lt;/b&gt;</span>`,
 		`<script type="module" src="/assets/js/item.js?v=` + c.ui.assets.version + `"></script>`,
 		// Metadata by family, values searching for themselves.
-		`<section class="panel" data-family="technical"><h3>Technical</h3>`,
+		`<details class="panel" data-family="technical"><summary><span class="panel-title">Technical</span>`,
 		`<a href="/?f=mediainfo.video.codec%3Ah264">h264</a>`,
+		`<a href="/api/data/items/` + id + `/export?format=json" download>Metadata (JSON)</a>`,
 		`<details class="raw"><summary>Raw data (JSON)</summary>`,
 	}
 	for _, w := range want {
 		if !strings.Contains(body, w) {
 			t.Errorf("the item page lacks %s", w)
 		}
+	}
+	// Internals (artifact paths, entries of lists of objects) are in the
+	// raw JSON only; a list of objects is a count.
+	panels := body[strings.Index(body, `<section class="metadata"`):strings.Index(body, `<details class="raw">`)]
+	if strings.Contains(panels, "000000000.jpg") || strings.Contains(panels, "[0]") ||
+		!strings.Contains(panels, "<div><dt>Frames</dt><dd>2 entries (in the raw data)</dd></div>") {
+		t.Errorf("the metadata panels show internals: %s", panels)
 	}
 	// An empty value is shown as such, not as a link without a name.
 	if !strings.Contains(body, "<dd>(empty)</dd>") || regexp.MustCompile(`<a [^>]*></a>`).MatchString(body) {

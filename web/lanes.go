@@ -8,7 +8,6 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/models"
-	"github.com/metaharvest/metaharvest/search"
 )
 
 // laneTitles names the lanes under the player, in the order shown.
@@ -39,13 +38,8 @@ func (u *UI) lanes(it models.Item, meta map[string]any, arts []models.Artifact, 
 		if !ok {
 			continue
 		}
-		m := add("shots", t, 0, "", "Shot at "+timecode(t))
-		if m == nil {
-			continue
-		}
-		if a, ok := artifactOf(arts, "video_main_frames", str(lookup(f, "path"))); ok {
-			m.Img, m.ImgAlt = search.ArtifactURL(a.Path), "Key frame at "+timecode(t)
-		}
+		// The key frames' pictures are the filmstrip's: here a mark.
+		add("shots", t, 0, "", "Shot at "+timecode(t))
 	}
 	for _, f := range list(lookup(meta, "vendor_faces.faces")) {
 		t, ok := number(lookup(f, "time"))
@@ -174,13 +168,15 @@ func captionsText(itemID string, caps []models.Caption) (string, bool) {
 	return truncate(b.String(), maxTextRunes)
 }
 
-// panels group the item's metadata by extractor family, each value a link
-// that searches for it.
+// panels group the item's metadata by extractor family, each family a
+// collapsed section: a value a row under the catalogue's label for it
+// (else its path in words), each a link that searches for it. What is how
+// the platform works rather than what the file is stays in the raw JSON:
+// the fields the catalogue marks internal (artifact paths, decoders),
+// undeclared paths, and the entries of lists of objects (a stream, a
+// frame), which a row counts.
 func (u *UI) panels(meta map[string]any) []panel {
-	declared := map[string]extractors.FieldType{}
-	for _, f := range u.Extractors.Fields() {
-		declared[f.Path] = f.Type
-	}
+	declared := u.declared()
 	byFamily := map[extractors.Family][]panelGroup{}
 	names := make([]string, 0, len(meta))
 	for n := range meta {
@@ -189,28 +185,42 @@ func (u *UI) panels(meta map[string]any) []panel {
 	sort.Strings(names)
 	for _, name := range names {
 		fam := extractors.Family("")
-		if info, ok := u.Extractors.Get(name); ok {
+		info, known := u.Extractors.Get(name)
+		if known {
 			fam = info.Family
 		}
+		// An extractor that declares no field (json, xml copy a file's
+		// own keys) shows every value.
+		open := !known || len(info.Fields) == 0
 		g := panelGroup{Title: u.displayName(name)}
-		flatten(name, "", meta[name], func(field, key, value string) {
+		emit := func(field, rel, value string, entries int) {
+			d, isDeclared := declared[field]
+			if d.Internal || !open && !isDeclared && entries <= 0 || internalName(rel) {
+				return
+			}
 			if len(g.Rows) >= maxPanelRows {
 				g.More++
 				return
 			}
-			row := metaRow{Key: key}
+			row := metaRow{Label: d.Label, Doc: d.Doc}
+			if row.Label == "" {
+				row.Label = words(rel)
+			}
 			row.Value, _ = truncate(value, maxValueRunes)
-			if strings.TrimSpace(value) == "" {
+			switch {
+			case entries != 0: // a count of entries, or several values
+			case strings.TrimSpace(value) == "":
 				// An empty value is no search: a link with no text would
 				// have no accessible name.
 				row.Value = "(empty)"
-			} else if t, ok := declared[field]; ok && t != extractors.TypeText && len([]rune(value)) <= 200 {
+			case isDeclared && d.Type != extractors.TypeText && len([]rune(value)) <= 200:
 				row.Href = "/?f=" + url.QueryEscape(field+":"+value)
-			} else if len([]rune(value)) <= 100 {
+			case len([]rune(value)) <= 100:
 				row.Href = "/?q=" + url.QueryEscape(`"`+strings.ReplaceAll(value, `"`, "")+`"`)
 			}
 			g.Rows = append(g.Rows, row)
-		})
+		}
+		walkMeta(name, "", meta[name], emit)
 		if len(g.Rows) > 0 {
 			byFamily[fam] = append(byFamily[fam], g)
 		}
@@ -225,15 +235,37 @@ func (u *UI) panels(meta map[string]any) []panel {
 		if title == "" {
 			title = "Other"
 		}
-		out = append(out, panel{Family: string(fam), Title: title, Groups: gs})
+		p := panel{Family: string(fam), Title: title, Groups: gs}
+		for _, g := range gs {
+			p.Values += len(g.Rows)
+		}
+		out = append(out, p)
 	}
 	return out
 }
 
-// flatten calls emit for each scalar below v: its search field (the dotted
-// path without list indexes), its key as shown, and its value as text.
-// Lists of scalars give one row per value.
-func flatten(field, key string, v any, emit func(field, key, value string)) {
+// internalName reports a key that names how the platform works whatever
+// the extractor (an artifact's file path).
+func internalName(rel string) bool {
+	leaf := rel[strings.LastIndex(rel, ".")+1:]
+	return leaf == "path" || strings.HasSuffix(leaf, "_path") || leaf == "decoder"
+}
+
+// words writes a metadata path for people: "video.frame_rate" is "Video
+// frame rate".
+func words(rel string) string {
+	s := strings.NewReplacer(".", " ", "_", " ").Replace(rel)
+	if s == "" {
+		return "Value"
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// walkMeta calls emit for each value below v: its search field, its path
+// below the extractor, its value as text; a list of scalars is one value
+// (joined, entries the negative count of its values), a list of objects
+// one row counting its entries.
+func walkMeta(field, rel string, v any, emit func(field, rel, value string, entries int)) {
 	switch x := v.(type) {
 	case map[string]any:
 		keys := make([]string, 0, len(x))
@@ -243,26 +275,39 @@ func flatten(field, key string, v any, emit func(field, key, value string)) {
 		sort.Strings(keys)
 		for _, k := range keys {
 			sub := k
-			if key != "" {
-				sub = key + "." + k
+			if rel != "" {
+				sub = rel + "." + k
 			}
-			flatten(field+"."+k, sub, x[k], emit)
+			walkMeta(field+"."+k, sub, x[k], emit)
 		}
 	case []any:
-		for i, e := range x {
-			sub := key + "[" + strconv.Itoa(i) + "]"
-			if _, scalar := e.(map[string]any); !scalar {
-				if _, isList := e.([]any); !isList {
-					sub = key
-				}
+		var scalars []string
+		objects := 0
+		for _, e := range x {
+			switch e.(type) {
+			case map[string]any, []any:
+				objects++
+			case nil:
+			default:
+				scalars = append(scalars, str(e))
 			}
-			flatten(field, sub, e, emit)
+		}
+		if objects > 0 {
+			n := strconv.Itoa(objects) + " entries"
+			if objects == 1 {
+				n = "1 entry"
+			}
+			emit(field, rel, n+" (in the raw data)", objects)
+		} else if len(scalars) == 1 {
+			emit(field, rel, scalars[0], 0)
+		} else if len(scalars) > 1 {
+			emit(field, rel, strings.Join(scalars, ", "), -len(scalars))
 		}
 	case nil:
 	default:
-		if key == "" {
-			key = "value"
+		if rel == "" {
+			rel = "value"
 		}
-		emit(field, key, str(x))
+		emit(field, rel, str(x), 0)
 	}
 }

@@ -29,7 +29,7 @@ func newCorpus(t *testing.T) *corpus {
 	pub := e.place("pub", "Public archive")
 	sec := e.place("sec", "Vault", c.group)
 	c.clip = e.item("pub", pub, "trips/clip.mp4", "video/mp4", map[string]any{
-		"mediainfo":         map[string]any{"duration": 20.0, "video": map[string]any{"codec": "h264", "title": ""}},
+		"mediainfo":         map[string]any{"duration": 20.0, "title": "", "video": map[string]any{"codec": "h264"}},
 		"video_main_frames": map[string]any{"count": 2, "frames": []any{map[string]any{"time": 0.0, "path": "frames/000000000.jpg"}, map[string]any{"time": 4.0, "path": "frames/000004000.jpg"}}},
 		"black_scenes":      map[string]any{"count": 1, "scenes": []any{map[string]any{"start": 15.0, "end": 16.0, "duration": 1.0}}},
 		"tesseract":         map[string]any{"frames": []any{map[string]any{"time": 4.0, "text": "HARBOUR SIGN"}}},

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -242,6 +243,9 @@ type searchPage struct {
 	SaveParams string
 	CanSave    bool
 	Select     *selectView
+	// ExportRequest is the search as JSON for the export route's request
+	// parameter (api/exports.go): the results as CSV or JSON lines.
+	ExportRequest string
 }
 
 type resultView struct {
@@ -376,6 +380,14 @@ func (u *UI) runSearch(ctx context.Context, p *access.Principal, st searchState,
 	}
 	page.Ran = true
 	page.Total = res.TotalHits
+	if res.TotalHits > 0 {
+		// The same words, types and filters; the export walks every
+		// result, so the page's limit, sort and facets are left out.
+		ex := search.Request{Query: req.Query, Types: req.Types, Fields: req.Fields, Filters: req.Filters}
+		if b, err := json.Marshal(ex); err == nil {
+			page.ExportRequest = string(b)
+		}
+	}
 	aggs := res.Aggregations
 	switch n := res.TotalHits; {
 	case n > 0 && n <= autoFacetLimit:

@@ -150,7 +150,10 @@ func TestSearchPage(t *testing.T) {
 	}
 	page := c.page("/?q=lighthouse&view=list", admin, http.StatusOK)
 	for _, want := range []string{`<ol class="results list">`, `<p class="meta">PDF document · 2 pages`, `<p class="meta">MP4 video · 0:20`, `href="/items/` + c.clip + `?q=lighthouse"`, "Matched in: Transcript",
-		"Matched in: Document text", `<a href="/moments?q=lighthouse">`} {
+		"Matched in: Document text", `<a href="/moments?q=lighthouse">`,
+		// The export form: the same search as JSON for the export route.
+		`<form id="export-form" class="stack" method="get" action="/api/data/search/export">`,
+		`<input type="hidden" name="request" value="{&#34;query&#34;:&#34;lighthouse&#34;,&#34;limit&#34;:0,&#34;page&#34;:0}">`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("list view lacks %s", want)
 		}

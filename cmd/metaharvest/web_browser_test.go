@@ -122,7 +122,7 @@ func harvestWebSamples(t *testing.T, p *platform, c *client, archiveGroup, vault
 	}
 
 	extractors := []string{"store", "mime_type", "hashes", "mediainfo", "exiv2", "thumbnailer", "video_main_frames",
-		"video_previews", "captionsv2", "pdf", "document_pages", "text", "archive", "email"}
+		"video_previews", "captionsv2", "pdf", "document_pages", "text", "archive", "email", "audiopeak", "geocoding"}
 	harvest := func(name, dir, group string, files int) string {
 		loc := c.call("POST", "/api/data/v3/locations", map[string]any{"kind": "filesystem", "name": name,
 			"config": map[string]any{"path": dir, "groups": []string{group}}}, 201)["id"].(string)

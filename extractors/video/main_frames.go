@@ -36,7 +36,7 @@ func init() {
 			{Path: "interval", Type: extractors.TypeNumber, Doc: "seconds between periodic frames (widened for long videos)"},
 			{Path: "duration", Type: extractors.TypeNumber, Doc: "seconds of video analysed (at most max_duration)"},
 			{Path: "frames.time", Type: extractors.TypeNumber, Doc: "seconds from the start of the video, 3 decimals"},
-			{Path: "frames.path", Type: extractors.TypeString, Doc: "JPEG file relative to the extractor's artifact directory"},
+			{Path: "frames.path", Type: extractors.TypeString, Doc: "JPEG file relative to the extractor's artifact directory", Internal: true},
 			{Path: "frames.width", Type: extractors.TypeNumber, Doc: "pixels"},
 			{Path: "frames.height", Type: extractors.TypeNumber, Doc: "pixels"},
 			{Path: "frames.reason", Type: extractors.TypeString, Doc: "scene, keyframe or interval"},

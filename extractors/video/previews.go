@@ -17,7 +17,7 @@ import (
 
 // previewFields are the fields both preview extractors write.
 var previewFields = []extractors.Field{
-	{Path: "path", Type: extractors.TypeString, Doc: "preview file relative to the extractor's artifact directory"},
+	{Path: "path", Type: extractors.TypeString, Doc: "preview file relative to the extractor's artifact directory", Internal: true},
 	{Path: "format", Type: extractors.TypeString, Doc: "container of the preview (mp4)"},
 	{Path: "mime_type", Type: extractors.TypeString, Doc: "MIME type the preview is served with"},
 	{Path: "duration", Type: extractors.TypeNumber, Doc: "seconds"},

@@ -236,6 +236,9 @@ func (e *Engine) execute(ctx context.Context, index string, p *search.Plan, vis 
 	}
 	r := mres.Results[0]
 	resp := &search.Response{Limit: p.Limit, Page: p.Page, TotalHits: r.TotalHits, Results: []search.Result{}}
+	if p.Keyset {
+		resp.TotalHits = 0 // a cursor's pages count nothing (search.Cursor)
+	}
 	for _, h := range r.Hits {
 		doc, score, hl, err := decodeHit(h, p)
 		if err != nil {

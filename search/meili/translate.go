@@ -144,6 +144,10 @@ func filter(p *search.Plan, vis search.Visibility) string {
 	for _, e := range p.NotExists {
 		and = append(and, "NOT "+existsExpr(e.Leaves))
 	}
+	if p.Keyset && p.After != "" {
+		// Strings compare lexicographically (ids are lower-case hex).
+		and = append(and, fmt.Sprintf("%s > %s", quote(search.FieldID), quote(p.After)))
+	}
 	return strings.Join(and, " AND ")
 }
 
@@ -203,6 +207,18 @@ func searchRequest(index string, p *search.Plan, vis search.Visibility, defaultS
 	}
 	if len(req.Sort) == 0 && p.Query == "" {
 		req.Sort = defaultSort
+	}
+	if p.Keyset {
+		// A cursor's page: by _id (the sort rule ranks first), from
+		// offset 0 with a limit, which counts no exhaustive total, and
+		// without scores or highlights.
+		req.Sort = []string{search.FieldID + ":asc"}
+		req.Page, req.HitsPerPage, req.Offset, req.Limit = 0, nil, 0, perPage
+		req.ShowRankingScore = false
+		if len(p.Only) > 0 {
+			req.AttributesToRetrieve = append([]string{search.FieldID}, p.Only...)
+		}
+		return req
 	}
 	if p.Query != "" && p.Limit > 0 {
 		fields := p.SearchFields
@@ -271,7 +287,7 @@ func decodeHit(h meilisearch.Hit, p *search.Plan) (doc map[string]any, score flo
 		doc[k] = v
 	}
 	score = math.Max(0, math.Min(1, score))
-	if p.Query == "" {
+	if p.Query == "" || p.Keyset {
 		score = 1
 	}
 	if hl == nil {

@@ -167,11 +167,13 @@ type compiled struct {
 	score string
 	// visAll: the user sees every document (no visibility condition).
 	visAll bool
+	// keyset: the plan walks the results by _id (search.Cursor).
+	keyset bool
 }
 
 // ranksAll: the page ranks every match (a text search over a table whose
 // text matches have no index to walk in the order of a sort).
-func (c *compiled) ranksAll() bool { return c.t.rankAll && c.tsq != "" }
+func (c *compiled) ranksAll() bool { return c.t.rankAll && c.tsq != "" && !c.keyset }
 
 // stmt is one statement built on the compiled WHERE clause, with its own
 // arguments (after the clause's).
@@ -257,8 +259,16 @@ func compile(t table, p *search.Plan, vis search.Visibility, r *resolved) *compi
 		if len(p.SearchFields) > 0 {
 			conds = append(conds, fmt.Sprintf("to_tsvector('"+wordsConfig+"', search_tsv_text(%s)) @@ %s", s.searchText(p.SearchFields), c.tsq))
 		}
-		c.score = fmt.Sprintf("ts_rank_cd(d.tsv, %s, 32)::float8", c.tsq)
+		if !p.Keyset { // a cursor walks by _id: nothing is ranked
+			c.score = fmt.Sprintf("ts_rank_cd(d.tsv, %s, 32)::float8", c.tsq)
+		}
 	}
+	if p.Keyset && p.After != "" {
+		// The comparison and the page's ORDER BY d.id use the column's
+		// collation alike, so that no id is skipped or read twice.
+		conds = append(conds, fmt.Sprintf("d.id > %s", s.arg(p.After)))
+	}
+	c.keyset = p.Keyset
 	if len(p.Types) > 0 {
 		conds = append(conds, fmt.Sprintf("d.type = ANY(%s::text[])", s.arg(p.Types)))
 	}
@@ -479,6 +489,9 @@ func (s *stmt) sortExpr(k search.SortKey) string {
 // orderBy: the sort keys (missing values last), then relevance, then _id,
 // so that pages never overlap.
 func (s *stmt) orderBy(p *search.Plan, defaultKey string) string {
+	if p.Keyset {
+		return "d.id"
+	}
 	var keys []string
 	for _, k := range p.Sort {
 		dir := "DESC NULLS LAST"

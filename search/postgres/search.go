@@ -174,7 +174,7 @@ func (e *Engine) execute(ctx context.Context, t table, p *search.Plan, vis searc
 	if p.Limit > 0 {
 		run(func() error { return e.page(ctx, t, c, p, defaultOrder, res) })
 	}
-	if (p.Limit > 0 || p.WantHitCounts) && !pageCounts {
+	if (p.Limit > 0 || p.WantHitCounts) && !pageCounts && !p.Keyset {
 		run(func() error { return e.count(ctx, t, c, p, &counted) })
 	}
 	aggs := len(p.Metrics)+len(p.TermsAggs)+len(p.Histograms) > 0
@@ -209,7 +209,7 @@ func (e *Engine) execute(ctx context.Context, t table, p *search.Plan, vis searc
 			res.aggs.Terms[k] = v
 		}
 	}
-	if pageCounts && !res.counted {
+	if pageCounts && !res.counted && !p.Keyset {
 		// A page past the end has no row to carry the count.
 		if err := e.count(ctx, t, c, p, &counted); err != nil {
 			return nil, err
@@ -218,7 +218,7 @@ func (e *Engine) execute(ctx context.Context, t table, p *search.Plan, vis searc
 	if !res.counted {
 		res.total, res.hitCounts = counted.total, counted.hitCounts
 	}
-	if p.Page == 0 && p.Limit > 0 && len(res.hits) < p.Limit {
+	if p.Page == 0 && p.Limit > 0 && len(res.hits) < p.Limit && !p.Keyset {
 		// The whole result is on the first page: exact whatever the count.
 		res.total = int64(len(res.hits))
 	}
@@ -321,7 +321,7 @@ SELECT m.id, m.score, (SELECT count(*) FROM m) FROM m ORDER BY %s LIMIT %s OFFSE
 	if err := e.fetchDocs(ctx, t, p, hits); err != nil {
 		return err
 	}
-	if c.tsq != "" && len(hits) > 0 {
+	if c.tsq != "" && len(hits) > 0 && !p.Keyset {
 		if err := e.highlight(ctx, t, p, hits); err != nil {
 			return err
 		}

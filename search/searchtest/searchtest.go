@@ -53,6 +53,7 @@ func Run(t *testing.T, newEngine func(t *testing.T) search.Engine) {
 			{"Exists", s.exists},
 			{"Sort", s.sorts},
 			{"Paging", s.paging},
+			{"Cursor", s.cursor},
 			{"FullText", s.fullText},
 			{"Only", s.only},
 			{"HitCounts", s.hitCounts},
@@ -610,6 +611,66 @@ func (s *suite) paging(t *testing.T) {
 	sameIDs(t, "pages without sort", got, selectDocs(s.c.Docs, userAB, func(search.Document) bool { return true }))
 	got = s.allIDs(t, search.Request{Limit: 13, Query: MarkerCaption}, admin)
 	sameIDs(t, "pages of a text query", got, selectDocs(s.c.Docs, admin, func(d search.Document) bool { return hasWord(d, MarkerCaption) }))
+}
+
+// cursor walks results with search.Cursor: every visible match once, in
+// _id order, pages of the limit until a short one, on both engines.
+func (s *suite) cursor(t *testing.T) {
+	walk := func(req search.Request, vis search.Visibility) []string {
+		t.Helper()
+		var out []string
+		req.Cursor = &search.Cursor{}
+		for n := 0; ; n++ {
+			resp := s.search(t, req, vis)
+			if resp.TotalHits != 0 {
+				t.Fatalf("a cursor page counts %d", resp.TotalHits)
+			}
+			for _, r := range resp.Results {
+				id := r.Result[search.FieldID].(string)
+				if len(out) > 0 && id <= out[len(out)-1] {
+					t.Fatalf("cursor page %d: %s after %s", n, id, out[len(out)-1])
+				}
+				if r.Score != 1 || len(r.Highlight) != 0 {
+					t.Fatalf("cursor result with a score %v or highlights %v", r.Score, r.Highlight)
+				}
+				out = append(out, id)
+			}
+			if len(resp.Results) < req.Limit {
+				return out
+			}
+			req.Cursor.After = out[len(out)-1]
+			if n > 10000 {
+				t.Fatal("the cursor does not end")
+			}
+		}
+	}
+	for _, v := range viewers {
+		got := walk(search.Request{Limit: 211}, v.vis)
+		sameIDs(t, "cursor over everything for "+v.name, got, selectDocs(s.c.Docs, v.vis, func(search.Document) bool { return true }))
+	}
+	got := walk(search.Request{Limit: 17, Query: MarkerCaption, Only: []string{search.FieldName}}, userA)
+	sameIDs(t, "cursor over a text query", got, selectDocs(s.c.Docs, userA, func(d search.Document) bool { return hasWord(d, MarkerCaption) }))
+	got = walk(search.Request{Limit: 50, Types: []string{"image"}}, userAB)
+	sameIDs(t, "cursor over images", got, selectDocs(s.c.Docs, userAB, func(d search.Document) bool { return d[search.FieldType] == search.TypeImage }))
+	// The page after the last id is empty.
+	all := walk(search.Request{Limit: 1000}, admin)
+	if resp := s.search(t, search.Request{Limit: 10, Cursor: &search.Cursor{After: all[len(all)-1]}}, admin); len(resp.Results) != 0 {
+		t.Fatalf("after the last id: %d results", len(resp.Results))
+	}
+	for _, bad := range []struct {
+		req  search.Request
+		what string
+	}{
+		{search.Request{SortFields: []search.SortField{{Field: search.FieldName}}}, "sort_fields"},
+		{search.Request{Page: 2}, "page"},
+		{search.Request{HitCounts: map[string]int{}}, "hit_counts"},
+		{search.Request{Cursor: &search.Cursor{After: strings.Repeat("a", 600)}}, "cursor"},
+	} {
+		if bad.req.Cursor == nil {
+			bad.req.Cursor = &search.Cursor{}
+		}
+		s.invalid(t, bad.req, bad.what)
+	}
 }
 
 func (s *suite) fullText(t *testing.T) {

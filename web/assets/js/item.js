@@ -1,12 +1,15 @@
 // The item page: starts the player at ?t= (data-start), and wires the
-// timeline, the transcript and the keyboard to it. Pages without a player
-// (images, documents) and players without a timeline or transcript are
-// left as the server rendered them. No library: plain DOM.
+// timeline, the transcript, the filmstrip and the keyboard to it; shows
+// the copy buttons beside checksums. Pages without a player (images,
+// documents) and players without a timeline or transcript are left as the
+// server rendered them. No library: plain DOM.
 
 import { seconds, seek, toggle } from './player.js';
 import { setupTimeline } from './timeline.js';
 import { setupTranscript } from './transcript.js';
 import { setupWaveform } from './waveform.js';
+import { setupSeekLinks } from './seeklinks.js';
+import { setupCopyButtons } from './copy.js';
 
 // typing reports a key pressed where keys mean text or belong to the
 // control: form fields, editable content, buttons (space presses them),
@@ -23,10 +26,15 @@ function typing(target, player) {
 
 function init() {
   const main = document.getElementById('item');
-  const player = document.getElementById('player');
-  if (!main || !(player instanceof HTMLMediaElement)) {
+  if (!main) {
     return;
   }
+  setupCopyButtons(main, document.getElementById('copy-status'));
+  const player = document.getElementById('player');
+  if (!(player instanceof HTMLMediaElement)) {
+    return;
+  }
+  setupSeekLinks(Array.from(main.querySelectorAll('.filmstrip a.frame[data-t], .summary a[data-t]')), player);
 
   const startAt = seconds(main.dataset.start);
   if (startAt > 0) {
