@@ -1,5 +1,6 @@
 # metaharvest. `make run` starts the platform, `make test` runs the tests;
-# both prepare the machine first (deploy/setup.sh).
+# both prepare the machine first (deploy/setup.sh). `make services` starts
+# only what a test run alone needs, `make lint` checks the code's form.
 SHELL := /bin/bash
 GO ?= go
 BIN := bin/metaharvest
@@ -14,7 +15,7 @@ DATA_DIR ?= $(CURDIR)/data
 HTTP_ADDR ?= :8080
 ADMIN_EMAIL ?= admin@example.com
 
-.PHONY: run test test-faults build bench lint setup clean admin-password
+.PHONY: run test test-faults services build bench lint setup clean admin-password
 
 build:
 	$(GO) build -o $(BIN) ./cmd/metaharvest
@@ -92,20 +93,45 @@ admin-password: build
 RACE_FREE := api web cmd extractors/archive extractors/broadcast extractors/captions extractors/documents \
   extractors/faces extractors/office extractors/probe extractors/recognition extractors/video
 # Each phase says how long it took (on stderr), so that a slow run shows
-# where its time went.
+# where its time went. A phase that fails does not stop the next ones: go
+# vet, the tests with -race and the other tests all run, and the end of
+# the output lists every failure together (go vet's findings, the failing
+# tests and packages of each phase); make test then exits non-zero. Only a
+# failed set-up stops it (nothing could be tested).
 test:
 	@set -euo pipefail; \
 	phase() { echo "make test: $$1 took $$((SECONDS - $$2)) s" >&2; }; \
 	racefree="^$$($(GO) list -m)/($(subst $(eval ) ,|,$(strip $(RACE_FREE))))(/|$$)"; \
-	vetout=$$(mktemp); golock=$$(mktemp); trap 'rm -f "$$vetout" "$$golock"' EXIT; \
-	flock "$$golock" $(GO) vet ./... > "$$vetout" 2>&1 & vet=$$!; \
-	pgadmin=$$(METAHARVEST_GO_LOCK="$$golock" deploy/setup.sh --s3); phase "set-up" 0; \
-	vetrc=0; wait $$vet || vetrc=$$?; cat "$$vetout"; phase "set-up and go vet" 0; \
-	if [ "$$vetrc" != 0 ]; then echo "go vet failed"; exit "$$vetrc"; fi; \
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; touch "$$tmp/go.lock" "$$tmp/failures"; \
+	flock "$$tmp/go.lock" $(GO) vet ./... > "$$tmp/vet" 2>&1 & vet=$$!; \
+	pgadmin=$$(METAHARVEST_GO_LOCK="$$tmp/go.lock" deploy/setup.sh --s3); phase "set-up" 0; \
+	vetrc=0; wait $$vet || vetrc=$$?; cat "$$tmp/vet"; phase "set-up and go vet" 0; \
+	if [ "$$vetrc" != 0 ]; then { echo "go vet:"; sed 's/^/    /' "$$tmp/vet"; } >> "$$tmp/failures"; fi; \
 	export TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$pgadmin}"; \
 	pkgs=$$($(GO) list ./...); \
-	t=$$SECONDS; $(GO) test -race -vet=off -parallel 4 -timeout 20m $$(grep -vE "$$racefree" <<< "$$pkgs"); phase "the tests with -race" $$t; \
-	t=$$SECONDS; $(GO) test -vet=off -parallel 4 -timeout 20m $$(grep -E "$$racefree" <<< "$$pkgs"); phase "the other tests" $$t
+	tests() { \
+	  local name=$$1 t=$$SECONDS rc=0; shift; \
+	  $(GO) test -vet=off -parallel 4 -timeout 20m "$$@" 2>&1 | tee "$$tmp/out" || rc=$$?; \
+	  phase "$$name" $$t; \
+	  if [ "$$rc" != 0 ]; then { echo "$$name:"; \
+	    grep -E '^ *--- FAIL: |^FAIL[[:space:]]|^panic: |^[^[:space:]]+\.go:[0-9]+:[0-9]+: ' "$$tmp/out" | sed 's/^/    /' || \
+	    echo "    go test exited with status $$rc"; } >> "$$tmp/failures"; fi; \
+	}; \
+	tests "the tests with -race" -race $$(grep -vE "$$racefree" <<< "$$pkgs"); \
+	tests "the other tests" $$(grep -E "$$racefree" <<< "$$pkgs"); \
+	if [ -s "$$tmp/failures" ]; then echo; echo "make test: FAILED"; cat "$$tmp/failures"; exit 1; fi
+
+# What one test needs, for running it alone (`go test ./api -run TestX`):
+# deploy/setup.sh --s3 installs what is missing (the S3 test server,
+# Meilisearch and Chromium, which the tests start themselves when they
+# need them) and starts Postgres and Redis; the line printed on stdout
+# points go test at them: paste it, or eval "$$(make -s services)". A test
+# whose service is not running fails at once saying to run this.
+services:
+	@set -euo pipefail; \
+	pgadmin=$$(deploy/setup.sh --s3); \
+	echo "make services: Postgres and Redis are running; for go test in this shell:" >&2; \
+	echo "export TEST_DATABASE_URL='$${TEST_DATABASE_URL:-$$pgadmin}' GOFLAGS='$(GOFLAGS)'"
 
 # The fault tests alone (they are part of `make test` too): workers killed,
 # Redis and Postgres restarted, the search backend stopped, graceful stops.
