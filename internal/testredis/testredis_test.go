@@ -2,11 +2,13 @@ package testredis
 
 import (
 	"context"
-	"net"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/metaharvest/metaharvest/internal/testproc"
 )
 
 func TestOwnDatabasesAreApartAndEmptied(t *testing.T) {
@@ -48,12 +50,11 @@ func TestOwnDatabasesAreApartAndEmptied(t *testing.T) {
 // to start one; the server the tests use is reachable.
 func TestReachable(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := testproc.FreePort() // nothing listens there
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	err = reachable("redis://" + addr + "/0")
 	if err == nil || !strings.HasPrefix(err.Error(), "Redis is not reachable at "+addr+" (") ||
 		!strings.Contains(err.Error(), "run `make services`") || !strings.Contains(err.Error(), "TEST_REDIS_URL") {

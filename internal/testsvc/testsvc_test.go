@@ -1,30 +1,24 @@
 package testsvc
 
 import (
+	"fmt"
 	"net"
 	"strings"
 	"testing"
-)
 
-// closedPort is a loopback address nothing listens on: a port just
-// released.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
+	"github.com/metaharvest/metaharvest/internal/testproc"
+)
 
 // A service that is not there is named, with where it was looked for and
 // how to start it; the answer is kept, and one that is there is reachable.
 func TestReachable(t *testing.T) {
 	t.Parallel()
-	addr := closedPort(t)
-	err := Reachable("Postgres", "tcp", addr, "TEST_DATABASE_URL")
+	port, err := testproc.FreePort() // nothing listens there
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	err = Reachable("Postgres", "tcp", addr, "TEST_DATABASE_URL")
 	if err == nil {
 		t.Fatalf("nothing listens on %s, and it was reachable", addr)
 	}
