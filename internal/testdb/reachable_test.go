@@ -1,23 +1,18 @@
 package testdb
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/metaharvest/metaharvest/internal/testproc"
+	"github.com/metaharvest/metaharvest/internal/testsvc"
 )
 
 // A TEST_DATABASE_URL where no Postgres listens is reported at once, with
 // how to start one; the server the tests use is reachable.
 func TestReachable(t *testing.T) {
 	t.Parallel()
-	port, err := testproc.FreePort() // nothing listens there
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	err = reachable("postgres://postgres@" + addr + "/postgres?sslmode=disable")
+	addr := testsvc.ClosedAddr(t)
+	err := reachable("postgres://postgres@" + addr + "/postgres?sslmode=disable")
 	if err == nil || !strings.HasPrefix(err.Error(), "Postgres is not reachable at "+addr+" (") ||
 		!strings.Contains(err.Error(), "run `make services`") || !strings.Contains(err.Error(), "TEST_DATABASE_URL") {
 		t.Errorf("closed port: %v", err)

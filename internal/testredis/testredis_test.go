@@ -2,13 +2,12 @@ package testredis
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/metaharvest/metaharvest/internal/testproc"
+	"github.com/metaharvest/metaharvest/internal/testsvc"
 )
 
 func TestOwnDatabasesAreApartAndEmptied(t *testing.T) {
@@ -50,12 +49,8 @@ func TestOwnDatabasesAreApartAndEmptied(t *testing.T) {
 // to start one; the server the tests use is reachable.
 func TestReachable(t *testing.T) {
 	t.Parallel()
-	port, err := testproc.FreePort() // nothing listens there
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	err = reachable("redis://" + addr + "/0")
+	addr := testsvc.ClosedAddr(t)
+	err := reachable("redis://" + addr + "/0")
 	if err == nil || !strings.HasPrefix(err.Error(), "Redis is not reachable at "+addr+" (") ||
 		!strings.Contains(err.Error(), "run `make services`") || !strings.Contains(err.Error(), "TEST_REDIS_URL") {
 		t.Errorf("closed port: %v", err)

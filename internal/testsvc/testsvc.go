@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"testing"
 	"time"
+
+	"github.com/metaharvest/metaharvest/internal/testproc"
 )
 
 // HowToStart is the advice every message ends with.
@@ -60,4 +63,15 @@ func asError(v any) error {
 // what it is for, and how to install it.
 func Missing(program, usedFor string) error {
 	return fmt.Errorf("%s is not installed (%s): %s", program, usedFor, HowToStart)
+}
+
+// ClosedAddr is a loopback address where nothing listens (a port free
+// now), for the tests of what the helpers say of a service not there.
+func ClosedAddr(t testing.TB) string {
+	t.Helper()
+	port, err := testproc.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("127.0.0.1:%d", port)
 }

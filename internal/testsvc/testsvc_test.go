@@ -1,24 +1,17 @@
 package testsvc
 
 import (
-	"fmt"
 	"net"
 	"strings"
 	"testing"
-
-	"github.com/metaharvest/metaharvest/internal/testproc"
 )
 
 // A service that is not there is named, with where it was looked for and
 // how to start it; the answer is kept, and one that is there is reachable.
 func TestReachable(t *testing.T) {
 	t.Parallel()
-	port, err := testproc.FreePort() // nothing listens there
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	err = Reachable("Postgres", "tcp", addr, "TEST_DATABASE_URL")
+	addr := ClosedAddr(t)
+	err := Reachable("Postgres", "tcp", addr, "TEST_DATABASE_URL")
 	if err == nil {
 		t.Fatalf("nothing listens on %s, and it was reachable", addr)
 	}
