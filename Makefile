@@ -1,5 +1,6 @@
 # metaharvest. `make run` starts the platform, `make test` runs the tests;
-# both prepare the machine first (deploy/setup.sh).
+# both prepare the machine first (deploy/setup.sh). `make services` starts
+# only what a test run alone needs, `make lint` checks the code's form.
 SHELL := /bin/bash
 GO ?= go
 BIN := bin/metaharvest
@@ -14,10 +15,34 @@ DATA_DIR ?= $(CURDIR)/data
 HTTP_ADDR ?= :8080
 ADMIN_EMAIL ?= admin@example.com
 
-.PHONY: run test test-faults build bench lint setup clean admin-password
+.PHONY: run test test-faults services build bench lint setup clean admin-password
 
 build:
 	$(GO) build -o $(BIN) ./cmd/metaharvest
+
+# The linters' versions (go install, into the cache; see lint).
+STATICCHECK_VERSION := v0.8.2
+GOIMPORTS_VERSION := v0.52.0
+
+# lint defines lint(): gofmt, goimports and staticcheck over the module,
+# their findings on stdout, non-zero when there are any (go vet apart:
+# make test runs it on its own). The tools are built on first use.
+define lint
+lint() { \
+  local tools sc gi files out lintrc=0; \
+  tools="$${METAHARVEST_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/metaharvest}"; \
+  sc="$$tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck"; gi="$$tools/goimports-$(GOIMPORTS_VERSION)/goimports"; \
+  [ -x "$$sc" ] || GOFLAGS= GOBIN="$${sc%/*}" $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION); \
+  [ -x "$$gi" ] || GOFLAGS= GOBIN="$${gi%/*}" $(GO) install golang.org/x/tools/cmd/goimports@$(GOIMPORTS_VERSION); \
+  files=$$(git ls-files '*.go'); \
+  out=$$(gofmt -l $$files); \
+  if [ -n "$$out" ]; then echo "gofmt -l: not formatted (gofmt -w them):"; echo "$$out"; lintrc=1; fi; \
+  out=$$("$$gi" -local "$$($(GO) list -m)" -l $$files); \
+  if [ -n "$$out" ]; then echo "goimports -local: imports to group as the standard library, third parties, then this module's packages:"; echo "$$out"; lintrc=1; fi; \
+  "$$sc" ./... || lintrc=1; \
+  return $$lintrc; \
+}
+endef
 
 # dbenv prepares the machine and sets dburl (the platform's database,
 # created when missing) in the recipe's shell.
@@ -53,11 +78,15 @@ admin-password: build
 	$(dbenv); \
 	DATABASE_URL="$$dburl" $(BIN) admin reset-password "$(ADMIN_EMAIL)" < "$(DATA_DIR)/.admin-password"
 
-# go vet runs while the machine is prepared (it overlaps the package
-# downloads of deploy/setup.sh) and its findings are printed once setup is
-# done. On a fresh machine setup.sh builds the S3 test server meanwhile;
-# the two builds take turns (flock on a file both know: setup.sh reads it
-# from METAHARVEST_GO_LOCK). Side by side, each compiled the packages both
+# go vet, then lint's other checks (gofmt, goimports, staticcheck), run
+# while the machine is prepared (they overlap the package downloads of
+# deploy/setup.sh) and their findings are printed once setup is done. The
+# lint checks cost 66 CPU seconds with staticcheck's cache empty (about 3
+# with it full, as on a machine that ran them before), and building
+# staticcheck on a fresh machine about 80 more. On a fresh machine
+# setup.sh builds the S3 test server meanwhile; the builds take turns
+# (flock on a file both know: setup.sh reads it from METAHARVEST_GO_LOCK).
+# Side by side, go vet and that build each compiled the packages both
 # need (the standard library first) for itself: 369 CPU seconds and 187 s
 # for the two from an empty Go cache, against 305 CPU seconds and 164 s
 # one after the other. go vet runs without -race: its checks read the
@@ -92,20 +121,49 @@ admin-password: build
 RACE_FREE := api web cmd extractors/archive extractors/broadcast extractors/captions extractors/documents \
   extractors/faces extractors/office extractors/probe extractors/recognition extractors/video
 # Each phase says how long it took (on stderr), so that a slow run shows
-# where its time went.
+# where its time went. A phase that fails does not stop the next ones: go
+# vet, lint, the tests with -race and the other tests all run, and the end
+# of the output lists every failure together (go vet's and lint's
+# findings, the failing tests and packages of each phase); make test then
+# exits non-zero. Only a failed set-up stops it (nothing could be tested).
 test:
 	@set -euo pipefail; \
 	phase() { echo "make test: $$1 took $$((SECONDS - $$2)) s" >&2; }; \
 	racefree="^$$($(GO) list -m)/($(subst $(eval ) ,|,$(strip $(RACE_FREE))))(/|$$)"; \
-	vetout=$$(mktemp); golock=$$(mktemp); trap 'rm -f "$$vetout" "$$golock"' EXIT; \
-	flock "$$golock" $(GO) vet ./... > "$$vetout" 2>&1 & vet=$$!; \
-	pgadmin=$$(METAHARVEST_GO_LOCK="$$golock" deploy/setup.sh --s3); phase "set-up" 0; \
-	vetrc=0; wait $$vet || vetrc=$$?; cat "$$vetout"; phase "set-up and go vet" 0; \
-	if [ "$$vetrc" != 0 ]; then echo "go vet failed"; exit "$$vetrc"; fi; \
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; touch "$$tmp/go.lock" "$$tmp/failures"; \
+	$(lint); \
+	( exec 9> "$$tmp/go.lock"; flock 9; \
+	  $(GO) vet ./... > "$$tmp/vet" 2>&1 || touch "$$tmp/vet.failed"; \
+	  lint > "$$tmp/lint" 2>&1 || touch "$$tmp/lint.failed" ) & vet=$$!; \
+	pgadmin=$$(METAHARVEST_GO_LOCK="$$tmp/go.lock" deploy/setup.sh --s3); phase "set-up" 0; \
+	wait $$vet || true; cat "$$tmp/vet" "$$tmp/lint"; phase "set-up, go vet and lint" 0; \
+	if [ -e "$$tmp/vet.failed" ]; then { echo "go vet:"; sed 's/^/    /' "$$tmp/vet"; } >> "$$tmp/failures"; fi; \
+	if [ -e "$$tmp/lint.failed" ]; then { echo "lint:"; sed 's/^/    /' "$$tmp/lint"; } >> "$$tmp/failures"; fi; \
 	export TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$pgadmin}"; \
 	pkgs=$$($(GO) list ./...); \
-	t=$$SECONDS; $(GO) test -race -vet=off -parallel 4 -timeout 20m $$(grep -vE "$$racefree" <<< "$$pkgs"); phase "the tests with -race" $$t; \
-	t=$$SECONDS; $(GO) test -vet=off -parallel 4 -timeout 20m $$(grep -E "$$racefree" <<< "$$pkgs"); phase "the other tests" $$t
+	tests() { \
+	  local name=$$1 t=$$SECONDS rc=0; shift; \
+	  $(GO) test -vet=off -parallel 4 -timeout 20m "$$@" 2>&1 | tee "$$tmp/out" || rc=$$?; \
+	  phase "$$name" $$t; \
+	  if [ "$$rc" != 0 ]; then { echo "$$name:"; \
+	    grep -E '^ *--- FAIL: |^FAIL[[:space:]]|^panic: |^[^[:space:]]+\.go:[0-9]+:[0-9]+: ' "$$tmp/out" | sed 's/^/    /' || \
+	    echo "    go test exited with status $$rc"; } >> "$$tmp/failures"; fi; \
+	}; \
+	tests "the tests with -race" -race $$(grep -vE "$$racefree" <<< "$$pkgs"); \
+	tests "the other tests" $$(grep -E "$$racefree" <<< "$$pkgs"); \
+	if [ -s "$$tmp/failures" ]; then echo; echo "make test: FAILED"; cat "$$tmp/failures"; exit 1; fi
+
+# What one test needs, for running it alone (`go test ./api -run TestX`):
+# deploy/setup.sh --s3 installs what is missing (the S3 test server,
+# Meilisearch and Chromium, which the tests start themselves when they
+# need them) and starts Postgres and Redis; the line printed on stdout
+# points go test at them: paste it, or eval "$$(make -s services)". A test
+# whose service is not running fails at once saying to run this.
+services:
+	@set -euo pipefail; \
+	pgadmin=$$(deploy/setup.sh --s3); \
+	echo "make services: Postgres and Redis are running; for go test in this shell:" >&2; \
+	echo "export TEST_DATABASE_URL='$${TEST_DATABASE_URL:-$$pgadmin}' GOFLAGS='$(GOFLAGS)'"
 
 # The fault tests alone (they are part of `make test` too): workers killed,
 # Redis and Postgres restarted, the search backend stopped, graceful stops.
@@ -124,9 +182,18 @@ bench: build
 	export TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$pgadmin}"; \
 	$(GO) run ./cmd/mhbench
 
+# make lint: gofmt, go vet, staticcheck, and the imports' grouping (the
+# standard library, third parties, then this module's own packages, as
+# goimports -local sets them). staticcheck and goimports are installed on
+# first use, at STATICCHECK_VERSION and GOIMPORTS_VERSION, into the cache
+# deploy/setup.sh uses (one directory per version, like the S3 test
+# server). staticcheck runs its default checks: the tree passes them all.
 lint:
-	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./...
+	@set -euo pipefail; \
+	$(lint); \
+	lintrc=0; lint || lintrc=1; \
+	$(GO) vet ./... || lintrc=1; \
+	exit $$lintrc
 
 clean:
 	rm -rf bin

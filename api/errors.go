@@ -2,7 +2,6 @@ package api
 
 import (
 	"errors"
-	"github.com/metaharvest/metaharvest/internal/store"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // renderError is the one place errors become responses. Anything that is

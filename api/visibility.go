@@ -5,7 +5,6 @@ import (
 
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/store"
-	"github.com/metaharvest/metaharvest/models"
 )
 
 // The visibility rule (store.Viewer) is applied on the server by every
@@ -37,5 +36,3 @@ func (s *Server) checkVisible(c *gin.Context, locID, ctrID string) error {
 	}
 	return nil
 }
-
-func stringsArg(v []string) models.Strings { return models.Strings(v) }

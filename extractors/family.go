@@ -66,13 +66,3 @@ func (f Family) Name() string {
 
 // Known reports whether f is one of Families.
 func (f Family) Known() bool { return f.Name() != "" }
-
-// rank is f's place in Families (len(families) when unknown), to sort by.
-func (f Family) rank() int {
-	for i, k := range families {
-		if k.f == f {
-			return i
-		}
-	}
-	return len(families)
-}

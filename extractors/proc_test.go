@@ -43,7 +43,7 @@ func TestStartServesManyRequests(t *testing.T) {
 // the grandchild it started is killed with it.
 func TestStartKillEndsGroup(t *testing.T) {
 	t.Parallel()
-	p, err := NewRunner(1).Start(context.Background(), Cmd{Name: "sh", Args: []string{"-c", `sleep 100 & echo $!; read x; sleep 100`}})
+	p, err := NewRunner(1).Start(context.Background(), Cmd{Name: "sh", Args: []string{"-c", `sleep infinity & echo $!; read x; sleep infinity`}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestStartKillEndsGroup(t *testing.T) {
 		if err != io.EOF {
 			t.Errorf("read after Kill: %v, want EOF", err)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(time.Minute): // the program sleeps for ever: blocked for good
 		t.Fatal("read still blocked after Kill")
 	}
 	<-p.Done()

@@ -3,7 +3,6 @@ package scheduler
 import (
 	"context"
 	"fmt"
-	"github.com/metaharvest/metaharvest/internal/store"
 	"log/slog"
 	"strconv"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/internal/queue"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // Deps are the collaborators of the scheduler.

@@ -269,13 +269,11 @@ func documentOf(r itemRow) (Document, error) {
 			return nil, fmt.Errorf("decode metadata: %w", err)
 		}
 	}
-	if meta != nil {
-		for name, data := range meta {
-			if strings.HasPrefix(name, "_") || name == FieldCustomFieldsPrefix {
-				continue
-			}
-			doc[name] = data
+	for name, data := range meta {
+		if strings.HasPrefix(name, "_") || name == FieldCustomFieldsPrefix {
+			continue
 		}
+		doc[name] = data
 	}
 	doc[FieldID] = r.ID
 	doc[FieldName] = r.Name

@@ -2,6 +2,7 @@ package search
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -166,4 +167,39 @@ func FuzzRequestJSON(f *testing.F) {
 			_, _ = CompileSegments(seg, segCat, testNow)
 		}
 	})
+}
+
+// A body's type errors name the field as sent, at any depth, for both
+// request types (the decoders read the limit and the exists entries in
+// the same pass as the other fields, through structs that embed them).
+func TestDecodeErrorsNameTheField(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"limit":"20"}`: "limit", `{"page":"x","limit":1}`: "page", `{"only":5}`: "only",
+		`{"filters":5}`: "filters", `{"filters":{"ranges":[{"field":1}]}}`: "filters.ranges.field",
+		`{"filters":{"multi_terms":{}}}`: "filters.multi_terms", `{"filters":{"exists":5}}`: "filters.exists",
+	} {
+		var req Request
+		var seg SegmentRequest
+		for _, dst := range []any{&req, &seg} {
+			var te *json.UnmarshalTypeError
+			if err := json.Unmarshal([]byte(body), dst); !errors.As(err, &te) || te.Field != want {
+				t.Errorf("%T %s: %v, want a type error at %q", dst, body, err, want)
+			}
+		}
+	}
+	var req Request
+	if err := json.Unmarshal([]byte(`{"fields":5}`), &req); err == nil || !strings.Contains(err.Error(), "Go struct field fields.fields ") {
+		t.Errorf(`{"fields":5}: %v`, err)
+	}
+	if err := json.Unmarshal([]byte(`{"filters":{"terms":5}}`), &req); err == nil || !strings.Contains(err.Error(), "Go struct field fields.filters.terms ") {
+		t.Errorf(`{"filters":{"terms":5}}: %v`, err)
+	}
+	// The limit is noted in the same pass: named (even 0), absent or null.
+	for body, want := range map[string]bool{`{"limit":0}`: true, `{"limit":7}`: true, `{}`: false, `{"limit":null}`: false} {
+		req, seg := Request{Limit: 3}, SegmentRequest{Limit: 3}
+		if json.Unmarshal([]byte(body), &req) != nil || json.Unmarshal([]byte(body), &seg) != nil ||
+			req.limitGiven != want || seg.limitGiven != want || (want != (req.Limit != 3)) || req.Limit != seg.Limit {
+			t.Errorf("%s: limit %d given %v, segments %d %v", body, req.Limit, req.limitGiven, seg.Limit, seg.limitGiven)
+		}
+	}
 }

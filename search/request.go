@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 )
 
 // Request is the body of POST /api/data/search.
@@ -46,26 +47,44 @@ type Request struct {
 // UnmarshalJSON decodes a request body, noting whether it named a limit.
 func (r *Request) UnmarshalJSON(b []byte) error {
 	type fields Request // without this method
+	aux := struct {
+		*fields
+		Limit *int `json:"limit"` // in place of the request's own
+	}{fields: (*fields)(r)}
 	var err error
-	r.limitGiven, err = decodeNotingLimit(b, (*fields)(r))
+	r.limitGiven, err = noteLimit(json.Unmarshal(b, &aux), aux.Limit, &r.Limit)
 	return err
 }
 
-// decodeNotingLimit decodes a request body into fields (a request type
-// without its UnmarshalJSON) and reports whether the body named a limit:
-// a limit of 0 in a body is refused, while a request built in Go with
-// Limit 0 asks for the default.
-func decodeNotingLimit(b []byte, fields any) (limitGiven bool, err error) {
-	if err := json.Unmarshal(b, fields); err != nil {
-		return false, err
+// noteLimit finishes the decoding of a request body (Request,
+// SegmentRequest) that read its limit into named, beside the request's
+// other fields, in the same pass over the body: it sets *limit and reports
+// whether the body named a limit (a limit of 0 in a body is refused, while
+// a request built in Go with Limit 0 asks for the default).
+func noteLimit(err error, named *int, limit *int) (limitGiven bool, _ error) {
+	if err != nil {
+		return false, unembed(err)
 	}
-	var named struct {
-		Limit *int `json:"limit"`
+	if named == nil {
+		return false, nil
 	}
-	if err := json.Unmarshal(b, &named); err != nil {
-		return false, err
+	*limit = *named
+	return true, nil
+}
+
+// unembed names the field of a decoding error as a decoding straight into
+// the type would ("page", not "fields.page"): the UnmarshalJSON methods
+// here decode into a struct that embeds the type's fields as "fields",
+// and encoding/json names embedded structs in its errors' paths.
+func unembed(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		te.Field = strings.TrimPrefix(te.Field, "fields.")
+		if te.Struct == "" {
+			te.Struct = "fields"
+		}
 	}
-	return named.Limit != nil, nil
+	return err
 }
 
 // Cursor asks for the results whose _id comes after After, in _id order
@@ -113,7 +132,7 @@ func (f *Filters) UnmarshalJSON(b []byte) error {
 		NotExists []existsEntry `json:"not_exists"`
 	}{fields: (*fields)(f)}
 	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
+		return unembed(err)
 	}
 	f.Exists, f.NotExists = splitExists(aux.Exists, aux.NotExists)
 	return nil

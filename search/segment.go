@@ -120,8 +120,12 @@ type SegmentRequest struct {
 // UnmarshalJSON decodes a request body, noting whether it named a limit.
 func (r *SegmentRequest) UnmarshalJSON(b []byte) error {
 	type fields SegmentRequest // without this method
+	aux := struct {
+		*fields
+		Limit *int `json:"limit"` // in place of the request's own
+	}{fields: (*fields)(r)}
 	var err error
-	r.limitGiven, err = decodeNotingLimit(b, (*fields)(r))
+	r.limitGiven, err = noteLimit(json.Unmarshal(b, &aux), aux.Limit, &r.Limit)
 	return err
 }
 
@@ -144,7 +148,7 @@ func (f *SegmentFilters) UnmarshalJSON(b []byte) error {
 		NotExists []existsEntry `json:"not_exists"`
 	}{fields: (*fields)(f)}
 	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
+		return unembed(err)
 	}
 	f.Exists, f.NotExists = splitExists(aux.Exists, aux.NotExists)
 	return nil

@@ -259,14 +259,16 @@ func TestIndexerDrainsOnNotification(t *testing.T) {
 	ix.PollInterval = time.Hour
 	go ix.Run(ctx)
 	// The indexer listens once its first round is done; rows marked
-	// before that are found by it.
+	// before that are found by it. Its poll is an hour away: a minute
+	// tells the notification from it with room for a machine busy with
+	// other tests (a bound of 10 s was a bet on the load).
 	for i, id := range []string{"i1", "i2"} {
 		start := time.Now()
 		if err := search.MarkDirty(db, id); err != nil {
 			t.Fatal(err)
 		}
 		for !found(t, e, id) {
-			if time.Since(start) > 10*time.Second {
+			if time.Since(start) > time.Minute {
 				t.Fatalf("mark %d not indexed by the indexer", i)
 			}
 			time.Sleep(5 * time.Millisecond)

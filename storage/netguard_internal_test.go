@@ -10,20 +10,18 @@ import (
 
 // The dialer guard is what stops a host name that resolves to a metadata
 // address after Check (DNS rebinding). It must refuse before connecting:
-// Control runs before connect(2), so this returns at once even though
-// nothing answers on these addresses here.
+// Control runs before connect(2), and its refusal (errBlockedAddress) is
+// the only error of a dial that never tried to connect; one that tried
+// would end in its deadline or the network's answer, as nothing answers
+// on these addresses here.
 func TestGuardedDialerRefusesBeforeConnecting(t *testing.T) {
 	t.Parallel()
 	for _, addr := range []string{"169.254.169.254:80", "[fe80::1]:80", "[fd00:ec2::254]:80", "100.100.100.200:80", "[::ffff:169.254.169.254]:80"} {
 		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
-		start := time.Now()
 		_, err := guardedDialer.DialContext(ctx, "tcp", addr)
 		cancel()
-		if !errors.Is(err, errBlockedAddress) {
+		if !errors.Is(err, errBlockedAddress) || errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("%s: err = %v, want the blocked-address refusal", addr, err)
-		}
-		if d := time.Since(start); d > time.Second {
-			t.Fatalf("%s: refusal took %s: it tried to connect", addr, d)
 		}
 	}
 }

@@ -9,10 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/metaharvest/metaharvest/models"
-	"github.com/metaharvest/metaharvest/search"
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
+
+	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/search"
 )
 
 // facetDef is one facet: how it asks the engine for counts, how its

@@ -50,7 +50,7 @@ func (f *reaperFixture) reaper() *reaper {
 func (f *reaperFixture) take(r *reaper, q string, leaseEnd time.Time) string {
 	ctx := context.Background()
 	p := "asynq:{" + q + "}:"
-	id, err := r.rdb.RPopLPush(ctx, p+"pending", p+"active").Result()
+	id, err := r.rdb.LMove(ctx, p+"pending", p+"active", "RIGHT", "LEFT").Result() // asynq's RPOPLPUSH
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -316,11 +316,14 @@ func TestS3RemoteConcurrency(t *testing.T) {
 	for i := range 2 * limit {
 		f.put(fmt.Sprintf("o%02d.bin", i), 100)
 	}
-	// Each request waits, so that the task's reads overlap.
-	f.proxy.SetDelay(40 * time.Millisecond)
+	// The objects' GETs wait until more than the CPUs are in flight at once
+	// (a worker bounded by the CPUs would never get there: each of its GETs
+	// then waits 20 s), so that the overlap does not depend on the
+	// machine's load, as it did with a delay on each request.
+	f.proxy.HoldObjectGets(runtime.NumCPU()+1, 20*time.Second)
 	f.startWorker()
 	req := f.harvest(jobs.Spec{Extractors: []string{"mime_type", "hashes"}, OverrideExtractors: true})
-	f.waitJob(req, time.Minute)
+	f.waitJob(req, 5*time.Minute)
 	f.checkHashes(req)
 	// One task of all the files: the walk's listing is done before it starts.
 	if got := f.proxy.MaxGets(); got > limit || got <= runtime.NumCPU() {

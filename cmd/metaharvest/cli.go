@@ -20,21 +20,6 @@ import (
 // from METAHARVEST_URL and METAHARVEST_API_KEY or --url and --api-key, and
 // need none of the platform's own configuration.
 
-const cliUsage = `usage: metaharvest <command> [flags]
-
-commands (clients of a running platform):
-  harvest --location L --container C [--wait]   start a harvest (L, C: id or name);
-                                                --wait shows its progress until it ends
-  search "query" [--filter field=value]...      search items, printed as a table
-  jobs [--all]                                  harvest jobs under way (--all: recent ones too)
-
-common flags: --url (METAHARVEST_URL, default http://localhost:8080),
-              --api-key (METAHARVEST_API_KEY: an API key's jwt or a login token)
-run "metaharvest <command> -h" for a command's flags.
-
-exit status: 0 success; 1 failure (the job failed or was cancelled, an API
-error); 2 usage; 3 the harvest finished but some files failed.`
-
 // cliCommands are the client commands, dispatched before any platform
 // configuration is read.
 var cliCommands = map[string]func(ctx context.Context, c *cli, args []string) error{

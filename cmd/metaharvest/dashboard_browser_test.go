@@ -14,15 +14,19 @@ import (
 
 	"github.com/metaharvest/metaharvest/internal/testdb"
 	"github.com/metaharvest/metaharvest/internal/testredis"
+	"github.com/metaharvest/metaharvest/internal/testsvc"
 )
 
-// chromiumPath finds Debian's chromium (deploy/setup.sh --s3 installs it).
-func chromiumPath() string {
+// chromiumPath finds Debian's chromium (deploy/setup.sh --s3 installs it),
+// and fails t at once, saying how to install it, when there is none.
+func chromiumPath(t testing.TB) string {
+	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
 		}
 	}
+	t.Fatal(testsvc.Missing("chromium", "the browser tests drive it; deploy/setup.sh --s3 installs Debian's chromium"))
 	return ""
 }
 
@@ -33,10 +37,7 @@ func chromiumPath() string {
 // the temporary directory (out of the repository) for a person to look at.
 func TestQueueDashboardInBrowser(t *testing.T) {
 	t.Parallel()
-	chromium := chromiumPath()
-	if chromium == "" {
-		t.Skip("chromium is not installed (deploy/setup.sh --s3 installs it: apt-get install chromium); the dashboard's browser test needs it")
-	}
+	chromium := chromiumPath(t)
 	// Its own Redis database: the dashboard lists every queue there is.
 	p := newPlatformOn(t, testdb.URL(t), testredis.OwnDatabase(t))
 	c, _ := p.startAPI()

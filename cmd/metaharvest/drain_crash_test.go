@@ -84,9 +84,17 @@ func TestWorkerKilledMidDrain(t *testing.T) {
 		t.Fatal("the drain finished before the kill: make it bigger")
 	}
 	t.Logf("SIGKILL with %d of %d items still to index", left, n)
+	// The dead drainer held its rows in its transaction, which died with
+	// it: none of them carries a lease a new worker would have to wait
+	// for (read from the rows, not timed beside parallel tests).
+	var leased int64
+	p.db.Raw(`SELECT count(*) FROM search_outbox WHERE claimed_until IS NOT NULL`).Scan(&leased)
+	if leased != 0 {
+		t.Fatalf("%d outbox rows are leased to the dead worker", leased)
+	}
 
 	w2 := testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=2"))
-	deadline = time.Now().Add(time.Minute)
+	deadline = time.Now().Add(3 * time.Minute) // a poll deadline, not a measure
 	for p.outboxDepth() != 0 || p.searchHas(ctrID) != n {
 		if time.Now().After(deadline) || w2.Exited() {
 			t.Fatalf("not converged: outbox %d, search has %d of %d\n%s", p.outboxDepth(), p.searchHas(ctrID), n, w2.Output())
@@ -102,9 +110,5 @@ func TestWorkerKilledMidDrain(t *testing.T) {
 	p.db.Raw(`SELECT count(*) FROM items WHERE deleted_at IS NULL`).Scan(&items)
 	if docs != n || distinct != n || items != n {
 		t.Fatalf("%d documents (%d distinct) for %d items, want %d", docs, distinct, items, n)
-	}
-	// The second worker took the dead one's rows at once, not after a lease.
-	if took := time.Since(killed); took > 30*time.Second {
-		t.Fatalf("convergence took %s", took)
 	}
 }

@@ -96,14 +96,13 @@ func (r *privateRedis) restart(down time.Duration) {
 // directory, run by the postgres user when the tests run as root (initdb
 // refuses root), listening on 127.0.0.1 at a free port.
 type privatePostgres struct {
-	t     *testing.T
-	bin   string
-	dir   string
-	port  string
-	cred  *syscall.Credential
-	cmd   *exec.Cmd
-	done  chan struct{}
-	owner *user.User
+	t    *testing.T
+	bin  string
+	dir  string
+	port string
+	cred *syscall.Credential
+	cmd  *exec.Cmd
+	done chan struct{}
 }
 
 // postgresBin finds the newest installed server binaries.

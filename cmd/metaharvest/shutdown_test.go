@@ -31,9 +31,12 @@ func TestGracefulStopOfEveryRole(t *testing.T) {
 	w := testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=4", "SHUTDOWN_TIMEOUT=2", "HARVEST_BATCH_FILES=10", "LOG_LEVEL=info"))
 	p.waitFor(req, n/4, w)
 
+	// That it stops by SHUTDOWN_TIMEOUT, not when its tasks end, is read
+	// from what it reports and leaves (here, and the given-back task of
+	// TestWorkerStopGivesBackALongTask); the minute only ends a hang.
 	start := time.Now()
-	if !w.Terminate(10 * time.Second) {
-		t.Fatalf("the worker did not stop within SHUTDOWN_TIMEOUT and a margin:\n%s", w.Output())
+	if !w.Terminate(time.Minute) {
+		t.Fatalf("the worker did not stop:\n%s", w.Output())
 	}
 	took := time.Since(start)
 	at := p.harvestEnds(req)
@@ -62,19 +65,20 @@ func TestGracefulStopOfEveryRole(t *testing.T) {
 		}
 	}
 
-	// A new worker finishes the job without waiting for any lease.
+	// A new worker finishes the job without waiting for any lease (none is
+	// left, above; the deadline is for the harvest, not a measure).
 	testproc.Start(t, "worker", p.env("WORKER_CONCURRENCY=4"))
-	p.recovered("a graceful worker stop", req, ctrID, n, time.Now(), 25*time.Second)
+	p.recovered("a graceful worker stop", req, ctrID, n, time.Now(), 3*time.Minute)
 	p.checkExactlyOnce(req, ctrID, n, sha)
 
 	// The api drains, the scheduler ends its round.
 	c.call("GET", "/readyz", nil, 200)
-	if !api.Terminate(10*time.Second) || api.ExitCode() != 0 ||
+	if !api.Terminate(time.Minute) || api.ExitCode() != 0 ||
 		!strings.Contains(api.Output(), `"msg":"api draining connections"`) ||
 		!strings.Contains(api.Output(), `"msg":"api stopped: connections drained"`) {
 		t.Fatalf("api: exit %d, output:\n%s", api.ExitCode(), api.Output())
 	}
-	if !sched.Terminate(10*time.Second) || sched.ExitCode() != 0 || !strings.Contains(sched.Output(), `"msg":"scheduler stopped"`) {
+	if !sched.Terminate(time.Minute) || sched.ExitCode() != 0 || !strings.Contains(sched.Output(), `"msg":"scheduler stopped"`) {
 		t.Fatalf("scheduler: exit %d, output:\n%s", sched.ExitCode(), sched.Output())
 	}
 }
@@ -116,7 +120,7 @@ func TestWorkerStopGivesBackALongTask(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if !w.Terminate(10 * time.Second) {
+	if !w.Terminate(time.Minute) { // a hang guard: the give-back is read from its report below
 		t.Fatal("the worker did not stop")
 	}
 	if !regexp.MustCompile(`"msg":"worker stopped","finished":\d+,"requeued":1,`).MatchString(w.Output()) {

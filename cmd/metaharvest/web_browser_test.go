@@ -177,16 +177,13 @@ func harvestWebSamples(t *testing.T, p *platform, c *client, archiveGroup, vault
 }
 
 // browserTools are what the browser tests need besides a platform: the
-// Chromium to drive (the test is skipped without it), axe-core's source,
+// Chromium to drive (the test fails at once without it), axe-core's source,
 // and where screenshots go: web/screenshots with WEB_SCREENSHOTS=1, else
 // nowhere (a full-page PNG of every page checked costs CPU, and a
 // temporary directory would be removed with the test anyway).
 func browserTools(t *testing.T) (chromium, axe, shots string) {
 	t.Helper()
-	chromium = chromiumPath()
-	if chromium == "" {
-		t.Skip("chromium is not installed (deploy/setup.sh --s3 installs it: apt-get install chromium); the web UI's browser test needs it")
-	}
+	chromium = chromiumPath(t)
 	src, err := os.ReadFile(filepath.Join("..", "..", "web", "testdata", "axe", "axe.min.js"))
 	if err != nil {
 		t.Fatal(err)

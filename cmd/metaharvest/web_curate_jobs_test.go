@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/metaharvest/metaharvest/internal/queue"
 	"io"
 	"net/http"
 	"slices"
@@ -11,6 +10,8 @@ import (
 
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/metaharvest/metaharvest/internal/queue"
 )
 
 // curateJobs tests the jobs screens in the browser (see curateSections):

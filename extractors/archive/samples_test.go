@@ -10,9 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/text/encoding/charmap"
+
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/extractortest"
-	"golang.org/x/text/encoding/charmap"
 )
 
 // list runs the extractor on an archive held in memory.

@@ -147,30 +147,6 @@ func (h *hreader) optionalBits(n int) ([]bool, error) {
 	return out, nil
 }
 
-// eachDefined reads a property of the files of a 7z header: which of the
-// n files have it, then size bytes for each that has (stored inline: an
-// external property is refused), handed to set with the file's index.
-func (h *hreader) eachDefined(n int, size uint64, what string, set func(i int, b []byte)) error {
-	defined, err := h.optionalBits(n)
-	if err != nil {
-		return err
-	}
-	if ext, err := h.byte(); err != nil || ext != 0 {
-		return fmt.Errorf("7z: external %s not supported", what)
-	}
-	for i, d := range defined {
-		if !d {
-			continue
-		}
-		b, err := h.bytes(size)
-		if err != nil {
-			return err
-		}
-		set(i, b)
-	}
-	return nil
-}
-
 func (h *hreader) skipDigests(n int) error {
 	defined, err := h.optionalBits(n)
 	if err != nil {

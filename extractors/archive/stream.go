@@ -11,9 +11,10 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/metaharvest/metaharvest/extractors/shared/doctext"
 	"github.com/ulikunitz/xz"
 	"github.com/ulikunitz/xz/lzma"
+
+	"github.com/metaharvest/metaharvest/extractors/shared/doctext"
 )
 
 // Memory bounds of the stream decoders.

@@ -73,7 +73,7 @@ func readAtMost(r io.Reader, limit int64) ([]byte, error) {
 
 func tarType(flag byte) string {
 	switch flag {
-	case tar.TypeReg, tar.TypeRegA, tar.TypeCont, tar.TypeGNUSparse:
+	case tar.TypeReg, tar.TypeCont, tar.TypeGNUSparse: // tar.Reader reports the old TypeRegA as TypeReg (or TypeDir)
 		return "file"
 	case tar.TypeDir:
 		return "dir"

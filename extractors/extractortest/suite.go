@@ -236,14 +236,14 @@ func UndeclaredLeaves(data map[string]any, declared map[string]extractors.FieldT
 }
 
 func fits(typ extractors.FieldType, v any) bool {
-	switch v.(type) {
+	switch v := v.(type) {
 	case float64:
 		return typ == extractors.TypeNumber
 	case bool:
 		return typ == extractors.TypeBool
 	case string:
 		if typ == extractors.TypeDate {
-			_, err := time.Parse(time.RFC3339Nano, v.(string))
+			_, err := time.Parse(time.RFC3339Nano, v)
 			return err == nil
 		}
 		return typ == extractors.TypeString || typ == extractors.TypeText

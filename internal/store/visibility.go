@@ -3,8 +3,9 @@ package store
 import (
 	"fmt"
 
-	"github.com/metaharvest/metaharvest/models"
 	"gorm.io/gorm"
+
+	"github.com/metaharvest/metaharvest/models"
 )
 
 // Viewer is the caller as the queries see it: who, whether an

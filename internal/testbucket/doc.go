@@ -3,9 +3,10 @@
 //
 // Tests of the s3 location kind run against it instead of a mock, so request
 // signing, paging, error codes and ETags are the ones a real server
-// produces. The binary is installed by `make test` (go install
-// github.com/versity/versitygw/cmd/versitygw@v1.8.0); without it tests skip,
-// except under CI (env CI set), where they fail so a missing install step
+// produces. The binary is installed by `make services` and `make test`
+// (deploy/setup.sh --s3: go install
+// github.com/versity/versitygw/cmd/versitygw@v1.8.0); without it the tests
+// fail at once saying so (ErrNoBinary), so that a missing install step
 // cannot pass as green.
 //
 // Use Start for a server owned by one test, or Shared for one server per

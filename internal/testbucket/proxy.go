@@ -1,6 +1,7 @@
 package testbucket
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -27,6 +28,7 @@ type Proxy struct {
 	delay    atomic.Int64 // nanoseconds added before each request
 	inFlight atomic.Int64 // GETs being answered
 	maxGets  atomic.Int64 // the most inFlight was
+	hold     atomic.Pointer[gate]
 	slowDown atomic.Pointer[func(*http.Request) bool]
 	answer   atomic.Pointer[func(http.ResponseWriter, *http.Request) bool]
 
@@ -68,6 +70,11 @@ func NewProxy(target string) (*Proxy, error) {
 			defer p.inFlight.Add(-1)
 			for m := p.maxGets.Load(); n > m && !p.maxGets.CompareAndSwap(m, n); m = p.maxGets.Load() {
 			}
+			if g := p.hold.Load(); g != nil && strings.Contains(strings.Trim(r.URL.Path, "/"), "/") {
+				if !g.wait(r.Context(), n) {
+					return
+				}
+			}
 		}
 		if d := time.Duration(p.delay.Load()); d > 0 {
 			t := time.NewTimer(d)
@@ -97,6 +104,41 @@ func NewProxy(target string) (*Proxy, error) {
 	}))
 	p.Endpoint = p.srv.URL
 	return p, nil
+}
+
+// gate holds GETs of objects until n of them are in flight at once.
+type gate struct {
+	n    int64
+	max  time.Duration
+	open chan struct{}
+	once sync.Once
+}
+
+// wait holds a GET that made inFlight GETs in flight until the gate
+// opens (or max passed); false when the request ended meanwhile.
+func (g *gate) wait(ctx context.Context, inFlight int64) bool {
+	if inFlight >= g.n {
+		g.once.Do(func() { close(g.open) })
+	}
+	t := time.NewTimer(g.max)
+	defer t.Stop()
+	select {
+	case <-g.open:
+	case <-t.C:
+	case <-ctx.Done():
+		return false
+	}
+	return true
+}
+
+// HoldObjectGets makes the GETs of objects (not listings) wait until n
+// of them are in flight at once, then lets every one through; each waits
+// max at most. A test of a client's concurrency then sees it whatever the
+// machine's load (MaxGets reaches n), where a delay on each request only
+// makes overlaps likely; a client that never has n GETs in flight waits
+// max on each.
+func (p *Proxy) HoldObjectGets(n int, max time.Duration) {
+	p.hold.Store(&gate{n: int64(n), max: max, open: make(chan struct{})})
 }
 
 // Close stops the proxy.

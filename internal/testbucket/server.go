@@ -19,6 +19,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/metaharvest/metaharvest/internal/testproc"
+	"github.com/metaharvest/metaharvest/internal/testsvc"
 )
 
 // Server is a running S3 server.
@@ -39,14 +40,14 @@ func (s Server) HostPort() string { return strings.TrimPrefix(s.Endpoint, "http:
 const startTimeout = 20 * time.Second
 
 // ErrNoBinary means versitygw is not installed.
-var ErrNoBinary = errors.New("versitygw binary not found: run `make test`, which installs it (go install github.com/versity/versitygw/cmd/versitygw@v1.8.0)")
+var ErrNoBinary = testsvc.Missing("versitygw", "the S3 server of the tests; deploy/setup.sh --s3 builds v1.8.0 into ~/.cache/metaharvest and links it into GOPATH/bin")
 
 // Start runs a server owned by t, killed in t.Cleanup.
 func Start(t testing.TB) Server {
 	t.Helper()
 	p, err := start(t.TempDir())
 	if err != nil {
-		fail(t, err)
+		t.Fatal(err)
 	}
 	t.Cleanup(p.stop)
 	return p.srv
@@ -70,7 +71,7 @@ func Shared(t testing.TB) Server {
 		}
 	})
 	if shared.err != nil {
-		fail(t, shared.err)
+		t.Fatal(shared.err)
 	}
 	return shared.proc.srv
 }
@@ -86,16 +87,6 @@ func RunMain(m *testing.M) int {
 		os.RemoveAll(shared.dir)
 	}
 	return code
-}
-
-// fail skips when the binary is missing on a developer machine and fails
-// under CI, where `make test` must have installed it.
-func fail(t testing.TB, err error) {
-	t.Helper()
-	if errors.Is(err, ErrNoBinary) && os.Getenv("CI") == "" {
-		t.Skip(err)
-	}
-	t.Fatal(err)
 }
 
 // BucketName returns a fresh valid bucket name derived from the test name,
@@ -288,7 +279,7 @@ func StartRestartable(t testing.TB) *Restartable {
 	t.Helper()
 	r, err := Run(t.TempDir())
 	if err != nil {
-		fail(t, err)
+		t.Fatal(err)
 	}
 	t.Cleanup(r.Kill)
 	return r

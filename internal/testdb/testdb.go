@@ -6,14 +6,20 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/internal/testsvc"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -25,10 +31,30 @@ func AdminURL() string {
 	return "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
 }
 
+// Reachable returns nil when the Postgres of AdminURL accepts connections,
+// and otherwise an error saying how to start it (testsvc), after one short
+// connect attempt: URL, New and Empty fail with it at once.
+func Reachable() error { return reachable(AdminURL()) }
+
+func reachable(adminURL string) error {
+	cfg, err := pgconn.ParseConfig(adminURL)
+	if err != nil {
+		return fmt.Errorf("TEST_DATABASE_URL: %w", err)
+	}
+	network, addr := "tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
+	if strings.HasPrefix(cfg.Host, "/") {
+		network, addr = "unix", filepath.Join(cfg.Host, ".s.PGSQL."+strconv.Itoa(int(cfg.Port)))
+	}
+	return testsvc.Reachable("Postgres", network, addr, "TEST_DATABASE_URL")
+}
+
 // URL creates an isolated, migrated database, dropped when the test ends,
 // and returns its URL (for tests that start other processes).
 func URL(t testing.TB) string {
 	t.Helper()
+	if err := Reachable(); err != nil {
+		t.Fatalf("testdb: %v", err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	admin, err := sql.Open("pgx", AdminURL())
@@ -72,6 +98,9 @@ func New(t testing.TB) *gorm.DB {
 // Empty returns the URL of a fresh database with no schema at all.
 func Empty(t testing.TB) string {
 	t.Helper()
+	if err := Reachable(); err != nil {
+		t.Fatalf("testdb: %v", err)
+	}
 	admin, err := sql.Open("pgx", AdminURL())
 	if err != nil {
 		t.Fatalf("testdb: %v", err)

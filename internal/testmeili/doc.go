@@ -3,10 +3,10 @@
 // a random master key, so that the Meilisearch backend is tested against
 // the server it runs against in production.
 //
-// deploy/setup.sh --s3 (run by `make test`) installs the binary into
-// ~/.cache/metaharvest/meilisearch-1.21.0 (see Binary for where else it
-// is looked for). Without it tests skip, except under CI (env CI set),
-// where they fail so that a missing install step cannot pass as green.
+// deploy/setup.sh --s3 (run by `make services` and `make test`) installs
+// the binary into ~/.cache/metaharvest/meilisearch-1.21.0 (see Binary for
+// where else it is looked for). Without it the tests fail at once saying
+// so (ErrNoBinary), so that a missing install step cannot pass as green.
 //
 // Shared is one server per test binary (tests keep apart by index prefix,
 // see Prefix), stopped by RunMain; Start is a server owned by one test,

@@ -1,7 +1,6 @@
 package testmeili
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/internal/testproc"
+	"github.com/metaharvest/metaharvest/internal/testsvc"
 )
 
 // Version is the Meilisearch version the tests run (and production's
@@ -21,7 +21,7 @@ import (
 const Version = "1.21.0"
 
 // ErrNoBinary means the Meilisearch binary is not installed.
-var ErrNoBinary = errors.New("meilisearch " + Version + " not found: run `make test` (deploy/setup.sh --s3 installs it), or set MEILI_BIN")
+var ErrNoBinary = testsvc.Missing("meilisearch "+Version, "the search server of the Meilisearch tests; deploy/setup.sh --s3 fetches it into ~/.cache/metaharvest, or set MEILI_BIN")
 
 // startTimeout bounds waiting for a server to answer.
 const startTimeout = 60 * time.Second
@@ -95,7 +95,7 @@ func Shared(t testing.TB) *Server {
 		shared.err = shared.srv.start()
 	})
 	if shared.err != nil {
-		fail(t, shared.err)
+		t.Fatal(shared.err)
 	}
 	return shared.srv
 }
@@ -112,11 +112,10 @@ func RunMain(m *testing.M) int {
 }
 
 // Available reports whether tests can have a server here (the binary is
-// installed); under CI a missing binary is a failure, not a skip (see
-// Shared).
+// installed); without it, Shared and Start fail the test.
 func Available() bool {
 	_, err := Binary()
-	return err == nil || os.Getenv("CI") != ""
+	return err == nil
 }
 
 // Launch runs a server outside a test (the benchmarks), with its database
@@ -134,18 +133,10 @@ func Start(t testing.TB) *Server {
 	t.Helper()
 	s := &Server{Dir: t.TempDir(), Key: testproc.RandomHex(16)}
 	if err := s.start(); err != nil {
-		fail(t, err)
+		t.Fatal(err)
 	}
 	t.Cleanup(s.Kill)
 	return s
-}
-
-func fail(t testing.TB, err error) {
-	t.Helper()
-	if errors.Is(err, ErrNoBinary) && os.Getenv("CI") == "" {
-		t.Skip(err)
-	}
-	t.Fatal(err)
 }
 
 // Kill stops the server with SIGKILL (as a crash would) and waits for it to

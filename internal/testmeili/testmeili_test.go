@@ -39,7 +39,7 @@ func TestServerKillRestart(t *testing.T) {
 	if s.URL != url || get(s.Key) != http.StatusOK {
 		t.Fatalf("restart: %s (was %s)", s.URL, url)
 	}
-	if Shared(t) != Shared(t) {
+	if first, second := Shared(t), Shared(t); first != second {
 		t.Fatal("two shared servers")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/internal/testsvc"
 )
 
 // URL is the Redis tests use (TEST_REDIS_URL).
@@ -25,14 +26,37 @@ func URL() string {
 	return "redis://127.0.0.1:6379/0"
 }
 
-// Namespace returns a fresh namespace and removes its keys in t.Cleanup.
-func Namespace(t testing.TB) string {
+// Reachable returns nil when the Redis of URL accepts connections, and
+// otherwise an error saying how to start it (testsvc), after one short
+// connect attempt: Namespace and OwnDatabase fail with it at once.
+func Reachable() error { return reachable(URL()) }
+
+func reachable(raw string) error {
+	opt, err := redis.ParseURL(raw)
+	if err != nil {
+		return fmt.Errorf("TEST_REDIS_URL: %w", err)
+	}
+	return testsvc.Reachable("Redis", opt.Network, opt.Addr, "TEST_REDIS_URL")
+}
+
+// options are the parsed URL, once Redis was found reachable there.
+func options(t testing.TB) *redis.Options {
 	t.Helper()
-	ns := "t" + ids.New()[:12]
+	if err := Reachable(); err != nil {
+		t.Fatalf("testredis: %v", err)
+	}
 	opt, err := redis.ParseURL(URL())
 	if err != nil {
 		t.Fatalf("testredis: %v", err)
 	}
+	return opt
+}
+
+// Namespace returns a fresh namespace and removes its keys in t.Cleanup.
+func Namespace(t testing.TB) string {
+	t.Helper()
+	ns := "t" + ids.New()[:12]
+	opt := options(t)
 	t.Cleanup(func() {
 		c := redis.NewClient(opt)
 		defer c.Close()
@@ -68,10 +92,7 @@ const firstLent, lastLent = 1, 15
 // one is lent; a test binary killed with its lease keeps it an hour.
 func OwnDatabase(t testing.TB) string {
 	t.Helper()
-	opt, err := redis.ParseURL(URL())
-	if err != nil {
-		t.Fatalf("testredis: %v", err)
-	}
+	opt := options(t)
 	ctx := context.Background()
 	leases := redis.NewClient(opt)
 	defer leases.Close()

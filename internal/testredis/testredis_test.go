@@ -2,9 +2,12 @@ package testredis
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/metaharvest/metaharvest/internal/testsvc"
 )
 
 func TestOwnDatabasesAreApartAndEmptied(t *testing.T) {
@@ -39,5 +42,20 @@ func TestOwnDatabasesAreApartAndEmptied(t *testing.T) {
 	again := OwnDatabase(t)
 	if n, err := open(again).DBSize(ctx).Result(); err != nil || n != 0 {
 		t.Fatalf("%s lent with %d keys (%v)", again, n, err)
+	}
+}
+
+// A TEST_REDIS_URL where no Redis listens is reported at once, with how
+// to start one; the server the tests use is reachable.
+func TestReachable(t *testing.T) {
+	t.Parallel()
+	addr := testsvc.ClosedAddr(t)
+	err := reachable("redis://" + addr + "/0")
+	if err == nil || !strings.HasPrefix(err.Error(), "Redis is not reachable at "+addr+" (") ||
+		!strings.Contains(err.Error(), "run `make services`") || !strings.Contains(err.Error(), "TEST_REDIS_URL") {
+		t.Errorf("closed port: %v", err)
+	}
+	if err := Reachable(); err != nil {
+		t.Errorf("the tests' own server: %v", err)
 	}
 }

@@ -110,12 +110,10 @@ func declaredSettings(scope search.Scope, maxValuesPerFacet, maxTotalHits int64)
 	for _, p := range paths {
 		add(p, declared[p], text[p])
 	}
-	for _, r := range s.roots {
-		// A parent makes every leaf below it searchable, once a document
-		// has it; declared leaves are named, so that a request restricted
-		// to one is valid before any document has it.
-		searchable = append(searchable, r)
-	}
+	// A parent makes every leaf below it searchable, once a document has
+	// it; declared leaves are named, so that a request restricted to one
+	// is valid before any document has it.
+	searchable = append(searchable, s.roots...)
 	sort.SliceStable(searchable, func(i, j int) bool {
 		return searchable[i] == search.FieldName && searchable[j] != search.FieldName
 	})

@@ -116,17 +116,14 @@ func TestReadGivesUpOnGarbageTail(t *testing.T) {
 			}), nil
 		}})
 	}
-	start := time.Now()
 	outs := extractors.Run(context.Background(), reg, []string{"one", "two"}, &extractors.Input{Path: ts, ArtifactDir: t.TempDir()}, time.Minute)
 	for _, o := range outs {
 		if o.Err == nil || extractors.IsTransient(o.Err) || !strings.Contains(o.Err.Error(), "ffprobe gave up after 1s") {
 			t.Errorf("%s: %v", o.Name, o.Err)
 		}
 	}
+	// One reading, shared (the same error value): the limit was paid once.
 	if len(errs) != 2 || errs[0] != errs[1] {
 		t.Errorf("the second extractor did not share the first's reading: %v", errs)
-	}
-	if took := time.Since(start); took > 30*time.Second {
-		t.Errorf("took %s", took)
 	}
 }
