@@ -290,7 +290,7 @@ func TestNoSharedDiskArtifactsAndUploadsInABucket(t *testing.T) {
 // then started again): items whose artifacts could not be published are
 // retried, none fails; meanwhile served artifacts answer 502 with the
 // JSON error body; afterwards every artifact is served.
-func TestArtifactBucketAwayMidHarvest(t *testing.T) {
+func TestArtifactBucketRestartMidHarvest(t *testing.T) {
 	t.Parallel()
 	p := newPlatform(t)
 	srv := testbucket.StartRestartable(t)
