@@ -1,13 +1,9 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/metaharvest/metaharvest/internal/config"
 )
@@ -62,14 +58,7 @@ func TestKubernetesManifestsShareNoVolume(t *testing.T) {
 // mount no shared volume at DATA_DIR and reach the bucket service.
 func TestComposeSharesNoVolume(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "docker-compose.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var compose map[string]any
-	if err := yaml.Unmarshal(raw, &compose); err != nil {
-		t.Fatal(err)
-	}
+	compose := loadCompose(t)
 	if at(compose, "services", "bucket", "image") == nil {
 		t.Fatal("no bucket service")
 	}

@@ -204,7 +204,7 @@ func Digest(ctx context.Context, s Store, in Info) (string, error) {
 	}
 	defer o.Close()
 	h := md5.New()
-	if _, err := io.Copy(h, ctxReader{ctx, o}); err != nil {
+	if _, err := io.Copy(h, o); err != nil {
 		return "", fmt.Errorf("digest %s: %w", in.Key, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

@@ -2,8 +2,6 @@ package blobstore
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/metaharvest/metaharvest/internal/ids"
 )
 
 // Dir is the local-directory kind. Reads go through an os.Root on the
@@ -55,13 +55,18 @@ func (d *Dir) Put(ctx context.Context, key string, r io.Reader, size int64) (Inf
 	dst := d.Path(key)
 	var info Info
 	err := d.intoDir(dst, func() error {
-		tmp := filepath.Join(filepath.Dir(dst), ".put-"+randomHex()+".tmp")
+		tmp := filepath.Join(filepath.Dir(dst), ".put-"+ids.New()+".tmp")
 		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
 		if err != nil {
 			return err
 		}
 		defer os.Remove(tmp) // after the rename: nothing there
-		n, err := io.Copy(f, ctxReader{ctx, r})
+		// The readers Put is given (a bucket's objects, uploads) end
+		// with the context themselves.
+		n, err := io.Copy(f, r)
+		if err == nil {
+			err = ctx.Err()
+		}
 		if err == nil && size >= 0 && n != size {
 			err = fmt.Errorf("%d bytes, want %d: %w", n, size, io.ErrUnexpectedEOF)
 		}
@@ -329,21 +334,3 @@ func missing(err error) bool {
 		errors.Is(err, syscall.ELOOP) || strings.Contains(err.Error(), "path escapes from parent")
 }
 
-func randomHex() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:]) // never fails (Go 1.24+)
-	return hex.EncodeToString(b[:])
-}
-
-// ctxReader stops a long copy when its context ends.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
