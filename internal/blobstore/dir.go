@@ -333,4 +333,3 @@ func missing(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) ||
 		errors.Is(err, syscall.ELOOP) || strings.Contains(err.Error(), "path escapes from parent")
 }
-
