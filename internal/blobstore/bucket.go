@@ -166,7 +166,7 @@ func IsRefusal(err error) bool {
 func (b *Bucket) Put(ctx context.Context, key string, r io.Reader, size int64) (Info, error) {
 	tr := &trackedReader{r: r}
 	info, err := b.put(ctx, key, tr, size)
-	if err != nil && tr.err != nil {
+	if tr.err != nil {
 		return Info{}, fmt.Errorf("put %s: %w", key, tr.err) // the reader's failure, not the bucket's
 	}
 	return info, err
@@ -183,17 +183,22 @@ func (b *Bucket) put(ctx context.Context, key string, r io.Reader, size int64) (
 	return Info{Key: key, Size: up.Size, ETag: strings.Trim(up.ETag, `"`), Modified: up.LastModified}, nil
 }
 
-// trackedReader keeps the error of the caller's reader, which PutObject
-// returns as its own.
+// trackedReader keeps the error of the caller's reader and hands minio-go
+// errReaderFailed instead: minio-go takes io.ErrUnexpectedEOF (what an
+// HTTP request body says when its client hangs up) for the end of the last
+// part, and would complete a truncated upload.
 type trackedReader struct {
 	r   io.Reader
 	err error
 }
 
+var errReaderFailed = errors.New("the reader failed")
+
 func (t *trackedReader) Read(p []byte) (int, error) {
 	n, err := t.r.Read(p)
 	if err != nil && err != io.EOF {
 		t.err = err
+		return n, errReaderFailed
 	}
 	return n, err
 }

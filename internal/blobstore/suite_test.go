@@ -58,6 +58,11 @@ func forEachKind(t *testing.T, test func(t *testing.T, s blobstore.Store)) {
 	}
 }
 
+// failing fails as an HTTP body does when its client hangs up.
+type failing struct{}
+
+func (failing) Read([]byte) (int, error) { return 0, io.ErrUnexpectedEOF }
+
 func put(t *testing.T, s blobstore.Store, key, content string) blobstore.Info {
 	t.Helper()
 	info, err := s.Put(context.Background(), key, strings.NewReader(content), int64(len(content)))
@@ -131,6 +136,20 @@ func TestPutOpenStatReplace(t *testing.T) {
 			if _, err := s.Open(ctx, bad, true); !errors.Is(err, blobstore.ErrBadKey) {
 				t.Errorf("open %q: %v", bad, err)
 			}
+		}
+		// A reader that fails midway (a client hanging up: its body says
+		// io.ErrUnexpectedEOF) writes nothing, and leaves the old file.
+		if _, err := s.Put(ctx, key, io.MultiReader(strings.NewReader("truncated"), failing{}), -1); !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Fatalf("put from a failing reader: %v", err)
+		}
+		if _, err := s.Put(ctx, "ab/new.jpg", io.MultiReader(strings.NewReader("truncated"), failing{}), -1); !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Fatalf("put from a failing reader: %v", err)
+		}
+		if got := read(t, s, key, true); got != "second, longer version" {
+			t.Fatalf("after a failed put: %q", got)
+		}
+		if _, err := s.Stat(ctx, "ab/new.jpg"); !errors.Is(err, blobstore.ErrNotFound) {
+			t.Fatalf("a failed put left a file: %v", err)
 		}
 		// An empty file is a file.
 		put(t, s, "ab/empty", "")
