@@ -1,6 +1,7 @@
 package blobstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -58,6 +59,7 @@ type conn struct {
 // probing an index), doubling to the largest while a reader goes on.
 const (
 	partSize    = 16 << 20
+	smallPut    = 1 << 20
 	firstWindow = 256 << 10
 	maxWindow   = 16 << 20
 )
@@ -165,7 +167,23 @@ func IsRefusal(err error) bool {
 // partSize (one buffer of that size).
 func (b *Bucket) Put(ctx context.Context, key string, r io.Reader, size int64) (Info, error) {
 	tr := &trackedReader{r: r}
-	info, err := b.put(ctx, key, tr, size)
+	var body io.Reader = tr
+	if size < 0 {
+		// minio-go uploads a body of unknown length as a multipart upload
+		// (three requests) through a buffer of a whole part: a body that
+		// ends within smallPut goes in one PUT instead.
+		head := make([]byte, smallPut)
+		n, err := io.ReadFull(tr, head)
+		switch {
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			body, size = bytes.NewReader(head[:n]), int64(n)
+		case err != nil:
+			return Info{}, fmt.Errorf("put %s: %w", key, tr.err)
+		default:
+			body = io.MultiReader(bytes.NewReader(head), tr)
+		}
+	}
+	info, err := b.put(ctx, key, body, size)
 	if tr.err != nil {
 		return Info{}, fmt.Errorf("put %s: %w", key, tr.err) // the reader's failure, not the bucket's
 	}
