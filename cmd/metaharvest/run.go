@@ -144,7 +144,7 @@ func run(ctx context.Context, role string, cfg config.Config, logger *slog.Logge
 		// The web UI: the api hands it the paths it owns (/, /items/...).
 		ui, err := web.New(web.Deps{DB: db, Search: engine, Logger: logger, Sessions: srv.SessionTokens(),
 			SignIn: srv.SignIn, SessionTTL: cfg.TokenTTL,
-			SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://")})
+			SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://"), ArtifactOrigins: files.BrowserOrigins})
 		if err != nil {
 			return err
 		}

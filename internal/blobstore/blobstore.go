@@ -118,6 +118,10 @@ type Files struct {
 	// URLTTL is the validity of artifact URLs handed to browsers; 0 when
 	// artifacts are streamed by the api (Artifacts.BrowserURL then fails).
 	URLTTL time.Duration
+	// BrowserOrigins are the origins those URLs may have (the endpoint's,
+	// and the bucket's own host when addressed by name), which pages
+	// showing artifacts must allow; nil when artifacts are streamed.
+	BrowserOrigins []string
 }
 
 // Local is the default: both trees in dataDir, artifacts under
@@ -141,6 +145,23 @@ func Open(cfg config.Config) (*Files, error) {
 	f := &Files{Artifacts: root.Sub("artifacts/"), Uploads: root.Sub("uploadstore/")}
 	if b.BrowserEndpoint != "" {
 		f.URLTTL = b.URLTTL
+		host, secure, err := b.BrowserHostPort()
+		if err != nil {
+			return nil, fmt.Errorf("DATA_BUCKET_BROWSER_ENDPOINT %w", err)
+		}
+		scheme := "http://"
+		if secure {
+			scheme = "https://"
+		}
+		// Path-style URLs name the endpoint's host; the others the
+		// bucket's (which the client picks for some hosts when the style
+		// is not set).
+		if b.PathStyle != "false" {
+			f.BrowserOrigins = append(f.BrowserOrigins, scheme+host)
+		}
+		if b.PathStyle != "true" {
+			f.BrowserOrigins = append(f.BrowserOrigins, scheme+b.Name+"."+host)
+		}
 	}
 	return f, nil
 }

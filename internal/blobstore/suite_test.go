@@ -495,3 +495,25 @@ func TestBucketUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The origins of browser URLs, which pages must allow: the endpoint's for
+// path-style addressing, the bucket's host for virtual-host style, both
+// when the client chooses; none when artifacts are streamed.
+func TestFilesBrowserOrigins(t *testing.T) {
+	t.Parallel()
+	for style, want := range map[string]string{"true": "https://s3.example:9000", "false": "https://files.s3.example:9000",
+		"": "https://s3.example:9000 https://files.s3.example:9000"} {
+		f, err := blobstore.Open(config.Config{DataBucket: config.DataBucket{Endpoint: "http://10.0.0.5:9000", Name: "files",
+			PathStyle: style, BrowserEndpoint: "https://s3.example:9000", URLTTL: time.Minute}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(f.BrowserOrigins, " "); got != want || f.URLTTL != time.Minute {
+			t.Errorf("path style %q: origins %q, want %q", style, got, want)
+		}
+	}
+	f, err := blobstore.Open(config.Config{DataBucket: config.DataBucket{Endpoint: "http://10.0.0.5:9000", Name: "files"}})
+	if err != nil || f.BrowserOrigins != nil || f.URLTTL != 0 {
+		t.Fatalf("streamed: %+v %v", f, err)
+	}
+}
