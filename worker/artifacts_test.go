@@ -123,12 +123,19 @@ func TestArtifactsPublishedAndReplaced(t *testing.T) {
 				t.Fatalf("stored %q", b)
 			}
 
-			// Round 2: new files; round 1's are removed once the rows are.
+			// Round 2: new files; round 1's are removed once the rows are
+			// (just after the batch commits).
 			round.Store(2)
 			f.waitJob(f.harvest(jobs.Spec{ItemID: item.ID, Extractors: []string{"frames"}, Force: true}), 30*time.Second)
 			want = prefix + "frames/r2-0.jpg " + prefix + "frames/r2-1.jpg"
-			if got := strings.Join(keys(), " "); got != want {
-				t.Fatalf("round 2 stored %s, want %s", got, want)
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				got := strings.Join(keys(), " ")
+				if got == want {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("round 2 stored %s, want %s", got, want)
+				}
 			}
 			if kind == blobstore.KindBucket {
 				if _, err := os.Stat(filepath.Join(f.deps.Config.DataDir, "artifacts")); !errors.Is(err, os.ErrNotExist) {
