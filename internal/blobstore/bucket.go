@@ -257,7 +257,7 @@ func (b *Bucket) Open(ctx context.Context, key string, whole bool) (Object, erro
 		return nil, b.fail(ctx, "open", key, err)
 	}
 	o.info = objectInfo(key, oi)
-	o.body = body
+	o.body, o.bodyEnd = body, o.info.Size
 	return o, nil
 }
 
@@ -477,10 +477,11 @@ type bucketObject struct {
 	ctx    context.Context
 	b      *Bucket
 	info   Info
-	off    int64         // where the next Read reads
-	body   io.ReadCloser // the response being read, at bodyAt; nil: none
-	bodyAt int64
-	window int64
+	off     int64         // where the next Read reads
+	body    io.ReadCloser // the response being read, at bodyAt; nil: none
+	bodyAt  int64
+	bodyEnd int64 // where the response's bytes end
+	window  int64
 }
 
 func (o *bucketObject) Info() Info { return o.info }
@@ -502,12 +503,22 @@ func (o *bucketObject) Read(p []byte) (int, error) {
 		if err != nil {
 			return 0, o.b.fail(o.ctx, "read", o.info.Key, err)
 		}
-		o.body, o.bodyAt = body, o.off
+		o.body, o.bodyAt, o.bodyEnd = body, o.off, end+1
 		o.window = min(2*o.window, maxWindow)
 	}
 	n, err := o.body.Read(p)
 	o.off += int64(n)
 	o.bodyAt += int64(n)
+	if err == nil && o.bodyAt >= o.bodyEnd {
+		// Every byte is in: reading the end of the response hands its
+		// connection back for the next request (a reader such as
+		// http.ServeContent stops at the size and never sees io.EOF, and
+		// a response closed before its end costs its connection).
+		var one [1]byte
+		if m, _ := o.body.Read(one[:]); m == 0 {
+			err = io.EOF
+		}
+	}
 	if err == io.EOF {
 		o.body.Close()
 		o.body = nil
