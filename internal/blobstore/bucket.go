@@ -474,9 +474,9 @@ func ptr[T any](v T) *T { return &v }
 // bucketObject reads an object by windows pinned to the ETag it was
 // opened with: a reader never mixes two versions.
 type bucketObject struct {
-	ctx    context.Context
-	b      *Bucket
-	info   Info
+	ctx     context.Context
+	b       *Bucket
+	info    Info
 	off     int64         // where the next Read reads
 	body    io.ReadCloser // the response being read, at bodyAt; nil: none
 	bodyAt  int64
