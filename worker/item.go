@@ -29,7 +29,7 @@ type harvested struct {
 	download *models.Activity
 	took     time.Duration
 	artDir   string // the item's artifact paths start with it (artifact store keys)
-	work     string // temporary directory of its artifacts until published; "" once gone
+	work     string // temporary directory of its artifacts until publish removes it; "" when none
 	note     string // why nothing ran
 	gone     bool   // the file no longer exists
 	fail     string // the item could not be harvested at all
