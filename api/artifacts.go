@@ -1,27 +1,21 @@
 package api
 
 import (
+	"context"
 	"errors"
-	"fmt"
-	"io/fs"
 	"log/slog"
 	"mime"
 	"net/http"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
-	"syscall"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/blobstore"
 	"github.com/metaharvest/metaharvest/internal/store"
 )
-
-// artifactsDir is DATA_DIR/artifacts, where extractors store thumbnails and
-// frames under the path recorded in the artifacts table.
-func (s *Server) artifactsDir() string { return filepath.Join(s.Config.DataDir, "artifacts") }
 
 // artifactTypes fixes the content types of the artifacts extractors write,
 // so they do not depend on the host's mime.types; other extensions fall back
@@ -39,14 +33,6 @@ var artifactTypes = map[string]string{
 // without asking. Artifact paths are stable and their content changes only
 // when the item is harvested again; after a day the ETag makes asking cheap.
 const artifactCacheControl = "private, max-age=86400"
-
-// artifactETag is a strong validator of the file's content as written: its
-// size and modification time (an extractor rewrites the whole file). A
-// strong one, so that a player resuming a preview with If-Range gets the
-// rest of the same file or the whole new one.
-func artifactETag(fi fs.FileInfo) string {
-	return fmt.Sprintf(`"%x-%x"`, fi.Size(), fi.ModTime().UnixNano())
-}
 
 // contentWriter is handed to http.ServeContent in place of the response:
 // the statuses it answers with a plain-text body (416 for a range outside
@@ -103,18 +89,13 @@ func artifactPathProblem(p string) string {
 	return ""
 }
 
-// fileMissing reports errors meaning "no such regular file here", including
-// os.Root's refusal to follow a symlink out of the artifacts directory (the
-// os package does not export that error; its text is what users see).
-func fileMissing(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) ||
-		errors.Is(err, syscall.ELOOP) || strings.Contains(err.Error(), "path escapes from parent")
-}
-
-// serveArtifact serves an artifact file with the access rules of its item.
-// The path must be a row of the artifacts table (of a live item) and is
-// opened through an os.Root on the artifacts directory, so neither a crafted
-// URL nor a symlink planted under DATA_DIR reaches another file.
+// serveArtifact serves an artifact with the access rules of its item. The
+// path must be a row of the artifacts table (of a live item); it is read
+// from the artifact store (whose directory kind reads through an os.Root,
+// so that neither a crafted URL nor a symlink planted under DATA_DIR
+// reaches another file), or, when browsers reach the store's bucket
+// (DATA_BUCKET_BROWSER_ENDPOINT), the caller is sent to a short-lived
+// presigned URL of it. Visibility is checked before either.
 func (s *Server) serveArtifact(c *gin.Context) error {
 	p := strings.TrimPrefix(c.Param("path"), "/")
 	if problem := artifactPathProblem(p); problem != "" {
@@ -132,29 +113,38 @@ func (s *Server) serveArtifact(c *gin.Context) error {
 	if err := s.checkVisible(c, owner.LocationID, owner.ContainerID); err != nil {
 		return err
 	}
-	root, err := os.OpenRoot(s.artifactsDir())
-	if err != nil {
-		if fileMissing(err) {
+	ctx := c.Request.Context()
+	if ttl := s.Files.URLTTL; ttl > 0 {
+		u, err := s.Files.Artifacts.BrowserURL(ctx, p, ttl, artifactType(p))
+		switch {
+		case err == nil:
+			// The URL expires: neither the redirect nor its target is
+			// kept by the browser beyond it.
+			c.Header("Cache-Control", "private, no-store")
+			c.Header("Location", u)
+			c.Status(http.StatusFound)
+			return nil
+		case errors.Is(err, blobstore.ErrBadKey):
 			return apperr.NotFound("artifact", p)
+		case !errors.Is(err, blobstore.ErrNoBrowserURL):
+			return s.fileStoreUnavailable(c, "artifact store", err)
 		}
-		return err
 	}
-	defer root.Close()
-	f, err := root.Open(p)
-	if err != nil {
-		if fileMissing(err) {
-			return apperr.NotFound("artifact", p)
-		}
+	// A plain GET gets the bytes in the same round trip as their
+	// description; a range or a conditional request first asks only for
+	// the description (a 304 sends no bytes, a range only its own).
+	whole := c.GetHeader("Range") == "" && c.GetHeader("If-None-Match") == "" && c.GetHeader("If-Modified-Since") == ""
+	f, err := s.Files.Artifacts.Open(ctx, p, whole)
+	switch {
+	case errors.Is(err, blobstore.ErrNotFound), errors.Is(err, blobstore.ErrBadKey):
+		return apperr.NotFound("artifact", p)
+	case errors.Is(err, blobstore.ErrUnavailable):
+		return s.fileStoreUnavailable(c, "artifact store", err)
+	case err != nil:
 		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return apperr.NotFound("artifact", p)
-	}
+	info := f.Info()
 	h := c.Writer.Header()
 	h.Set("Content-Type", artifactType(p))
 	// Artifacts are files extractors made from user content: never let a
@@ -162,18 +152,21 @@ func (s *Server) serveArtifact(c *gin.Context) error {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
 	h.Set("Cache-Control", artifactCacheControl)
-	h.Set("ETag", artifactETag(fi))
+	// A strong validator of the content as written (a directory: size and
+	// time; a bucket: its ETag), so that a player resuming a preview with
+	// If-Range gets the rest of the same file or the whole new one.
+	h.Set("ETag", contentETag(info.ETag))
 	// ServeContent answers conditional requests (304 to If-None-Match and
 	// If-Modified-Since) and byte ranges (206, one range or several as
 	// multipart/byteranges), which players need to seek in a preview.
 	w := &contentWriter{ResponseWriter: c.Writer}
-	http.ServeContent(w, c.Request, "", fi.ModTime(), f)
+	http.ServeContent(w, c.Request, "", info.Modified, f)
 	switch w.refused {
 	case 0:
 		return nil
 	case http.StatusRequestedRangeNotSatisfiable:
 		h.Del("Content-Type") // ServeContent's text/plain; Content-Range "bytes */<size>" stays
-		return apperr.New(apperr.CodeRangeNotSatisfiable, "the requested range is not within the artifact's %d bytes", fi.Size())
+		return apperr.New(apperr.CodeRangeNotSatisfiable, "the requested range is not within the artifact's %d bytes", info.Size)
 	case http.StatusPreconditionFailed:
 		h.Del("Content-Type")
 		return apperr.New(apperr.CodePreconditionFailed, "the artifact does not match the request's preconditions")
@@ -183,27 +176,32 @@ func (s *Server) serveArtifact(c *gin.Context) error {
 	}
 }
 
+// fileStoreUnavailable is the answer when the store of the platform's own
+// files (artifacts, uploads) does not answer: 502, without its error text
+// (which names hosts and buckets); the log keeps it.
+func (s *Server) fileStoreUnavailable(c *gin.Context, what string, err error) error {
+	s.Logger.WarnContext(c.Request.Context(), what+" did not answer", slog.String("request_id", requestIDOf(c)),
+		slog.String("error", err.Error()))
+	return apperr.New(apperr.CodeFileStoreUnavailable, "the %s did not answer; try again later", what)
+}
+
 // removeArtifactFiles removes artifact files whose rows are gone. Failures
-// are logged, not returned: the rows are deleted already, and a file without
-// a row is never served. Parent directories are left in place, since a
-// worker may be writing a new artifact into the same directory.
+// are logged, not returned: the rows are deleted already, a file without a
+// row is never served, and the worker's sweep removes it later. The
+// removal outlives the request (a client that hangs up must not leave the
+// files).
 func (s *Server) removeArtifactFiles(c *gin.Context, paths []string) {
 	if len(paths) == 0 {
 		return
 	}
-	root, err := os.OpenRoot(s.artifactsDir())
-	if err != nil {
-		if !fileMissing(err) {
-			s.Logger.WarnContext(c.Request.Context(), "remove artifacts: open directory", slog.String("request_id", requestIDOf(c)),
-				slog.String("error", err.Error()))
-		}
-		return
-	}
-	defer root.Close()
-	for _, p := range paths {
-		if err := root.Remove(p); err != nil && !fileMissing(err) {
-			s.Logger.WarnContext(c.Request.Context(), "remove artifact file", slog.String("request_id", requestIDOf(c)),
-				slog.String("path", p), slog.String("error", err.Error()))
-		}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request.Context()), removeArtifactsTimeout)
+	defer cancel()
+	if err := s.Files.Artifacts.Remove(ctx, paths); err != nil {
+		s.Logger.WarnContext(ctx, "remove artifact files; the sweep will", slog.String("request_id", requestIDOf(c)),
+			slog.Int("files", len(paths)), slog.String("error", err.Error()))
 	}
 }
+
+// removeArtifactsTimeout bounds the removal of a deleted item's or
+// location's files.
+const removeArtifactsTimeout = time.Minute

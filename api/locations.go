@@ -110,7 +110,9 @@ func parseLocationConfig(raw map[string]json.RawMessage, problems map[string]str
 	return out
 }
 
-func (s *Server) storageEnv() storage.Env { return storage.Env{DataDir: s.Config.DataDir} }
+func (s *Server) storageEnv() storage.Env {
+	return storage.Env{DataDir: s.Config.DataDir, UploadBucket: s.Files.Uploads}
+}
 
 // storedConfig decodes a location's config column (always a JSON object of
 // strings: only this file writes it).

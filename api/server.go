@@ -13,6 +13,7 @@ import (
 	"github.com/metaharvest/metaharvest/api/logoprovider"
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/internal/auth"
+	"github.com/metaharvest/metaharvest/internal/blobstore"
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/internal/metrics"
@@ -35,6 +36,9 @@ type Deps struct {
 	Search search.Engine
 	// Metrics records every request (nil: nothing is recorded).
 	Metrics *metrics.Recorder
+	// Files are the artifact store and the upload store's bucket;
+	// DATA_DIR's when nil.
+	Files *blobstore.Files
 }
 
 // Server serves the HTTP interface.
@@ -74,6 +78,9 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	}
 	if d.Extractors == nil {
 		d.Extractors = extractors.Default
+	}
+	if d.Files == nil {
+		d.Files = blobstore.Local(d.Config.DataDir)
 	}
 	s := &Server{
 		Deps:    d,

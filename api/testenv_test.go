@@ -18,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/internal/blobstore"
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/metrics"
 	"github.com/metaharvest/metaharvest/internal/queue"
@@ -71,7 +72,13 @@ func newEnv(t *testing.T, tweak ...func(*config.Config)) *env {
 	t.Cleanup(func() { qc.Close() })
 	sqlDB, _ := db.DB()
 	rec := metrics.NewRecorder(metrics.RecorderConfig{Redis: rdb, Namespace: cfg.RedisNamespace, Role: "api", DB: sqlDB})
-	srv, err := New(context.Background(), Deps{Config: cfg, DB: db, Redis: rdb, Queue: qc, Metrics: rec})
+	// The artifact store and upload bucket of the configuration, as main
+	// opens them: DATA_DIR's unless a test sets DATA_BUCKET.
+	files, err := blobstore.Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(context.Background(), Deps{Config: cfg, DB: db, Redis: rdb, Queue: qc, Metrics: rec, Files: files})
 	if err != nil {
 		t.Fatal(err)
 	}

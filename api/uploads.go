@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/internal/blobstore"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
@@ -155,20 +156,30 @@ func (s *Server) uploadFile(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	uploads, err := storage.OpenUploadStore(s.storageEnv())
+	uploads, err := storage.OpenUploads(s.storageEnv())
 	if err != nil {
 		return err
 	}
-	created := missingDirs(uploads.Dir(), container+"/"+itemPath)
+	// A local store keeps no directories a failed upload made (a bucket
+	// has none).
+	var created []string
+	local, isLocal := uploads.(*storage.UploadStore)
+	if isLocal {
+		created = missingDirs(local.Dir(), container+"/"+itemPath)
+	}
 	ctx := c.Request.Context()
 	_, entry, err := uploads.Write(ctx, rel, body, s.Config.UploadLimitBytes)
 	if err != nil {
-		removeEmptyDirs(uploads.Dir(), created)
+		if isLocal {
+			removeEmptyDirs(local.Dir(), created)
+		}
 		switch {
 		case errors.Is(err, storage.ErrTooLarge):
 			return apperr.TooLarge("the upload is larger than the limit of %d bytes", s.Config.UploadLimitBytes)
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			return apperr.BadRequest(apperr.CodeIncompleteBody, "the request body ended before its announced length")
+		case errors.Is(err, blobstore.ErrUnavailable):
+			return s.fileStoreUnavailable(c, "upload store", err)
 		}
 		return storageError(err, rel)
 	}
@@ -206,11 +217,14 @@ func (s *Server) deleteUpload(c *gin.Context) error {
 	if err := s.checkUploadVisible(c, ctrID); err != nil {
 		return err
 	}
-	uploads, err := storage.OpenUploadStore(s.storageEnv())
+	uploads, err := storage.OpenUploads(s.storageEnv())
 	if err != nil {
 		return err
 	}
 	if _, _, err := uploads.Remove(c.Request.Context(), rel); err != nil {
+		if errors.Is(err, blobstore.ErrUnavailable) {
+			return s.fileStoreUnavailable(c, "upload store", err)
+		}
 		return storageError(err, rel)
 	}
 	if err := s.softDeleteItem(c, itemID); err != nil {

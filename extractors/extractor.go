@@ -161,9 +161,11 @@ type Input struct {
 	// a transfer of the whole object. Errors are Transient.
 	Stream func(ctx context.Context, limit int64) (io.ReadCloser, error)
 	// ArtifactDir is where the extractor may write artifacts (thumbnails,
-	// frames): the item's artifact directory as given to Run, plus the
-	// extractor's name, so that a harvest running some extractors again
-	// replaces their artifacts and keeps the others'. It may not exist yet:
+	// frames): the item's artifact directory as given to Run (the worker's
+	// temporary directory of this harvest of the item, whose listed files
+	// it publishes to the artifact store afterwards), plus the extractor's
+	// name, so that a harvest running some extractors again replaces their
+	// artifacts and keeps the others'. It may not exist yet:
 	// an extractor that writes artifacts creates it with os.MkdirAll first
 	// (most items produce none, and a directory per item is a measurable cost
 	// on folders of small files). The caller owns its lifetime.

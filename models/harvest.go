@@ -106,7 +106,8 @@ func (it Item) Runs() map[string]ExtractorRun {
 }
 
 // Artifact is a file an extractor produced for an item (thumbnail, frame),
-// stored under DATA_DIR/artifacts/<path>.
+// stored in the artifact store (DATA_DIR/artifacts or the DATA_BUCKET
+// bucket) under its path.
 type Artifact struct {
 	ItemID    string `gorm:"primaryKey"`
 	Path      string `gorm:"primaryKey"`

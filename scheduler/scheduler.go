@@ -83,6 +83,10 @@ func (s *Scheduler) round(stop context.Context) {
 	if err := jobs.KickIndex(ctx, s.d.Queue, s.starter.Names); err != nil {
 		s.d.Logger.Warn("kick search index", slog.String("error", err.Error()))
 	}
+	// The artifact store's sweep for orphans, once a day.
+	if err := jobs.StartSweep(ctx, s.d.Queue, s.starter.Names, time.Now()); err != nil {
+		s.d.Logger.Warn("start the artifact sweep", slog.String("error", err.Error()))
+	}
 	if n, err := s.RepairStalled(ctx, time.Now()); err != nil {
 		s.d.Logger.Error("repair stalled harvests", slog.String("error", err.Error()))
 	} else if n > 0 {

@@ -6,7 +6,9 @@
 //   - "filesystem": config.path is an absolute directory; each immediate,
 //     visible, real sub-directory is a container.
 //   - "uploadstore": the deployment's built-in store under
-//     <DATA_DIR>/uploadstore, listed the same way, written by UploadStore.
+//     <DATA_DIR>/uploadstore, listed the same way, written by UploadStore;
+//     or, beyond one host, under the uploadstore/ prefix of the DATA_BUCKET
+//     bucket (BucketUploads), listed alike and read by ranges as s3 is.
 //   - "s3": any S3-compatible server through minio-go; buckets (or the one
 //     configured bucket) are containers, keys under config.prefix are items.
 //

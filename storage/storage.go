@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/metaharvest/metaharvest/internal/blobstore"
 )
 
 // Kind names, as stored in a location's "kind" column and accepted by Open.
@@ -91,8 +93,12 @@ type Location interface {
 
 // Env is what the deployment provides to location kinds.
 type Env struct {
-	// DataDir is DATA_DIR; the upload store lives in DataDir/uploadstore.
+	// DataDir is DATA_DIR; the upload store lives in DataDir/uploadstore
+	// unless UploadBucket is set.
 	DataDir string
+	// UploadBucket holds the upload store instead (DATA_BUCKET: api and
+	// workers on several hosts); nil: DataDir.
+	UploadBucket *blobstore.Bucket
 }
 
 // ConfigField describes one configuration key of a kind, as served by
@@ -174,7 +180,7 @@ func Open(kind string, config map[string]string, env Env) (Location, error) {
 	case KindFilesystem:
 		return openFilesystem(config)
 	case KindUploadStore:
-		return OpenUploadStore(env)
+		return OpenUploads(env)
 	case KindS3:
 		return openS3(config)
 	}

@@ -38,6 +38,11 @@ type Deps struct {
 	SessionTTL time.Duration
 	// SecureCookies marks the cookie Secure (HTTPS deployments).
 	SecureCookies bool
+	// ArtifactOrigins are the origins besides the platform's that serve
+	// artifacts to browsers (the bucket's, when the api redirects artifact
+	// requests to presigned URLs of it): pages allow their images and
+	// media. Empty: artifacts come from the platform.
+	ArtifactOrigins []string
 }
 
 // UI serves the pages and assets; it is an http.Handler.
@@ -51,6 +56,8 @@ type UI struct {
 	// catalogue is the search engine's fixed item catalogue (base fields
 	// and the fields the extractors declare): the facets offered.
 	catalogue map[string]search.Kind
+	// csp is the pages' Content-Security-Policy (pageCSP).
+	csp string
 }
 
 // Route is one page route and the scope it needs (ScopePublic: none).
@@ -76,7 +83,8 @@ func New(d Deps) (*UI, error) {
 	if d.SessionTTL <= 0 {
 		d.SessionTTL = 12 * time.Hour
 	}
-	u := &UI{Deps: d, mux: http.NewServeMux(), owned: http.NewServeMux(), catalogue: search.BaseFields(search.ScopeItems)}
+	u := &UI{Deps: d, mux: http.NewServeMux(), owned: http.NewServeMux(), catalogue: search.BaseFields(search.ScopeItems),
+		csp: pageCSP(d.ArtifactOrigins)}
 	var err error
 	if u.assets, err = loadAssets(); err != nil {
 		return nil, err
@@ -135,7 +143,7 @@ func (u *UI) Owns(path string) bool {
 }
 
 func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	securityHeaders(w.Header())
+	securityHeaders(w.Header(), u.csp)
 	u.mux.ServeHTTP(w, r)
 }
 
@@ -145,7 +153,16 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 const csp = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self'; " +
 	"object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-func securityHeaders(h http.Header) {
+// pageCSP is csp with images and media also allowed from origins.
+func pageCSP(origins []string) string {
+	if len(origins) == 0 {
+		return csp
+	}
+	o := " " + strings.Join(origins, " ")
+	return strings.NewReplacer("img-src 'self' data:;", "img-src 'self' data:"+o+";", "media-src 'self';", "media-src 'self'"+o+";").Replace(csp)
+}
+
+func securityHeaders(h http.Header, csp string) {
 	h.Set("Content-Security-Policy", csp)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")

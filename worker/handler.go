@@ -14,6 +14,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/internal/blobstore"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/internal/store"
@@ -44,8 +45,11 @@ func NewHandler(d Deps) *Handler {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
+	if d.Files == nil {
+		d.Files = blobstore.Local(d.Config.DataDir)
+	}
 	return &Handler{Deps: d, names: queue.Names{Namespace: d.Config.RedisNamespace},
-		env: storage.Env{DataDir: d.Config.DataDir}, pageSize: WalkPageSize}
+		env: storage.Env{DataDir: d.Config.DataDir, UploadBucket: d.Files.Uploads}, pageSize: WalkPageSize}
 }
 
 // errPermanent marks failures that retrying cannot fix.

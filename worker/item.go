@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -29,7 +28,8 @@ type harvested struct {
 	outcomes []extractors.Outcome // nil when nothing ran
 	download *models.Activity
 	took     time.Duration
-	artDir   string // artifact directory, relative to DATA_DIR/artifacts
+	artDir   string // the item's artifact paths start with it (artifact store keys)
+	work     string // temporary directory of its artifacts until publish removes it; "" when none
 	note     string // why nothing ran
 	gone     bool   // the file no longer exists
 	fail     string // the item could not be harvested at all
@@ -131,12 +131,26 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 		inFlight = h.Config.RemoteConcurrency
 	}
 	sem := make(chan struct{}, max(1, inFlight))
+	// An item's artifacts are published while the next items' extractors
+	// run: as many items wait for it or are published as are harvested
+	// at most, which bounds the temporary files of a task.
+	publishing := make(chan struct{}, max(1, inFlight))
 	for i := range todo {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
-			defer func() { <-sem; wg.Done() }()
-			out[i], errs[i] = h.harvestOne(ctx, src, t, todo[i])
+			defer wg.Done()
+			hv, err := h.harvestOne(ctx, src, t, todo[i])
+			publishing <- struct{}{}
+			<-sem
+			if err == nil && hv != nil {
+				err = h.publish(ctx, hv)
+			}
+			<-publishing
+			if err != nil {
+				hv = nil
+			}
+			out[i], errs[i] = hv, err
 			if out[i] != nil {
 				out[i].newFile = newFile[todo[i].ID]
 			}
@@ -231,30 +245,25 @@ func (h *Handler) harvestOne(ctx context.Context, src *source, t *target, item m
 			return nil, err
 		}
 	}
-	hv.artDir = filepath.ToSlash(filepath.Join(item.ID[:2], item.ID))
-	artifactDir := filepath.Join(h.Config.DataDir, "artifacts", hv.artDir)
-	// Each extractor writes below artifactDir/<its name>. The extractors
-	// about to run start from clean directories (a re-delivered task, a
-	// harvest again); the others' artifacts stay. Most items have none:
-	// one stat.
-	if _, err := os.Lstat(artifactDir); err == nil {
-		for _, name := range names {
-			if err := os.RemoveAll(filepath.Join(artifactDir, name)); err != nil {
-				return nil, fmt.Errorf("clean artifacts: %w", err)
-			}
-		}
-	}
+	// Each extractor writes below work/<its name>, a directory of this
+	// harvest of the item, published by publish (artifacts.go): the
+	// extractors about to run start from nothing, and the artifacts the
+	// others made before stay in the store.
+	hv.artDir = item.ID[:2] + "/" + item.ID
+	hv.work = h.workDir()
 	in := &extractors.Input{ItemID: item.ID, Name: item.Name, Path: f.path, Size: f.entry.Size,
-		Content: f.content, Stream: f.stream, ArtifactDir: artifactDir, Siblings: f.siblings}
+		Content: f.content, Stream: f.stream, ArtifactDir: hv.work, Siblings: f.siblings}
 	hv.outcomes = extractors.Run(ctx, h.Extractors, names, in, h.Config.ExtractorTimeout)
 	if f.download != nil {
 		hv.download = f.download()
 	}
 	if ctx.Err() != nil {
+		os.RemoveAll(hv.work)
 		return nil, ctx.Err() // the task was cancelled or timed out as a whole
 	}
 	for _, o := range hv.outcomes {
 		if o.Err != nil && extractors.IsTransient(o.Err) && retriesLeft(ctx) {
+			os.RemoveAll(hv.work)
 			return nil, fmt.Errorf("extractor %s on %s: %w", o.Name, item.ID, o.Err)
 		}
 	}

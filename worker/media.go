@@ -158,8 +158,8 @@ func (p *itemExtractors) add(item, extractor string) {
 
 // delete removes what the extractors harvested again had found before in
 // the items of keep: their artifacts, segment parts and extracted captions
-// (uploaded captions stay).
-func (p *itemExtractors) delete(tx *store.DB, keep map[string]bool) error {
+// (uploaded captions stay). It returns the paths of the artifacts removed.
+func (p *itemExtractors) delete(tx *store.DB, keep map[string]bool) ([]string, error) {
 	var it, ex []string
 	for i := range p.item {
 		if keep[p.item[i]] {
@@ -167,7 +167,7 @@ func (p *itemExtractors) delete(tx *store.DB, keep map[string]bool) error {
 		}
 	}
 	if len(it) == 0 {
-		return nil
+		return nil, nil
 	}
 	return store.DeleteExtractorResults(tx, it, ex)
 }

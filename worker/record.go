@@ -137,6 +137,7 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 
 	// What the committed transaction finished, for the metrics.
 	var harvestedItems, failedItems int64
+	var replacedFiles []string // artifacts of earlier harvests, their rows replaced
 	err := h.DB.WithContext(ctx).Transaction(func(tx *store.DB) error {
 		// The activity rows go first: the harvestend rows this call inserts
 		// name the items it finishes, and everything else is written for
@@ -186,7 +187,7 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 			written = freshRows(&cols, inserted, t, newData, media.items())
 		}
 		if len(rerun) > 0 {
-			if err := replaced.delete(tx, fresh); err != nil {
+			if replacedFiles, err = replaced.delete(tx, fresh); err != nil {
 				return err
 			}
 		}
@@ -215,6 +216,13 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 	})
 	if err == nil {
 		h.Metrics.Items(harvestedItems, failedItems)
+		if len(replacedFiles) > 0 {
+			written := make(map[string]bool, len(artifacts))
+			for _, a := range artifacts {
+				written[a.Path] = true
+			}
+			h.dropArtifacts(ctx, replacedFiles, written)
+		}
 	}
 	return err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/internal/blobstore"
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/metrics"
 	"github.com/metaharvest/metaharvest/internal/queue"
@@ -32,6 +33,9 @@ type Deps struct {
 	Extractors *extractors.Registry // extractors.Default when nil
 	Search     search.Engine        // nil: nothing is indexed (tests of harvesting alone)
 	Metrics    *metrics.Recorder    // nil: nothing is measured
+	// Files are the artifact store and the upload store's bucket;
+	// DATA_DIR's when nil.
+	Files *blobstore.Files
 	// Now is the worker's clock for what it records (activity times, job
 	// updates, the reaper's leases); time.Now when nil. Durations it
 	// measures (how long a download or an extractor took) use the
@@ -51,6 +55,7 @@ func Run(ctx context.Context, d Deps) error {
 		debug.SetGCPercent(workerGCPercent)
 	}
 	h := NewHandler(d)
+	cleanWork(d.Config.DataDir, h.Now())
 	if d.Search != nil {
 		// Items marked dirty in the outbox (by the api, by harvests when
 		// the engine cannot index in their transactions) are indexed by
@@ -223,6 +228,7 @@ func (h *Handler) Mux() *asynq.ServeMux {
 	mux.HandleFunc(queue.TypeWalk, h.Walk)
 	mux.HandleFunc(queue.TypeItem, h.Item)
 	mux.HandleFunc(queue.TypeIndex, h.Index)
+	mux.HandleFunc(queue.TypeArtifactSweep, h.SweepArtifacts)
 	return mux
 }
 

@@ -248,14 +248,7 @@ func TestAutoscalerQueriesNameServedSeries(t *testing.T) {
 // docker compose runs Redis durably and gives the roles time to stop.
 func TestComposeRedisIsDurable(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "docker-compose.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var compose map[string]any
-	if err := yaml.Unmarshal(raw, &compose); err != nil {
-		t.Fatal(err)
-	}
+	compose := loadCompose(t)
 	cmd := strings.Join(asStrings(at(compose, "services", "redis", "command")), " ")
 	for _, want := range []string{"--appendonly yes", "--maxmemory-policy noeviction"} {
 		if !strings.Contains(cmd, want) {
@@ -271,6 +264,20 @@ func TestComposeRedisIsDurable(t *testing.T) {
 			t.Errorf("%s has no stop_grace_period", role)
 		}
 	}
+}
+
+// loadCompose reads docker-compose.yml.
+func loadCompose(t *testing.T) map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docker-compose.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var compose map[string]any
+	if err := yaml.Unmarshal(raw, &compose); err != nil {
+		t.Fatal(err)
+	}
+	return compose
 }
 
 func asList(v any) []any {

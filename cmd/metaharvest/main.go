@@ -1,7 +1,7 @@
 // Command metaharvest is the one binary of the platform. Its first argument
 // is the role: api, worker, scheduler, all (the three in one process),
 // migrate, or reindex; or an operator's command: admin (on the database),
-// harvest, search, jobs (clients of a running platform's API).
+// artifacts (the artifact store), harvest, search, jobs (clients of a running platform's API).
 package main
 
 import (
@@ -27,6 +27,8 @@ roles:
   reindex    rebuild the search index from Postgres and exit
   admin      operator commands: bootstrap, reset-password EMAIL
              (metaharvest admin for details)
+  artifacts  the artifact store: migrate (DATA_DIR <-> DATA_BUCKET), sweep
+             (metaharvest artifacts for details)
 
 clients of a running platform (METAHARVEST_URL, METAHARVEST_API_KEY):
   harvest    start a harvest; --wait shows its progress until it ends
@@ -44,7 +46,8 @@ func main() {
 		os.Exit(code)
 	}
 	admin := len(os.Args) >= 2 && os.Args[1] == "admin"
-	if len(os.Args) != 2 && !admin {
+	artifacts := len(os.Args) >= 2 && os.Args[1] == "artifacts"
+	if len(os.Args) != 2 && !admin && !artifacts {
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}
@@ -63,6 +66,17 @@ func main() {
 				os.Exit(2)
 			}
 			fmt.Fprintln(os.Stderr, "metaharvest admin:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if artifacts {
+		if err := runArtifacts(ctx, os.Args[2:], cfg, os.Stdout); err != nil {
+			if errors.Is(err, errArtifactsUsage) {
+				fmt.Fprintln(os.Stderr, artifactsUsage)
+				os.Exit(2)
+			}
+			fmt.Fprintln(os.Stderr, "metaharvest artifacts:", err)
 			os.Exit(1)
 		}
 		return

@@ -123,6 +123,10 @@ func run(ctx context.Context, role string, cfg config.Config, logger *slog.Logge
 		}
 	}()
 
+	files, err := openFiles(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
 	g, ctx := errgroup.WithContext(ctx)
 	if role == "api" || role == "all" {
 		created, err := api.BootstrapAdmin(ctx, db, cfg.AdminEmail, cfg.AdminPassword)
@@ -132,14 +136,15 @@ func run(ctx context.Context, role string, cfg config.Config, logger *slog.Logge
 		if created {
 			logger.Info("bootstrap admin created", slog.String("email", cfg.AdminEmail))
 		}
-		srv, err := api.New(ctx, api.Deps{Config: cfg, DB: db, Redis: rdb, Queue: client, Logger: logger, Search: engine, Metrics: rec})
+		srv, err := api.New(ctx, api.Deps{Config: cfg, DB: db, Redis: rdb, Queue: client, Logger: logger, Search: engine, Metrics: rec,
+			Files: files})
 		if err != nil {
 			return err
 		}
 		// The web UI: the api hands it the paths it owns (/, /items/...).
 		ui, err := web.New(web.Deps{DB: db, Search: engine, Logger: logger, Sessions: srv.SessionTokens(),
 			SignIn: srv.SignIn, SessionTTL: cfg.TokenTTL,
-			SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://")})
+			SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://"), ArtifactOrigins: files.BrowserOrigins})
 		if err != nil {
 			return err
 		}
@@ -150,7 +155,8 @@ func run(ctx context.Context, role string, cfg config.Config, logger *slog.Logge
 		}
 		g.Go(func() error { return serveHTTP(ctx, cfg.HTTPAddr, srv.Handler(), cfg.ShutdownTimeout, logger) })
 	}
-	deps := worker.Deps{Config: cfg, DB: db, Redis: rdb, Queue: client, RedisOpt: redisOpt, Logger: logger, Search: engine, Metrics: rec}
+	deps := worker.Deps{Config: cfg, DB: db, Redis: rdb, Queue: client, RedisOpt: redisOpt, Logger: logger, Search: engine, Metrics: rec,
+		Files: files}
 	if role == "worker" || role == "all" {
 		g.Go(func() error { return worker.Run(ctx, deps) })
 	}

@@ -42,7 +42,7 @@ func main() {
 	scaleN := flag.Int("scale-items", 1_000_000, "items seeded for the scale suite")
 	scaleRounds := flag.Int("scale-rounds", 5, "harvest rounds of the scale suite (0: only its searches)")
 	webN := flag.Int("web-items", 200_000, "items seeded for the web suite")
-	only := flag.String("only", "", "run one suite: harvest, space, scale, search, s3, web, extractors or meili")
+	only := flag.String("only", "", "run one suite: harvest, space, scale, search, s3, artifacts, web, extractors or meili")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -110,6 +110,11 @@ func run(cfg benchConfig) error {
 	}
 	if suite("s3") {
 		if err := benchS3(ctx); err != nil {
+			return err
+		}
+	}
+	if suite("artifacts") {
+		if err := benchArtifacts(ctx); err != nil {
 			return err
 		}
 	}

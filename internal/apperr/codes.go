@@ -55,6 +55,10 @@ const (
 	CodeLocationUnavailable
 	CodeUnavailable
 	CodeNotConfigured
+	// CodeFileStoreUnavailable: the store of the platform's own files (the
+	// artifacts, the upload store: a bucket beyond one host) did not
+	// answer.
+	CodeFileStoreUnavailable
 
 	codeEnd // one past the last code
 )
@@ -111,6 +115,9 @@ var codes = [codeEnd]struct {
 	CodeLocationUnavailable: {"location_unavailable", http.StatusBadGateway},
 	CodeUnavailable:         {"unavailable", http.StatusServiceUnavailable},
 	CodeNotConfigured:       {"not_configured", http.StatusServiceUnavailable},
+	// The artifact store's bucket is away: a gateway's answer, like an
+	// item's location that does not answer.
+	CodeFileStoreUnavailable: {"file_store_unavailable", http.StatusBadGateway},
 }
 
 // String is the code's name, as clients see it.

@@ -102,6 +102,10 @@ type Config struct {
 	// LOGO_BUCKET_PATH_STYLE, as the keys of an s3 location. Empty Name: no
 	// bucket.
 	LogoBucket LogoBucket
+	// DataBucket keeps the platform's own files (artifacts, the upload
+	// store) in an S3-compatible bucket instead of DATA_DIR: see
+	// databucket.go for its DATA_BUCKET_* settings. Empty Name: DATA_DIR.
+	DataBucket DataBucket
 	// JobStallTimeout: an unfinished harvest with no progress for this long
 	// is repaired by the scheduler (its tasks re-enqueued), which covers
 	// tasks lost with a Redis restart (JOB_STALL_TIMEOUT, seconds, default 600).
@@ -233,6 +237,7 @@ func Load(get Getenv) (Config, error) {
 		Env:              get,
 	}
 	c.BaseURL = str("BASE_URL", defaultBaseURL(c.HTTPAddr))
+	c.DataBucket = loadDataBucket(str, integer, &problems)
 
 	if u, err := url.Parse(c.DatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		problems = append(problems, "DATABASE_URL must be a postgres:// URL")

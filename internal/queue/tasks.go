@@ -13,7 +13,17 @@ const (
 	TypeWalk  = "harvest:walk"
 	TypeItem  = "harvest:item"
 	TypeIndex = "search:index"
+	// TypeArtifactSweep removes artifact files no row refers to, a page
+	// range at a time (on the maintenance queue).
+	TypeArtifactSweep = "artifacts:sweep"
 )
+
+// ArtifactSweepPayload is one stretch of a sweep of the artifact store:
+// keys after After. Run names the sweep (its task ids derive from it).
+type ArtifactSweepPayload struct {
+	Run   string `json:"run"`
+	After string `json:"after,omitempty"`
+}
 
 // WalkPayload asks for one page of a container walk. The job row
 // (RequestID) carries the harvest options.

@@ -106,7 +106,7 @@ func CompilationSummaries(db *gorm.DB, v Viewer, compilationIDs []string) (map[s
 // Thumbnail is an item's main picture: the thumbnail artifact (the
 // thumbnailer's first, else another extractor's), else its video sprite.
 type Thumbnail struct {
-	Path          string // under DATA_DIR/artifacts, as the artifacts table has it
+	Path          string // the artifact store's key, as the artifacts table has it
 	Width, Height int
 	Type          string // "image" or "sprite"
 }

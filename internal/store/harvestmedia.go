@@ -68,14 +68,46 @@ ON CONFLICT (id) DO UPDATE SET source = EXCLUDED.source, language = EXCLUDED.lan
 
 // DeleteExtractorResults removes what extractors had found before in
 // items, pairwise (items[i], extractors[i]): their artifacts, segment parts
-// and extracted captions (uploaded captions stay).
-func DeleteExtractorResults(tx *DB, items, extractors []string) error {
-	for _, table := range []string{"artifacts", "segment_parts", "captions"} {
+// and extracted captions (uploaded captions stay). It returns the paths of
+// the artifacts it removed, whose files the caller removes once the
+// transaction commits (those a harvest did not write again).
+func DeleteExtractorResults(tx *DB, items, extractors []string) (artifactPaths []string, err error) {
+	rows, err := tx.Statement.ConnPool.QueryContext(tx.Statement.Context, `DELETE FROM artifacts t USING unnest($1::text[], $2::text[]) AS x(item_id, extractor)
+WHERE t.item_id = x.item_id AND t.extractor = x.extractor RETURNING t.path`, items, extractors)
+	if err != nil {
+		return nil, fmt.Errorf("replace artifacts: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, fmt.Errorf("replace artifacts: %w", err)
+		}
+		artifactPaths = append(artifactPaths, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("replace artifacts: %w", err)
+	}
+	for _, table := range []string{"segment_parts", "captions"} {
 		q := fmt.Sprintf(`DELETE FROM %s t USING unnest($1::text[], $2::text[]) AS x(item_id, extractor)
 WHERE t.item_id = x.item_id AND t.extractor = x.extractor`, table)
 		if _, err := tx.Statement.ConnPool.ExecContext(tx.Statement.Context, q, items, extractors); err != nil {
-			return fmt.Errorf("replace %s: %w", table, err)
+			return nil, fmt.Errorf("replace %s: %w", table, err)
 		}
 	}
-	return nil
+	return artifactPaths, nil
+}
+
+// KnownArtifacts reports which of paths are rows of the artifacts table
+// (of any item, live or deleted): the files the others name are orphans.
+func KnownArtifacts(db *DB, paths []string) (map[string]bool, error) {
+	var found []string
+	if err := db.Raw(`SELECT path FROM artifacts WHERE path = ANY(?)`, models.Strings(paths)).Scan(&found).Error; err != nil {
+		return nil, fmt.Errorf("look up artifacts: %w", err)
+	}
+	out := make(map[string]bool, len(found))
+	for _, p := range found {
+		out[p] = true
+	}
+	return out, nil
 }
