@@ -88,7 +88,7 @@ func TestSetupScriptIsQuietUnlessAStepFails(t *testing.T) {
 	sidecar := 0
 	for _, l := range lines[1:] {
 		switch {
-		case l == "setup: installing the nsfw sidecar (npm ci in deploy/nsfw)":
+		case l == "setup: installing the vision sidecar (npm ci in deploy/vision)":
 			sidecar++
 		case strings.HasPrefix(l, "setup: configuring postgres for harvests"):
 		default:
@@ -96,7 +96,7 @@ func TestSetupScriptIsQuietUnlessAStepFails(t *testing.T) {
 		}
 	}
 	if sidecar != 1 {
-		t.Errorf("stderr, want one line for the nsfw sidecar:\n%s", stderr)
+		t.Errorf("stderr, want one line for the vision sidecar:\n%s", stderr)
 	}
 
 	_, stderr, err = runSetup(t, fakeTools(t, true))
