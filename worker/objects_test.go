@@ -19,7 +19,7 @@ import (
 // frames the model no longer sees it), "person" the video's first moment.
 func TestHarvestObjectsSearchable(t *testing.T) {
 	t.Parallel()
-	reg := extractortest.Registry(t, map[string]string{"VISION_SIDECAR_DIR": visionDir(t)},
+	reg := extractortest.Registry(t, map[string]string{"VISION_SIDECAR_DIR": extractortest.VisionDir(t)},
 		"store", "mime_type", "video_main_frames", "objects")
 	f := newFixture(t, reg)
 	f.copySample("nsfw/testdata/video-001.png", "stage.png")

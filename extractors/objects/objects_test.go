@@ -15,17 +15,9 @@ import (
 	"github.com/metaharvest/metaharvest/extractors/shared/vision"
 )
 
-var sidecarDir = func() string {
-	d, err := filepath.Abs("../../deploy/vision")
-	if err != nil {
-		panic(err)
-	}
-	return d
-}()
-
 func registry(t testing.TB, env map[string]string) *extractors.Registry {
 	t.Helper()
-	all := map[string]string{"VISION_SIDECAR_DIR": sidecarDir}
+	all := map[string]string{"VISION_SIDECAR_DIR": extractortest.VisionDir(t)}
 	for k, v := range env {
 		all[k] = v
 	}
@@ -216,7 +208,7 @@ func TestHostile(t *testing.T) {
 		"truncated.jpg": whole[:len(whole)/3],
 		"empty.jpg":     nil,
 		"text.jpg":      []byte(strings.Repeat("not a picture\n", 100)),
-		"flood.png":     pngHeader(60000, 60000),
+		"flood.png":     extractortest.PNGHeader(60000, 60000),
 	}
 	for name, b := range files {
 		p := filepath.Join(dir, name)
