@@ -140,7 +140,7 @@ func TestSidecarAbsent(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{map[string]string{"NSFW_SIDECAR_DIR": empty}, "not available: set-up failed: vision sidecar not installed at " + empty + " (no server.js)"},
+		{map[string]string{"NSFW_SIDECAR_DIR": empty}, "not available: vision sidecar not installed at " + empty + " (no server.js)"},
 		{map[string]string{"NSFW_SIDECAR_DIR": sidecarDir, "NSFW_NODE": "/nonexistent/node"}, `node program "/nonexistent/node" not found`},
 		{map[string]string{"NSFW_SIDECAR_DIR": sidecarDir, "NSFW_MODEL": "ResNet"}, `not available: setting NSFW_MODEL = "ResNet": want one of MobileNetV2, MobileNetV2Mid, InceptionV3`},
 	} {
