@@ -16,7 +16,7 @@ func TestItemSummaryObjects(t *testing.T) {
 	photo := e.insertItem(locID, "trip", "desk.jpg")
 	e.setMetadata(photo, map[string]any{"objects": map[string]any{"source": "human-centernet", "frames_source": "image",
 		"names": []string{"laptop", "cup"},
-		"tags": []map[string]any{{"name": "laptop", "appearances": 1, "confidence": 0.36}, {"name": "cup", "appearances": 1, "confidence": 0.45}}}})
+		"tags":  []map[string]any{{"name": "laptop", "appearances": 1, "confidence": 0.36}, {"name": "cup", "appearances": 1, "confidence": 0.45}}}})
 	clip := e.insertItem(locID, "trip", "talk.mp4")
 	e.setMetadata(clip, map[string]any{"objects": map[string]any{"source": "human-centernet", "frames_source": "video_main_frames",
 		"tags": []map[string]any{{"name": "person", "appearances": 2, "confidence": 0.61}}}})
