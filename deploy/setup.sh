@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepares a Debian machine for metaharvest: installs the missing packages
 # (Postgres, Redis, media tools, Node.js, and curl and jq for the README's
-# walkthrough) and the npm packages of the nsfw sidecar, starts Postgres
+# walkthrough) and the npm packages of the vision sidecar, starts Postgres
 # and Redis when they are not running, and prints the Postgres admin URL
 # that works here on stdout.
 # Idempotent; needs root for installs. Usage: deploy/setup.sh [--s3]
@@ -81,7 +81,7 @@ missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-# Node.js and npm run the nsfw sidecar (below); Debian's are enough, and a
+# Node.js and npm run the vision sidecar (below); Debian's are enough, and a
 # machine with its own node (another packaging) keeps it.
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   missing+=(nodejs npm)
@@ -96,18 +96,20 @@ if [ ${#missing[@]} -gt 0 ]; then
   quiet as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# The nsfw extractor's sidecar: nsfwjs and TensorFlow.js exactly as
-# deploy/nsfw/package-lock.json says, into deploy/nsfw/node_modules (no
-# install scripts: none of them needs one). Done again only when the lock
-# changed; in the background, while Postgres and Redis start.
-nsfw="$(cd "$(dirname "$0")" && pwd)/nsfw"
-install_nsfw() {
-  log "installing the nsfw sidecar (npm ci in deploy/nsfw)"
-  quiet npm ci --prefix "$nsfw" --omit=dev --ignore-scripts --no-audit --no-fund
-  cp "$nsfw/package-lock.json" "$nsfw/node_modules/.metaharvest-lock"
+# The vision sidecar of nsfw, vendor_faces and objects: nsfwjs, Human and
+# TensorFlow.js exactly as deploy/vision/package-lock.json says, with
+# their models' weights, into deploy/vision/node_modules (no install
+# scripts: none of them needs one). Done again only when the lock changed;
+# in the background, while Postgres and Redis start. Nothing is fetched
+# when it runs.
+vision="$(cd "$(dirname "$0")" && pwd)/vision"
+install_vision() {
+  log "installing the vision sidecar (npm ci in deploy/vision)"
+  quiet npm ci --prefix "$vision" --omit=dev --ignore-scripts --no-audit --no-fund
+  cp "$vision/package-lock.json" "$vision/node_modules/.metaharvest-lock"
 }
-if ! cmp -s "$nsfw/package-lock.json" "$nsfw/node_modules/.metaharvest-lock"; then
-  background install_nsfw
+if ! cmp -s "$vision/package-lock.json" "$vision/node_modules/.metaharvest-lock"; then
+  background install_vision
 fi
 
 # Meilisearch for the tests (internal/testmeili starts it): the upstream

@@ -33,6 +33,10 @@ type Setting struct {
 	Name string
 	// Env is the environment variable that sets it ("TESSERACT_LANGUAGES").
 	Env string
+	// Aliases are former names of Env, read in order when Env is unset or
+	// empty, so that a deployment configured before a rename keeps working
+	// (NSFW_SIDECAR_DIR for VISION_SIDECAR_DIR).
+	Aliases []string
 	// Kind is what its value is.
 	Kind SettingKind
 	// Default applies when the variable is unset or empty.
@@ -215,6 +219,13 @@ func settingsOf(info Info, lookup func(string) (string, bool)) (vals map[string]
 		if lookup != nil {
 			v, ok = lookup(s.Env)
 			v = strings.TrimSpace(v)
+			for _, alias := range s.Aliases {
+				if ok && v != "" {
+					break
+				}
+				v, ok = lookup(alias)
+				v = strings.TrimSpace(v)
+			}
 		}
 		if !ok || v == "" {
 			v = s.Default

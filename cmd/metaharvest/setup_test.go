@@ -40,13 +40,13 @@ func fakeTools(t *testing.T, aptFails bool) string {
 	return dir
 }
 
-// runSetup runs a copy of deploy/setup.sh beside a copy of the nsfw
+// runSetup runs a copy of deploy/setup.sh beside a copy of the vision
 // sidecar's lock file, so that its install goes into a directory of the
 // test's and never into the checkout.
 func runSetup(t *testing.T, tools string) (stdout, stderr string, err error) {
 	t.Helper()
 	deploy := filepath.Join(t.TempDir(), "deploy")
-	for _, f := range []string{"setup.sh", filepath.Join("nsfw", "package-lock.json")} {
+	for _, f := range []string{"setup.sh", filepath.Join("vision", "package-lock.json")} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "deploy", f))
 		if err != nil {
 			t.Fatal(err)
@@ -88,7 +88,7 @@ func TestSetupScriptIsQuietUnlessAStepFails(t *testing.T) {
 	sidecar := 0
 	for _, l := range lines[1:] {
 		switch {
-		case l == "setup: installing the nsfw sidecar (npm ci in deploy/nsfw)":
+		case l == "setup: installing the vision sidecar (npm ci in deploy/vision)":
 			sidecar++
 		case strings.HasPrefix(l, "setup: configuring postgres for harvests"):
 		default:
@@ -96,7 +96,7 @@ func TestSetupScriptIsQuietUnlessAStepFails(t *testing.T) {
 		}
 	}
 	if sidecar != 1 {
-		t.Errorf("stderr, want one line for the nsfw sidecar:\n%s", stderr)
+		t.Errorf("stderr, want one line for the vision sidecar:\n%s", stderr)
 	}
 
 	_, stderr, err = runSetup(t, fakeTools(t, true))

@@ -1,6 +1,7 @@
 package families_test
 
 import (
+	"reflect"
 	"regexp"
 	"slices"
 	"testing"
@@ -15,9 +16,10 @@ import (
 // text, the gms2t of the original clients), and the provider-backed ones
 // whose names the reference omits (its providers' brands): tags
 // (recognition), logos (logo detection, the gmlogos of the original
-// clients), speech_to_text_provider and tokens_provider. nsfw and
+// clients), speech_to_text_provider and tokens_provider; objects (COCO
+// objects offline, the vision sidecar). nsfw and
 // nsfw_provider join them when their family is linked.
-var added = []string{"text", "speech_to_text", "speech_to_text_provider", "tags", "logos", "tokens_provider"}
+var added = []string{"text", "speech_to_text", "speech_to_text_provider", "tags", "logos", "tokens_provider", "objects"}
 
 // base are the base extractors of package extractors: store and mime_type
 // run on every file (Always), hashes on every file asked for. They accept
@@ -106,7 +108,7 @@ func TestEveryLinkedExtractor(t *testing.T) {
 				t.Errorf("%s: %s declared twice", name, s.Env)
 			}
 			own[s.Env] = true
-			if first, seen := settingOf[s.Env]; seen && first != s {
+			if first, seen := settingOf[s.Env]; seen && !reflect.DeepEqual(first, s) {
 				t.Errorf("%s: %s means %+v here and %+v in %s", name, s.Env, s, first, declaredBy[s.Env])
 			} else if !seen {
 				settingOf[s.Env], declaredBy[s.Env] = s, name

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/metaharvest/metaharvest/extractors/shared/vision"
 )
 
 // BenchmarkPicture measures the cost of one picture: through the
@@ -36,8 +38,8 @@ func BenchmarkPicture(b *testing.B) {
 		b.StopTimer()
 		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/picture")
 		rss := int64(0)
-		for _, pid := range sharedX.pool.helpers.Pids() {
-			rss = max(rss, residentBytes(pid))
+		for _, pid := range sharedX.client.Pids() {
+			rss = max(rss, vision.ResidentBytes(pid))
 		}
 		b.ReportMetric(float64(rss>>20), "sidecar_MB")
 	})
@@ -85,7 +87,7 @@ func BenchmarkPicture(b *testing.B) {
 		}
 		b.StopTimer()
 		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/picture")
-		b.ReportMetric(float64(residentBytes(cmd.Process.Pid)>>20), "sidecar_MB")
+		b.ReportMetric(float64(vision.ResidentBytes(cmd.Process.Pid)>>20), "sidecar_MB")
 		b.ReportMetric(float64(peakResident(cmd.Process.Pid)>>20), "sidecar_peak_MB")
 		b.ReportMetric(load.Seconds(), "load_s")
 	})

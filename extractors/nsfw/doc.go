@@ -5,22 +5,20 @@
 //
 // # The sidecar
 //
-// deploy/nsfw holds server.js, package.json and package-lock.json (exact
-// versions); deploy/setup.sh runs npm ci there (node_modules beside it,
-// 350 MB) and the Docker image carries it in /opt/metaharvest/nsfw. Each
-// worker process starts NSFW_PROCESSES (1) node processes of it when the
-// extractor is made (Runner.Start) and keeps them: loading the model
-// takes about a second, classifying one picture 0.1 to 0.3 s. The
-// protocol is JSON lines on stdin and stdout ({id, path} in, {id, scores}
-// or {id, error} out, after a ready line); see protocol.go. Requests have
-// a deadline (a minute: the process is killed and replaced), answers a
-// size bound, processes a resident-memory bound (replaced after their
-// answer past 1.5 GB) and a restart after 5000 pictures. Nothing is
-// fetched at run time: the weights and the .wasm binaries are read from
-// node_modules (tested with the network namespace empty, unshare -n).
-// Without the sidecar (no node, or deploy/setup.sh not run) the extractor
-// is not available: "not available: set-up failed: nsfw sidecar not
-// installed at DIR (no ...)".
+// The vision sidecar (extractors/shared/vision, deploy/vision), shared
+// with vendor_faces and objects: one pool of node processes per worker
+// process (VISION_PROCESSES, 0: sized to the CPUs and the memory limit),
+// each loading nsfwjs's model once, when first asked (about a second),
+// then classifying one picture in 0.1 to 0.3 s. Requests have a deadline
+// (a minute: the process is killed and replaced), answers a size bound,
+// processes a resident-memory bound and a restart after 5000 pictures.
+// Nothing is fetched at run time: the weights and the .wasm binaries are
+// read from node_modules (tested with the network namespace empty,
+// unshare -n). Without the sidecar (no node, or deploy/setup.sh not run)
+// the extractor is not available: "not available: vision
+// sidecar not installed at DIR (no ...)". The settings NSFW_SIDECAR_DIR,
+// NSFW_NODE and NSFW_PROCESSES of before are read as aliases of
+// VISION_SIDECAR_DIR, VISION_NODE and VISION_PROCESSES.
 //
 // The worker decodes every picture itself (images.Loader: pixel limit
 // checked before decoding, EXIF orientation, transparency over white),
@@ -41,7 +39,7 @@
 // (mean_scores, mean_nsfw_score), and the frames over the threshold.
 //
 // BenchmarkPicture measures the cost of a picture through the extractor
-// against the bare sidecar, and the sidecar's memory; deploy/nsfw/README.md
+// against the bare sidecar, and the sidecar's memory; deploy/vision/README.md
 // has the figures (on a busy 2-core machine: 0.3 s a picture either way,
 // 180 MB resident).
 //

@@ -10,7 +10,7 @@ import (
 // Catmull-Rom, and the model answers a little differently to each.
 const goldenTolerance = 0.1
 
-// goldens are the sidecar's answers recorded by hand (deploy/nsfw/server.js
+// goldens are the sidecar's answers recorded by hand (deploy/vision/server.js
 // run with node on each file scaled to 224 x 224 over white by
 //
 //	ffmpeg -i FILE -f lavfi -i color=white:s=16x16 -filter_complex \

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/shared/vision"
 )
 
 // sidecarDir is the sidecar of this clone, installed by deploy/setup.sh.
 var sidecarDir = func() string {
-	d, err := filepath.Abs("../../deploy/nsfw")
+	d, err := filepath.Abs("../../deploy/vision")
 	if err != nil {
 		panic(err)
 	}
@@ -38,6 +39,10 @@ func TestMain(m *testing.M) {
 		info.New = func(extractors.Env) (extractors.Extractor, error) { return sharedX, nil }
 		shared = extractors.NewRegistry()
 		shared.MustRegister(info)
+		// Its sidecar check reads the settings too.
+		shared.Configure(extractors.Config{Runner: extractors.NewRunner(2), Lookup: func(k string) (string, bool) {
+			return sidecarDir, k == "VISION_SIDECAR_DIR"
+		}})
 	}
 	code := m.Run()
 	shared.Close()
@@ -84,7 +89,7 @@ func registry(t testing.TB, env map[string]string) *extractors.Registry {
 // the sidecar: the tests need the real one.
 func requireSidecar(t testing.TB) {
 	t.Helper()
-	if _, err := installed(sidecarDir); err != nil || sharedX == nil {
+	if _, err := vision.Installed(sidecarDir); err != nil || sharedX == nil {
 		t.Fatalf("%v", err)
 	}
 }
@@ -96,7 +101,7 @@ func requireSidecar(t testing.TB) {
 // limits first.
 func direct(t testing.TB, set map[string]string) *nsfw {
 	t.Helper()
-	x, err := build(envOf(set))
+	x, err := buildOn(envOf(set), vision.Own)
 	if err != nil {
 		t.Fatal(err)
 	}

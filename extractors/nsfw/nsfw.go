@@ -5,20 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/images"
+	"github.com/metaharvest/metaharvest/extractors/shared/vision"
 )
 
 // nsfw scores pictures and the frames of videos for adult content with
-// nsfwjs, run offline by a Node sidecar (deploy/nsfw). The reference has
+// nsfwjs, run offline by the vision sidecar (deploy/vision). The reference has
 // no neutral API name for it; "nsfw" is the name the search layer already
 // reads (nsfw.nsfw for the explicit-content analytics, the nsfw hit
 // count), and video segments carry summary.nsfw for the adult endpoints.
@@ -37,6 +37,7 @@ func init() {
 		Timeout:  time.Hour,
 		Fields:   fields,
 		Settings: settings,
+		Check:    vision.Check,
 		New:      newNSFW,
 	})
 }
@@ -45,17 +46,12 @@ func init() {
 // frame is nsfw: the adult categories are more probable than the others.
 const DefaultThreshold = 0.5
 
-var settings = []extractors.Setting{
-	{Name: "dir", Env: "NSFW_SIDECAR_DIR", Kind: extractors.KindText, Default: "deploy/nsfw",
-		Doc: "directory of the sidecar (server.js and its node_modules, installed by deploy/setup.sh); a relative path is taken from the working directory of the worker"},
-	{Name: "node", Env: "NSFW_NODE", Kind: extractors.KindText, Default: "node", Doc: "the Node.js program that runs the sidecar (18 or later)"},
-	{Name: "processes", Env: "NSFW_PROCESSES", Kind: extractors.KindInt, Default: "1", Min: 1, Max: 4,
-		Doc: "sidecar processes per worker process, each ~180 MB once loaded and one picture at a time"},
-	{Name: "model", Env: "NSFW_MODEL", Kind: extractors.KindChoice, Default: "MobileNetV2", Choices: "MobileNetV2 MobileNetV2Mid InceptionV3",
+var settings = append(append([]extractors.Setting(nil), vision.Settings...),
+	extractors.Setting{Name: "model", Env: "NSFW_MODEL", Kind: extractors.KindChoice, Default: "MobileNetV2", Choices: "MobileNetV2 MobileNetV2Mid InceptionV3",
 		Doc: "nsfwjs model: MobileNetV2 (224 px, fastest), MobileNetV2Mid (224 px) or InceptionV3 (299 px, several times slower, ~540 MB)"},
 	thresholdSetting,
 	maxPixelsSetting,
-}
+)
 
 // Settings both adult-content extractors (nsfw, nsfw_provider) read.
 var (
@@ -107,7 +103,7 @@ var fields = shape.Fields(map[string]string{
 type nsfw struct {
 	run       *extractors.Runner
 	load      *images.Loader
-	pool      *pool
+	client    *vision.Client
 	tmp       string // where pictures are written for the sidecar
 	model     string
 	side      int
@@ -116,7 +112,7 @@ type nsfw struct {
 
 var (
 	_ extractors.Extractor = (*nsfw)(nil)
-	_ io.Closer            = (*nsfw)(nil) // Registry.Close stops the sidecar
+	_ io.Closer            = (*nsfw)(nil) // Registry.Close lets go of the sidecar
 )
 
 func newNSFW(env extractors.Env) (extractors.Extractor, error) {
@@ -124,12 +120,15 @@ func newNSFW(env extractors.Env) (extractors.Extractor, error) {
 	if err != nil {
 		return nil, err
 	}
-	x.pool.warm()
+	x.client.Warm()
 	return x, nil
 }
 
-// build makes the extractor without starting its sidecar.
-func build(env extractors.Env) (*nsfw, error) {
+// build makes the extractor without starting its sidecar, on the worker
+// process's shared pool, or on one of its own (tests).
+func build(env extractors.Env) (*nsfw, error) { return buildOn(env, vision.Open) }
+
+func buildOn(env extractors.Env, open func(*extractors.Runner, *slog.Logger, vision.Config, ...string) *vision.Client) (*nsfw, error) {
 	model, err := env.Choice("model")
 	if err != nil {
 		return nil, err
@@ -137,10 +136,6 @@ func build(env extractors.Env) (*nsfw, error) {
 	side, ok := modelSides[model]
 	if !ok {
 		return nil, fmt.Errorf("nsfw: no picture side known for model %s", model)
-	}
-	n, err := env.Int("processes")
-	if err != nil {
-		return nil, err
 	}
 	th, err := readThreshold(env)
 	if err != nil {
@@ -150,41 +145,20 @@ func build(env extractors.Env) (*nsfw, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := installed(env.Get("dir"))
+	cfg, err := vision.FromEnv(env)
 	if err != nil {
 		return nil, err
 	}
-	node, err := exec.LookPath(env.Get("node"))
-	if err != nil {
-		return nil, fmt.Errorf("nsfw sidecar: node program %q not found (NSFW_NODE): %w", env.Get("node"), err)
-	}
 	tmp, err := os.MkdirTemp("", "metaharvest-nsfw-")
 	if err != nil {
-		return nil, fmt.Errorf("nsfw sidecar: %w", err)
+		return nil, fmt.Errorf("nsfw: %w", err)
 	}
 	return &nsfw{run: env.Runner, load: images.NewLoader(env.Runner, px), tmp: tmp, model: model, side: side, threshold: th,
-		pool: newPool(env.Runner, env.Logger, node, dir, model, n)}, nil
-}
-
-// installed checks that dir holds the sidecar and what it loads, and
-// returns it absolute.
-func installed(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("NSFW_SIDECAR_DIR %q: %w", dir, err)
-	}
-	for _, f := range []string{"server.js", "node_modules/nsfwjs/package.json",
-		"node_modules/@tensorflow/tfjs/package.json", "node_modules/@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm"} {
-		fi, err := os.Stat(filepath.Join(abs, filepath.FromSlash(f)))
-		if err != nil || !fi.Mode().IsRegular() {
-			return "", fmt.Errorf("nsfw sidecar not installed at %s (no %s): deploy/setup.sh installs it there, or set NSFW_SIDECAR_DIR", abs, f)
-		}
-	}
-	return abs, nil
+		client: open(env.Runner, env.Logger, cfg, vision.TaskNSFW+":"+model)}, nil
 }
 
 func (x *nsfw) Close() error {
-	err := x.pool.Close()
+	err := x.client.Close()
 	os.RemoveAll(x.tmp)
 	return err
 }

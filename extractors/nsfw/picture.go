@@ -2,14 +2,12 @@ package nsfw
 
 import (
 	"context"
-	"fmt"
 	"image"
-	"os"
-	"strconv"
 
 	"golang.org/x/image/draw"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/shared/vision"
 )
 
 // The sidecar reads only binary PPM files of side x side pixels written
@@ -18,10 +16,6 @@ import (
 // white), so node never parses a file a user made.
 
 const (
-	// minSide and maxSide bound the picture size a sidecar may ask for
-	// (nsfwjs's models take 224 or 299).
-	minSide = 32
-	maxSide = 1024
 	// loadSide is how many times the model's side a picture is decoded
 	// at before being squeezed to it: enough for a clean reduction.
 	loadSide = 2
@@ -43,28 +37,17 @@ func squeeze(img image.Image, side int) []byte {
 	return rgb
 }
 
-// classifyRGB writes rgb (side x side pixels) as a PPM file in dir, asks
-// the pool about it and removes it.
+// classifyRGB asks the sidecar about rgb (side x side pixels), written
+// as a PPM file.
 func (x *nsfw) classifyRGB(ctx context.Context, rgb []byte) (Scores, error) {
-	side := x.side
-	if len(rgb) != side*side*3 {
-		return nil, fmt.Errorf("picture of %d bytes, want %d", len(rgb), side*side*3)
-	}
-	f, err := os.CreateTemp(x.tmp, "*.ppm")
+	a, err := x.client.AskPicture(ctx, x.tmp, rgb, x.side, x.side, vision.Request{Task: vision.TaskNSFW, Model: x.model})
 	if err != nil {
-		return nil, extractors.Transient(fmt.Errorf("nsfw picture file: %w", err))
+		return nil, err
 	}
-	defer os.Remove(f.Name())
-	head := "P6\n" + strconv.Itoa(side) + " " + strconv.Itoa(side) + "\n255\n"
-	_, err = f.WriteString(head)
-	if err == nil {
-		_, err = f.Write(rgb)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	s, err := ParseScores(a.Scores)
 	if err != nil {
-		return nil, extractors.Transient(fmt.Errorf("nsfw picture file: %w", err))
+		// An answer without usable scores: the process is out of step.
+		return nil, extractors.Transient(err)
 	}
-	return x.pool.Classify(ctx, f.Name())
+	return s, nil
 }

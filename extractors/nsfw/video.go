@@ -14,6 +14,7 @@ import (
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/images"
 	"github.com/metaharvest/metaharvest/extractors/shared/av"
+	"github.com/metaharvest/metaharvest/extractors/shared/vision"
 )
 
 // A video is classified frame by frame: the frames video_main_frames kept
@@ -71,7 +72,7 @@ func (x *nsfw) video(ctx context.Context, in *extractors.Input) (*extractors.Res
 				if ctx.Err() != nil {
 					return nil, err
 				}
-				return nil, fmt.Errorf("frame at %.3f s (%s): %w", mf.Time, clip(mf.Path, 80), err)
+				return nil, fmt.Errorf("frame at %.3f s (%s): %w", mf.Time, vision.Clip(mf.Path, 80), err)
 			}
 			return x.videoResult("video_main_frames", got), nil
 		}

@@ -67,8 +67,8 @@ ON CONFLICT (id) DO UPDATE SET source = EXCLUDED.source, language = EXCLUDED.lan
 }
 
 // DeleteExtractorResults removes what extractors had found before in
-// items, pairwise (items[i], extractors[i]): their artifacts, segment parts
-// and extracted captions (uploaded captions stay). It returns the paths of
+// items, pairwise (items[i], extractors[i]): their artifacts, segment parts,
+// extracted captions (uploaded captions stay) and face descriptors. It returns the paths of
 // the artifacts it removed, whose files the caller removes once the
 // transaction commits (those a harvest did not write again).
 func DeleteExtractorResults(tx *DB, items, extractors []string) (artifactPaths []string, err error) {
@@ -88,7 +88,7 @@ WHERE t.item_id = x.item_id AND t.extractor = x.extractor RETURNING t.path`, ite
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("replace artifacts: %w", err)
 	}
-	for _, table := range []string{"segment_parts", "captions"} {
+	for _, table := range []string{"segment_parts", "captions", "face_descriptors"} {
 		q := fmt.Sprintf(`DELETE FROM %s t USING unnest($1::text[], $2::text[]) AS x(item_id, extractor)
 WHERE t.item_id = x.item_id AND t.extractor = x.extractor`, table)
 		if _, err := tx.Statement.ConnPool.ExecContext(tx.Statement.Context, q, items, extractors); err != nil {
