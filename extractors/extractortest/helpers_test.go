@@ -77,7 +77,7 @@ func TestRegistry(t *testing.T) {
 func TestRunDetectsTheMIMEType(t *testing.T) {
 	t.Parallel()
 	reg := Registry(t, nil, "store", "mime_type", "hashes")
-	in := Input(t, "../../testdata/exif.jpg")
+	in := Input(t, "../testdata/exif.jpg")
 	if in.ItemID != ItemID || in.Name != "exif.jpg" || in.Size <= 0 || filepath.Base(in.ArtifactDir) != "artifacts" {
 		t.Errorf("input %+v", in)
 	}
@@ -90,11 +90,11 @@ func TestRunDetectsTheMIMEType(t *testing.T) {
 	}
 	// Without mime_type in the registry, the MIME type stays unknown.
 	bare := Registry(t, nil, "hashes")
-	in = Input(t, "../../testdata/exif.jpg")
+	in = Input(t, "../testdata/exif.jpg")
 	if o := Run(t, bare, "hashes", in); o.Err != nil || in.MIME != "" {
 		t.Errorf("without mime_type: %v %q", o.Err, in.MIME)
 	}
-	if got := failures(t, func(tb testing.TB) { Input(tb, "../../testdata/no-such-file") }); len(got) != 1 {
+	if got := failures(t, func(tb testing.TB) { Input(tb, "../testdata/no-such-file") }); len(got) != 1 {
 		t.Errorf("missing file: %v", got)
 	}
 }
@@ -102,7 +102,7 @@ func TestRunDetectsTheMIMEType(t *testing.T) {
 func TestHarvestRunsTheBaseExtractorsFirst(t *testing.T) {
 	t.Parallel()
 	reg := Registry(t, nil, "store", "mime_type", "hashes")
-	outs := Harvest(t, reg, Input(t, "../../testdata/sample.json"), "hashes")
+	outs := Harvest(t, reg, Input(t, "../testdata/sample.json"), "hashes")
 	if len(outs) != 3 {
 		t.Fatalf("outcomes %v", outs)
 	}

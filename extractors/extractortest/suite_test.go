@@ -13,7 +13,7 @@ import (
 // package on its real sample files.
 func TestSuiteOnBaseExtractors(t *testing.T) {
 	t.Parallel()
-	samples, _ := filepath.Glob("../../testdata/*.*")
+	samples, _ := filepath.Glob("../testdata/*.*")
 	var files []string
 	for _, s := range samples {
 		if !strings.HasSuffix(s, ".md") {
