@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -31,6 +32,8 @@ type Handler struct {
 	pageSize int
 	// indexer drains the search outbox in this process (Run starts it).
 	indexer *search.Indexer
+	// inputs gives each item's bytes to its extractors.
+	inputs *storage.Inputs
 }
 
 // NewHandler prepares handlers; exported so tests can run handlers directly.
@@ -45,7 +48,15 @@ func NewHandler(d Deps) *Handler {
 		d.Now = time.Now
 	}
 	return &Handler{Deps: d, names: queue.Names{Namespace: d.Config.RedisNamespace},
-		env: storage.Env{DataDir: d.Config.DataDir}, pageSize: WalkPageSize}
+		env: storage.Env{DataDir: d.Config.DataDir}, pageSize: WalkPageSize,
+		inputs: storage.NewInputs(filepath.Join(d.Config.DataDir, "tmp"))}
+}
+
+// Close releases what the handlers hold (storage.Inputs' range server).
+// Run closes its own; call it for a Handler made with NewHandler once its
+// tasks are done.
+func (h *Handler) Close() error {
+	return h.inputs.Close()
 }
 
 // errPermanent marks failures that retrying cannot fix.

@@ -51,6 +51,7 @@ func Run(ctx context.Context, d Deps) error {
 		debug.SetGCPercent(workerGCPercent)
 	}
 	h := NewHandler(d)
+	defer h.Close() // last: after every handler has returned
 	if d.Search != nil {
 		// Items marked dirty in the outbox (by the api, by harvests when
 		// the engine cannot index in their transactions) are indexed by
