@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/metaharvest/metaharvest/internal/config"
@@ -69,13 +70,39 @@ func main() {
 		}
 		return
 	}
-	if err := run(ctx, os.Args[1], cfg, logger); err != nil {
+	stopProfile := startCPUProfile(cfg.CPUProfile, logger)
+	err = run(ctx, os.Args[1], cfg, logger)
+	stopProfile()
+	if err != nil {
 		if errors.Is(err, errUsage) {
 			fmt.Fprintln(os.Stderr, usage)
 			os.Exit(2)
 		}
 		logger.Error("metaharvest stopped", slog.String("role", os.Args[1]), slog.String("error", err.Error()))
 		os.Exit(1)
+	}
+}
+
+// startCPUProfile writes a CPU profile of the process to path (CPU_PROFILE)
+// until the returned function is called; nothing when path is empty.
+func startCPUProfile(path string, logger *slog.Logger) func() {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		logger.Warn("CPU_PROFILE: no profile", slog.String("error", err.Error()))
+		if f != nil {
+			f.Close()
+		}
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
 	}
 }
 

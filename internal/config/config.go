@@ -123,6 +123,11 @@ type Config struct {
 	// and the api drains its connections within it. Keep it below the
 	// orchestrator's grace period (Kubernetes: terminationGracePeriodSeconds).
 	ShutdownTimeout time.Duration
+	// CPUProfile, when set, makes the process write a CPU profile of its
+	// whole life to this file when it stops (CPU_PROFILE, default empty):
+	// where a harvest spends its time, for `go tool pprof` (see
+	// docs/performance.md).
+	CPUProfile string
 	// Env is the lookup Load read from: extractor settings and provider keys
 	// (TESSERACT_LANGUAGES, WEATHER_API_KEY, ...) are declared by the
 	// extractors themselves and read through it by their registry.
@@ -230,6 +235,7 @@ func Load(get Getenv) (Config, error) {
 		ToolSlots:        int(integer("TOOL_SLOTS", int64(runtime.NumCPU()), 1)),
 		MetricsToken:     str("METRICS_TOKEN", ""),
 		ShutdownTimeout:  time.Duration(integer("SHUTDOWN_TIMEOUT", 20, 1)) * time.Second,
+		CPUProfile:       str("CPU_PROFILE", ""),
 		Env:              get,
 	}
 	c.BaseURL = str("BASE_URL", defaultBaseURL(c.HTTPAddr))
