@@ -15,7 +15,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -42,16 +44,30 @@ func main() {
 	scaleN := flag.Int("scale-items", 1_000_000, "items seeded for the scale suite")
 	scaleRounds := flag.Int("scale-rounds", 5, "harvest rounds of the scale suite (0: only its searches)")
 	webN := flag.Int("web-items", 200_000, "items seeded for the web suite")
-	only := flag.String("only", "", "run one suite: harvest, space, scale, search, s3, web, extractors or meili")
+	only := flag.String("only", "", "run these suites, separated by commas: user, harvest, space, scale, search, s3, web, extractors, meili")
+	rounds := flag.Int("rounds", 5, "rounds of the user suite's small files")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	profileDir := flag.String("profile", "", "directory where each metaharvest process the suites start writes a CPU profile of its life")
 	flag.Parse()
+	if _, set := os.LookupEnv("GOGC"); !set {
+		// The in-process worker runs with the collector's target
+		// metaharvest's main gives worker processes.
+		debug.SetGCPercent(400)
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err == nil && pprof.StartCPUProfile(f) == nil {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	cfg := benchConfig{smallN: *smallN, spaceN: *spaceN, scaleN: *scaleN, scaleRounds: *scaleRounds, webN: *webN, only: *only}
+	cfg := benchConfig{smallN: *smallN, spaceN: *spaceN, scaleN: *scaleN, scaleRounds: *scaleRounds, webN: *webN,
+		only: strings.FieldsFunc(*only, func(r rune) bool { return r == ',' }), rounds: max(1, *rounds), profileDir: *profileDir}
+	if cfg.profileDir != "" {
+		if abs, err := filepath.Abs(cfg.profileDir); err == nil {
+			cfg.profileDir = abs
+		}
+		os.MkdirAll(cfg.profileDir, 0o755)
+	}
 	for _, set := range strings.FieldsFunc(*large, func(r rune) bool { return r == ',' }) {
 		var files, mib int
 		if _, err := fmt.Sscanf(strings.TrimSpace(set), "%dx%d", &files, &mib); err != nil || files < 1 || mib < 1 {
@@ -71,13 +87,20 @@ type benchConfig struct {
 	smallN, spaceN, scaleN, webN int
 	scaleRounds                  int
 	large                        [][2]int
-	only                         string
+	only                         []string
+	rounds                       int
+	profileDir                   string
 }
 
 func run(cfg benchConfig) error {
 	ctx := context.Background()
 	fmt.Printf("metaharvest bench — %s, %d CPUs\n\n", runtime.Version(), runtime.NumCPU())
-	suite := func(name string) bool { return cfg.only == "" || cfg.only == name }
+	suite := func(name string) bool { return len(cfg.only) == 0 || slices.Contains(cfg.only, name) }
+	if suite("user") {
+		if err := benchUserPath(ctx, cfg); err != nil {
+			return err
+		}
+	}
 	if suite("harvest") {
 		env, err := newEnv(ctx)
 		if err != nil {
@@ -109,7 +132,7 @@ func run(cfg benchConfig) error {
 		}
 	}
 	if suite("s3") {
-		if err := benchS3(ctx); err != nil {
+		if err := benchS3(ctx, cfg.profileDir); err != nil {
 			return err
 		}
 	}
@@ -145,6 +168,10 @@ type env struct {
 	dir     string
 	dropDB  func()
 	workers context.CancelFunc
+	// deps and done: the in-process worker, so that it can be stopped
+	// while other platforms are measured (pause, resume).
+	deps    worker.Deps
+	done    chan struct{}
 	starter *jobs.Starter
 	engine  search.Engine
 }
@@ -218,20 +245,38 @@ func newEnv(ctx context.Context) (*env, error) {
 	client := asynq.NewClient(opt)
 	e := &env{cfg: cfg, db: db, client: client, opt: opt, dir: dir, dropDB: drop,
 		starter: &jobs.Starter{DB: db, Queue: client, Names: queue.Names{Namespace: cfg.RedisNamespace}, Registry: extractors.Default}}
-	wctx, cancel := context.WithCancel(ctx)
-	e.workers = cancel
 	engine, err := search.Open(search.Config{DB: db})
 	if err != nil {
 		return nil, err
 	}
 	e.engine = engine
-	go worker.Run(wctx, worker.Deps{Config: cfg, DB: db, Queue: client, RedisOpt: opt, Search: engine,
-		Logger: slog.New(slog.DiscardHandler)})
+	e.deps = worker.Deps{Config: cfg, DB: db, Queue: client, RedisOpt: opt, Search: engine, Logger: slog.New(slog.DiscardHandler)}
+	e.resume()
 	return e, nil
 }
 
+// pause stops the in-process worker (an idle worker still polls Redis);
+// resume starts it again.
+func (e *env) pause() {
+	if e.workers != nil {
+		e.workers()
+		<-e.done
+		e.workers = nil
+	}
+}
+
+func (e *env) resume() {
+	if e.workers != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	e.workers, e.done = cancel, done
+	go func() { defer close(done); worker.Run(ctx, e.deps) }()
+}
+
 func (e *env) close() {
-	e.workers()
+	e.pause()
 	e.client.Close()
 	if s, err := e.db.DB(); err == nil {
 		s.Close()

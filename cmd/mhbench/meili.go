@@ -115,10 +115,8 @@ func newMeiliEnv(ctx context.Context, srv *testmeili.Server) (*env, error) {
 		return nil, err
 	}
 	e.engine = engine
-	wctx, cancel := context.WithCancel(ctx)
-	e.workers = cancel
-	go worker.Run(wctx, worker.Deps{Config: cfg, DB: db, Queue: client, RedisOpt: opt, Search: engine,
-		Logger: slog.New(slog.DiscardHandler)})
+	e.deps = worker.Deps{Config: cfg, DB: db, Queue: client, RedisOpt: opt, Search: engine, Logger: slog.New(slog.DiscardHandler)}
+	e.resume()
 	return e, nil
 }
 
