@@ -142,7 +142,7 @@ func run(cfg benchConfig) error {
 		}
 	}
 	if suite("meili") {
-		if err := benchMeili(ctx, cfg.smallN, cfg.large, cfg.webN); err != nil {
+		if err := benchMeili(ctx, cfg.smallN, cfg.large, cfg.webN, cfg.profileDir); err != nil {
 			return err
 		}
 	}

@@ -423,3 +423,49 @@ func (p *platform) searchCount(ctx context.Context, locID string) (int64, error)
 	}
 	return 0, nil
 }
+
+// watch harvests as harvest does and, every 5 ms, reads the job's counters
+// from the platform's database (they move in each batch's transaction:
+// the batch commits) and counts the location's documents with engine
+// (straight, not through the API, whose requests would load the
+// platform): how long after its commit each batch became searchable.
+func (p *platform) watch(ctx context.Context, kind string, cfg map[string]string, container string, extractorNames []string,
+	want int64, engine search.Engine) ([]time.Duration, error) {
+	locID, ctrID, err := p.addLocation(ctx, kind, cfg, container)
+	if err != nil {
+		return nil, err
+	}
+	var started struct {
+		RequestID string `json:"request_id"`
+	}
+	if _, err := p.call(ctx, "POST", "/api/control/harvest", map[string]any{"location_id": locID, "container_id": ctrID,
+		"extractors": extractorNames, "override_extractors": true, "force": true, "ignore_recently_walked": true}, &started); err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(30 * time.Minute)
+	var commits, searches []seen
+	for {
+		var job models.Job
+		if err := p.db.Where("request_id = ?", started.RequestID).Take(&job).Error; err != nil {
+			return nil, err
+		}
+		done := job.IndexedCount + job.ErrorCount
+		if len(commits) == 0 || commits[len(commits)-1].n != done {
+			commits = append(commits, seen{time.Now(), done})
+		}
+		asked := time.Now()
+		n, err := engineCount(ctx, engine, locID)
+		if err != nil {
+			return nil, err
+		}
+		searches = append(searches, seen{asked, n})
+		if n >= want {
+			break
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%s: harvest not searchable after 30 minutes (%d of %d)", p.label, n, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return freshness(commits, searches), p.jobFailed(ctx, started.RequestID)
+}
