@@ -34,6 +34,21 @@ type Handler struct {
 	indexer *search.Indexer
 	// inputs gives each item's bytes to its extractors.
 	inputs *storage.Inputs
+	// recording bounds the batches recorded at once (see recordSlots).
+	recording chan struct{}
+}
+
+// recordSlots is how many batches a worker records at once: a batch's
+// transaction holds a connection and may need a second one from the same
+// pool (the search engine's dictionaries are written beside it), so that
+// tasks recording at once with a pool of DBMaxConns must stay below half
+// of it (the listening indexer holds one, the drain's transaction two):
+// more would wait for each other's connections for ever.
+func recordSlots(dbMaxConns int) int {
+	if dbMaxConns <= 0 {
+		dbMaxConns = models.DefaultPoolSize
+	}
+	return max(1, dbMaxConns/2-2)
 }
 
 // NewHandler prepares handlers; exported so tests can run handlers directly.
@@ -49,7 +64,8 @@ func NewHandler(d Deps) *Handler {
 	}
 	return &Handler{Deps: d, names: queue.Names{Namespace: d.Config.RedisNamespace},
 		env: storage.Env{DataDir: d.Config.DataDir}, pageSize: WalkPageSize,
-		inputs: storage.NewInputs(filepath.Join(d.Config.DataDir, "tmp"))}
+		inputs:    storage.NewInputs(filepath.Join(d.Config.DataDir, "tmp")),
+		recording: make(chan struct{}, recordSlots(d.Config.DBMaxConns))}
 }
 
 // Close releases what the handlers hold (storage.Inputs' range server).

@@ -48,6 +48,7 @@ func main() {
 	rounds := flag.Int("rounds", 5, "rounds of the user suite's small files")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	profileDir := flag.String("profile", "", "directory where each metaharvest process the suites start writes a CPU profile of its life")
+	platformEnv := flag.String("env", "", "settings for the metaharvest processes the user suite starts, KEY=VALUE separated by commas (e.g. WORKER_CONCURRENCY=8), instead of the defaults")
 	flag.Parse()
 	if _, set := os.LookupEnv("GOGC"); !set {
 		// The in-process worker runs with the collector's target
@@ -61,7 +62,8 @@ func main() {
 		}
 	}
 	cfg := benchConfig{smallN: *smallN, spaceN: *spaceN, scaleN: *scaleN, scaleRounds: *scaleRounds, webN: *webN,
-		only: strings.FieldsFunc(*only, func(r rune) bool { return r == ',' }), rounds: max(1, *rounds), profileDir: *profileDir}
+		only: strings.FieldsFunc(*only, func(r rune) bool { return r == ',' }), rounds: max(1, *rounds), profileDir: *profileDir,
+		env: strings.FieldsFunc(*platformEnv, func(r rune) bool { return r == ',' })}
 	if cfg.profileDir != "" {
 		if abs, err := filepath.Abs(cfg.profileDir); err == nil {
 			cfg.profileDir = abs
@@ -90,6 +92,7 @@ type benchConfig struct {
 	only                         []string
 	rounds                       int
 	profileDir                   string
+	env                          []string // the user suite's platforms' settings
 }
 
 func run(cfg benchConfig) error {
@@ -238,6 +241,7 @@ func newEnv(ctx context.Context) (*env, error) {
 	if err != nil {
 		return nil, err
 	}
+	models.SizePool(db, cfg.DBMaxConns) // as the binary does
 	opt, err := queue.RedisOpt(cfg.RedisURL)
 	if err != nil {
 		return nil, err

@@ -103,6 +103,7 @@ func newMeiliEnv(ctx context.Context, srv *testmeili.Server) (*env, error) {
 	if err != nil {
 		return nil, err
 	}
+	models.SizePool(db, cfg.DBMaxConns) // as the binary does
 	opt, err := queue.RedisOpt(cfg.RedisURL)
 	if err != nil {
 		return nil, err

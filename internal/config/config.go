@@ -123,6 +123,15 @@ type Config struct {
 	// and the api drains its connections within it. Keep it below the
 	// orchestrator's grace period (Kubernetes: terminationGracePeriodSeconds).
 	ShutdownTimeout time.Duration
+	// DBMaxConns is how many connections to Postgres one process opens at
+	// most (DB_MAX_CONNS, default WORKER_CONCURRENCY + 10, at least 20).
+	// A harvest batch's transaction may need a second connection (the
+	// search dictionaries are written beside it), so that a worker records
+	// at most DBMaxConns/2 - 2 batches at once; the pool grows with the
+	// tasks so that recording does not queue on 16 cores (see
+	// docs/performance.md). Keep the sum over processes under Postgres's
+	// max_connections.
+	DBMaxConns int
 	// CPUProfile, when set, makes the process write a CPU profile of its
 	// whole life to this file when it stops (CPU_PROFILE, default empty):
 	// where a harvest spends its time, for `go tool pprof` (see
@@ -236,9 +245,13 @@ func Load(get Getenv) (Config, error) {
 		MetricsToken:     str("METRICS_TOKEN", ""),
 		ShutdownTimeout:  time.Duration(integer("SHUTDOWN_TIMEOUT", 20, 1)) * time.Second,
 		CPUProfile:       str("CPU_PROFILE", ""),
+		DBMaxConns:       int(integer("DB_MAX_CONNS", 0, 4)),
 		Env:              get,
 	}
 	c.BaseURL = str("BASE_URL", defaultBaseURL(c.HTTPAddr))
+	if c.DBMaxConns == 0 {
+		c.DBMaxConns = max(20, c.WorkerConcurrency+10)
+	}
 
 	if u, err := url.Parse(c.DatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		problems = append(problems, "DATABASE_URL must be a postgres:// URL")
