@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"flag"
 	"fmt"
@@ -350,16 +349,8 @@ var smallFileExtractors = []string{"mime_type", "hashes"}
 
 func benchSmall(ctx context.Context, e *env, n int) error {
 	root := filepath.Join(e.dir, "small")
-	buf := make([]byte, 4096)
-	for i := 0; i < n; i++ {
-		p := filepath.Join(root, "media", fmt.Sprintf("d%03d", i%100), fmt.Sprintf("f%06d.bin", i))
-		if i < 100 {
-			os.MkdirAll(filepath.Dir(p), 0o755)
-		}
-		rand.Read(buf)
-		if err := os.WriteFile(p, buf, 0o644); err != nil {
-			return err
-		}
+	if err := writeSmallFiles(root, n); err != nil {
+		return err
 	}
 	// Five rounds, baseline and harvest interleaved on the same files; the
 	// median ratio is the figure (single runs of a sub-second baseline vary
@@ -420,41 +411,16 @@ func maxDuration(ds []time.Duration) time.Duration {
 // interleaved rounds.
 func benchLarge(ctx context.Context, e *env, files, mib int) error {
 	root := filepath.Join(e.dir, fmt.Sprintf("large%dx%d", files, mib))
-	dir := filepath.Join(root, "media")
-	os.MkdirAll(dir, 0o755)
-	var paths []string
-	buf := make([]byte, 1<<20)
-	for i := 0; i < files; i++ {
-		p := filepath.Join(dir, fmt.Sprintf("large%03d.bin", i))
-		f, err := os.Create(p)
-		if err != nil {
-			return err
-		}
-		for j := 0; j < mib; j++ {
-			rand.Read(buf)
-			if _, err := f.Write(buf); err != nil {
-				f.Close()
-				return err
-			}
-		}
-		f.Close()
-		paths = append(paths, p)
-	}
-	// Warm the page cache so both sides read from memory.
-	if _, err := timeCmd("cat", paths...); err != nil {
+	paths, mb, err := largeSet(root, files, mib)
+	if err != nil {
 		return err
 	}
-	mb := float64(files*mib) * 1.048576
 	fmt.Printf("large files: %d x %d MiB (md5 + sha1 + sha256), end to end\n", files, mib)
 	var ratios, recordedRatios []float64
 	for round := 1; round <= 3; round++ {
-		var base time.Duration
-		for _, tool := range []string{"md5sum", "sha1sum", "sha256sum"} {
-			d, err := timeCmd(tool, paths...)
-			if err != nil {
-				return err
-			}
-			base += d
+		base, err := coreutils(paths)
+		if err != nil {
+			return err
 		}
 		run, err := e.harvestE2E(ctx, root, []string{"hashes"}, int64(files), false)
 		if err != nil {

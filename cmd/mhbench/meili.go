@@ -128,7 +128,7 @@ func benchMeiliSmall(ctx context.Context, srv *testmeili.Server, n int, profileD
 		return err
 	}
 	defer os.RemoveAll(root)
-	if err := writeSmall(root, n); err != nil {
+	if err := writeSmallFiles(root, n); err != nil {
 		return err
 	}
 	bin, err := metaharvestBinary(root)

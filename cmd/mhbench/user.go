@@ -102,13 +102,22 @@ func (r ratios) median(name string) float64 {
 }
 
 func benchUserPath(ctx context.Context, cfg benchConfig) error {
-	fmt.Printf("user path: the built binary as `metaharvest all` and as `api` + `worker`, defaults (WORKER_CONCURRENCY %d on %d CPUs), harvest POSTed through the API, searchable = a search through the API counts every file\n\n",
-		2*runtime.NumCPU(), runtime.NumCPU())
-	b, err := newUserBench(ctx, cfg.profileDir, nil)
+	settings := fmt.Sprintf("the defaults on %d CPUs", runtime.NumCPU())
+	if len(cfg.env) > 0 {
+		settings = strings.Join(cfg.env, " ") + ", otherwise the defaults"
+	}
+	fmt.Printf("user path: the built binary as `metaharvest all` and as `api` + `worker`, %s, harvest POSTed through the API, searchable = a search through the API counts every file\n\n", settings)
+	b, err := newUserBench(ctx, cfg.profileDir, cfg.env)
 	if err != nil {
 		return err
 	}
 	defer b.close()
+	for _, kv := range cfg.env {
+		// The in-process worker reads the same settings.
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			os.Setenv(k, v)
+		}
+	}
 	if b.inproc, err = newEnv(ctx); err != nil {
 		return err
 	}
@@ -128,27 +137,9 @@ func benchUserPath(ctx context.Context, cfg benchConfig) error {
 	return nil
 }
 
-// writeSmall writes n random files of 4 KiB below root/media.
-func writeSmall(root string, n int) error {
-	buf := make([]byte, 4096)
-	for i := 0; i < n; i++ {
-		p := filepath.Join(root, "media", fmt.Sprintf("d%03d", i%100), fmt.Sprintf("f%06d.bin", i))
-		if i < 100 {
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return err
-			}
-		}
-		rand.Read(buf)
-		if err := os.WriteFile(p, buf, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func (b *userBench) small(ctx context.Context, root string, n, rounds int) error {
 	dir := filepath.Join(root, "small")
-	if err := writeSmall(dir, n); err != nil {
+	if err := writeSmallFiles(dir, n); err != nil {
 		return err
 	}
 	fmt.Printf("user path, small files: %d x 4 KiB (store, mime_type, hashes), Postgres search; %d rounds\n", n, rounds)
@@ -203,16 +194,23 @@ func (b *userBench) small(ctx context.Context, root string, n, rounds int) error
 	}
 	fmt.Printf("  one count through the API's search of %d documents (of %d): %.1f ms, CPU metaharvest %.1f ms, postgres %.1f ms\n",
 		n, rounds*n, ms(time.Since(start))/asks, (p.cpu()-cpu0)*1000/asks, (dbCPU(p.db)-pg0)*1000/asks)
-	fmt.Printf("  median ratio to find | xargs -P2 sha256sum:")
+	b.medians(r, "find | xargs -P2 sha256sum", "%.3fx", "0.12x")
+	return nil
+}
+
+// medians prints the medians of a set's ratios: to the baseline (named,
+// with its goal), of each platform and the in-process harvest, then of
+// each platform to the in-process harvest.
+func (b *userBench) medians(r ratios, baseline, format, goal string) {
+	fmt.Printf("  median ratio to %s:", baseline)
 	for _, name := range append(platformLabels(b), "in-process") {
-		fmt.Printf("  %s %.3fx", name, r.median(name))
+		fmt.Printf("  %s "+format, name, r.median(name))
 	}
-	fmt.Printf("   (goal >= 0.12x)\n  median ratio of the user path to the in-process harvest:")
+	fmt.Printf("   (goal >= %s)\n  median ratio of the user path to the in-process harvest:", goal)
 	for _, name := range platformLabels(b) {
 		fmt.Printf("  %s %.2fx", name, r.median(name+"/in-process"))
 	}
 	fmt.Printf("   (goal >= 0.8x)\n\n")
-	return nil
 }
 
 func platformLabels(b *userBench) []string {
@@ -253,29 +251,48 @@ func writeLarge(root string, files, mib int) ([]string, error) {
 	return paths, nil
 }
 
+// largeSet writes files random files of mib MiB below dir/media, warm in
+// the page cache (so that every side reads from memory), and returns their
+// paths and their size in MB.
+func largeSet(dir string, files, mib int) ([]string, float64, error) {
+	paths, err := writeLarge(dir, files, mib)
+	if err != nil {
+		return nil, 0, err
+	}
+	if _, err := timeCmd("cat", paths...); err != nil {
+		return nil, 0, err
+	}
+	return paths, float64(files*mib) * 1.048576, nil
+}
+
+// coreutils is the large files' baseline: md5sum, sha1sum and sha256sum
+// one after the other over the files.
+func coreutils(paths []string) (time.Duration, error) {
+	var base time.Duration
+	for _, tool := range []string{"md5sum", "sha1sum", "sha256sum"} {
+		d, err := timeCmd(tool, paths...)
+		if err != nil {
+			return 0, err
+		}
+		base += d
+	}
+	return base, nil
+}
+
 func (b *userBench) large(ctx context.Context, root string, files, mib int) error {
 	dir := filepath.Join(root, fmt.Sprintf("large%dx%d", files, mib))
-	paths, err := writeLarge(dir, files, mib)
+	paths, mb, err := largeSet(dir, files, mib)
 	if err != nil {
 		return err
 	}
-	// Warm in the page cache, so that every side reads from memory.
-	if _, err := timeCmd("cat", paths...); err != nil {
-		return err
-	}
-	mb := float64(files*mib) * 1.048576
 	fmt.Printf("user path, large files: %d x %d MiB (store, hashes: md5 + sha1 + sha256)\n", files, mib)
 	r := ratios{}
 	for round := 1; round <= 3; round++ {
 		b.running(nil)
 		b.inproc.pause() // the baseline runs alone
-		var base time.Duration
-		for _, tool := range []string{"md5sum", "sha1sum", "sha256sum"} {
-			d, err := timeCmd(tool, paths...)
-			if err != nil {
-				return err
-			}
-			base += d
+		base, err := coreutils(paths)
+		if err != nil {
+			return err
 		}
 		b.running(nil)
 		in, err := b.inproc.harvestE2E(ctx, dir, []string{"hashes"}, int64(files), false)
@@ -297,14 +314,6 @@ func (b *userBench) large(ctx context.Context, root string, files, mib int) erro
 		fmt.Printf("  round %d: md5sum; sha1sum; sha256sum %4.0f MB/s; in-process %4.0f MB/s (%.2fx)%s\n", round, mb/base.Seconds(),
 			mb/in.searchable.Seconds(), base.Seconds()/in.searchable.Seconds(), line.String())
 	}
-	fmt.Printf("  median ratio to coreutils md5sum; sha1sum; sha256sum:")
-	for _, name := range append(platformLabels(b), "in-process") {
-		fmt.Printf("  %s %.2fx", name, r.median(name))
-	}
-	fmt.Printf("   (goal >= 3x)\n  median ratio of the user path to the in-process harvest:")
-	for _, name := range platformLabels(b) {
-		fmt.Printf("  %s %.2fx", name, r.median(name+"/in-process"))
-	}
-	fmt.Printf("   (goal >= 0.8x)\n\n")
+	b.medians(r, "coreutils md5sum; sha1sum; sha256sum", "%.2fx", "3x")
 	return nil
 }

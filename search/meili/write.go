@@ -521,16 +521,11 @@ func (e *Engine) noSegments(ctx context.Context, itemIDs []string) (bool, error)
 	if empty, err := e.segmentsEmpty(ctx); err != nil || empty {
 		return empty, err
 	}
-	tasks, err := e.client.GetTasksWithContext(ctx, &meilisearch.TasksQuery{IndexUIDS: []string{e.segments},
-		Statuses: []meilisearch.TaskStatus{meilisearch.TaskStatusEnqueued, meilisearch.TaskStatusProcessing}, Limit: 1})
-	if err != nil {
-		return false, wrapErr(fmt.Errorf("read segment tasks: %w", err))
-	}
-	if len(tasks.Results) > 0 {
-		return false, nil
+	if pending, err := e.segmentWritesPending(ctx); err != nil || pending {
+		return false, err
 	}
 	var res meilisearch.DocumentsResult
-	err = e.client.Index(e.segments).GetDocumentsWithContext(ctx, &meilisearch.DocumentsQuery{
+	err := e.client.Index(e.segments).GetDocumentsWithContext(ctx, &meilisearch.DocumentsQuery{
 		Limit: 1, Fields: []string{search.FieldID},
 		Filter: fmt.Sprintf("%s IN %s", quote("item_id"), quoteList(itemIDs)),
 	}, &res)
@@ -554,13 +549,8 @@ func (e *Engine) segmentsEmpty(ctx context.Context) (bool, error) {
 	if !e.segEmpty.at.IsZero() && time.Since(e.segEmpty.at) < segmentsEmptyFresh {
 		return true, nil
 	}
-	tasks, err := e.client.GetTasksWithContext(ctx, &meilisearch.TasksQuery{IndexUIDS: []string{e.segments},
-		Statuses: []meilisearch.TaskStatus{meilisearch.TaskStatusEnqueued, meilisearch.TaskStatusProcessing}, Limit: 1})
-	if err != nil {
-		return false, wrapErr(fmt.Errorf("read segment tasks: %w", err))
-	}
-	if len(tasks.Results) > 0 {
-		return false, nil
+	if pending, err := e.segmentWritesPending(ctx); err != nil || pending {
+		return false, err
 	}
 	stats, err := e.client.Index(e.segments).GetStatsWithContext(ctx, nil)
 	if err != nil {
@@ -571,6 +561,17 @@ func (e *Engine) segmentsEmpty(ctx context.Context) (bool, error) {
 	}
 	e.segEmpty.at = time.Now()
 	return true, nil
+}
+
+// segmentWritesPending reports whether a write of the segments index is
+// enqueued or running, whoever sent it.
+func (e *Engine) segmentWritesPending(ctx context.Context) (bool, error) {
+	tasks, err := e.client.GetTasksWithContext(ctx, &meilisearch.TasksQuery{IndexUIDS: []string{e.segments},
+		Statuses: []meilisearch.TaskStatus{meilisearch.TaskStatusEnqueued, meilisearch.TaskStatusProcessing}, Limit: 1})
+	if err != nil {
+		return false, wrapErr(fmt.Errorf("read segment tasks: %w", err))
+	}
+	return len(tasks.Results) > 0, nil
 }
 
 // segmentsEmptyFresh is how long a reading of an empty segments index
