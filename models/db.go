@@ -27,8 +27,20 @@ func Open(databaseURL string) (*gorm.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	sqlDB.SetMaxOpenConns(20)
-	sqlDB.SetMaxIdleConns(10)
+	SizePool(db, DefaultPoolSize)
 	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	return db, nil
+}
+
+// DefaultPoolSize is the most connections Open's pool opens; processes set
+// theirs from the configuration (config.DBMaxConns) with SizePool.
+const DefaultPoolSize = 20
+
+// SizePool bounds db's pool to maxConns connections, half of them kept
+// idle.
+func SizePool(db *gorm.DB, maxConns int) {
+	if sqlDB, err := db.DB(); err == nil {
+		sqlDB.SetMaxOpenConns(maxConns)
+		sqlDB.SetMaxIdleConns(maxConns / 2)
+	}
 }

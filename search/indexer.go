@@ -35,7 +35,8 @@ type Indexer struct {
 	// PollInterval is how often the outbox is looked at without a
 	// notification (DefaultIndexerPoll when zero).
 	PollInterval time.Duration
-	// Batch is how many items one round indexes (500 when zero).
+	// Batch is how many items one round indexes (zero: as Drain chooses
+	// for the engine).
 	Batch int
 	// MaintainInterval is how often the engine's housekeeping runs, when
 	// it has some (Maintainer; DefaultMaintainInterval when zero).

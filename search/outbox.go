@@ -78,7 +78,7 @@ func MarkDirtyWhere(tx *searchrows.DB, cond string, args ...any) error {
 // indexed or deleted.
 func Drain(ctx context.Context, db *searchrows.DB, engine Engine, batch int) (n int, err error) {
 	if batch <= 0 {
-		batch = 500
+		batch = drainBatch(engine)
 	}
 	once := drainOnce
 	if ti, ok := engine.(TxIndexer); ok {
@@ -102,6 +102,20 @@ func Drain(ctx context.Context, db *searchrows.DB, engine Engine, batch int) (n 
 			return n, errors.Join(refused...)
 		}
 	}
+}
+
+// drainBatch is how many items one round of Drain indexes when the caller
+// leaves it to the engine: 500 for an engine that indexes in the database's
+// transactions (one transaction's rows and locks), 2,000 for one written
+// over the network (Meilisearch): each round costs it a few requests
+// besides the documents, which a round of 500 spent on every 500 files, and
+// larger payloads reach it as larger batches, each of which costs it a
+// fixed part (see PaceBacklog).
+func drainBatch(engine Engine) int {
+	if _, ok := engine.(TxIndexer); ok {
+		return 500
+	}
+	return 2000
 }
 
 func unavailable(err error) bool {
@@ -326,7 +340,7 @@ func Reindex(ctx context.Context, db *searchrows.DB, engine Engine) (int, error)
 	if err := searchrows.MarkAllDirty(db.WithContext(ctx)); err != nil {
 		return 0, fmt.Errorf("mark every item dirty for search: %w", err)
 	}
-	return Drain(ctx, db, engine, 500)
+	return Drain(ctx, db, engine, 0)
 }
 
 // indexSegments replaces the segments of the items just indexed with the

@@ -2,6 +2,13 @@
 // Location: list containers, list a container's files page by page with a
 // cursor, stat, open, and (for local kinds) a path tools can read directly.
 //
+// It also decides how an item's bytes reach the extractors of a harvest
+// (Inputs, input.go): the worker opens a container once per task
+// (Inputs.Open) and asks once per item (Batch.Item) with what its
+// extractors need; storage answers with the bytes in memory, a stream, a
+// local path, a temporary copy or a loopback URL serving ranges (the range
+// server, which its Inputs owns and Close stops).
+//
 // Kinds:
 //   - "filesystem": config.path is an absolute directory; each immediate,
 //     visible, real sub-directory is a container.

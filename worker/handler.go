@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -32,6 +33,23 @@ type Handler struct {
 	pageSize int
 	// indexer drains the search outbox in this process (Run starts it).
 	indexer *search.Indexer
+	// inputs gives each item's bytes to its extractors.
+	inputs *storage.Inputs
+	// recording bounds the batches recorded at once (see recordSlots).
+	recording chan struct{}
+}
+
+// recordSlots is how many batches a worker records at once: a batch's
+// transaction holds a connection and may need a second one from the same
+// pool (the search engine's dictionaries are written beside it), so that
+// tasks recording at once with a pool of DBMaxConns must stay below half
+// of it (the listening indexer holds one, the drain's transaction two):
+// more would wait for each other's connections for ever.
+func recordSlots(dbMaxConns int) int {
+	if dbMaxConns <= 0 {
+		dbMaxConns = models.DefaultPoolSize
+	}
+	return max(1, dbMaxConns/2-2)
 }
 
 // NewHandler prepares handlers; exported so tests can run handlers directly.
@@ -49,7 +67,16 @@ func NewHandler(d Deps) *Handler {
 		d.Files = blobstore.Local(d.Config.DataDir)
 	}
 	return &Handler{Deps: d, names: queue.Names{Namespace: d.Config.RedisNamespace},
-		env: storage.Env{DataDir: d.Config.DataDir, UploadBucket: d.Files.Uploads}, pageSize: WalkPageSize}
+		env: storage.Env{DataDir: d.Config.DataDir, UploadBucket: d.Files.Uploads}, pageSize: WalkPageSize,
+		inputs:    storage.NewInputs(filepath.Join(d.Config.DataDir, "tmp")),
+		recording: make(chan struct{}, recordSlots(d.Config.DBMaxConns))}
+}
+
+// Close releases what the handlers hold (storage.Inputs' range server).
+// Run closes its own; call it for a Handler made with NewHandler once its
+// tasks are done.
+func (h *Handler) Close() error {
+	return h.inputs.Close()
 }
 
 // errPermanent marks failures that retrying cannot fix.

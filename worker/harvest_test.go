@@ -309,7 +309,7 @@ func (f *fixture) startWorkerWithPageSize(n int) {
 	if err := srv.Start(h.Mux()); err != nil {
 		f.t.Fatal(err)
 	}
-	f.t.Cleanup(func() { cancel(); srv.Shutdown() })
+	f.t.Cleanup(func() { cancel(); srv.Shutdown(); h.Close() })
 	_ = ctx
 }
 
@@ -402,6 +402,7 @@ func TestItemTaskIdempotent(t *testing.T) {
 	f := newFixture(t, nil)
 	f.write("x.txt", "x")
 	h := NewHandler(f.deps)
+	t.Cleanup(func() { h.Close() })
 	it := models.Item{ID: models.ItemID(f.ctr.ID, "x.txt"), LocationID: f.loc.ID, ContainerID: f.ctr.ID, Path: "x.txt", Name: "x.txt", Metadata: models.JSON("{}")}
 	if err := f.db.Create(&it).Error; err != nil {
 		t.Fatal(err)
@@ -480,6 +481,7 @@ func TestItemTaskConcurrentDeliveries(t *testing.T) {
 	f.write("x.txt", "x")
 	f.write("y.txt", "y")
 	h := NewHandler(f.deps)
+	t.Cleanup(func() { h.Close() })
 	var ids []string
 	for _, p := range []string{"x.txt", "y.txt"} {
 		it := models.Item{ID: models.ItemID(f.ctr.ID, p), LocationID: f.loc.ID, ContainerID: f.ctr.ID, Path: p, Name: p, Metadata: models.JSON("{}")}

@@ -22,7 +22,7 @@ func (h *Handler) Index(ctx context.Context, _ *asynq.Task) error {
 		h.indexer.Wake()
 		return nil
 	}
-	if _, err := search.Drain(ctx, h.DB, h.Search, 500); err != nil {
+	if _, err := search.Drain(ctx, h.DB, h.Search, 0); err != nil {
 		return fmt.Errorf("drain search outbox: %w", err)
 	}
 	return nil

@@ -109,7 +109,7 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 	if err != nil || len(todo) == 0 {
 		return err
 	}
-	src, err := h.openSource(t)
+	batch, err := h.openBatch(t)
 	if err != nil {
 		if !errors.Is(err, asynq.SkipRetry) {
 			return err
@@ -120,14 +120,14 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 		}
 		return h.recordBatch(ctx, t, out)
 	}
-	defer src.close()
+	defer batch.Close()
 	out := make([]*harvested, len(todo))
 	errs := make([]error, len(todo))
 	var wg sync.WaitGroup
 	// Local files wait on CPU and disk; remote ones on the network, so
 	// their number in flight follows latency (REMOTE_CONCURRENCY).
 	inFlight := max(2, runtime.NumCPU())
-	if src.remote != nil {
+	if batch.Remote() {
 		inFlight = h.Config.RemoteConcurrency
 	}
 	sem := make(chan struct{}, max(1, inFlight))
@@ -140,7 +140,7 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
-			hv, err := h.harvestOne(ctx, src, t, todo[i])
+			hv, err := h.harvestOne(ctx, batch, t, todo[i])
 			publishing <- struct{}{}
 			<-sem
 			if err == nil && hv != nil {
@@ -205,45 +205,27 @@ func (h *Handler) pending(ctx context.Context, t *target, items []models.Item, r
 
 // harvestOne runs the extractors on one item. A returned error is transient
 // (the task is retried); everything else is an outcome to record.
-func (h *Handler) harvestOne(ctx context.Context, src *source, t *target, item models.Item) (*harvested, error) {
+func (h *Handler) harvestOne(ctx context.Context, batch *storage.Batch, t *target, item models.Item) (*harvested, error) {
 	start := time.Now()
 	hv := &harvested{item: item}
-	f, err := src.fetch(ctx, t, item)
+	names, err := h.extractorsFor(ctx, t, item)
+	if err != nil {
+		return nil, err
+	}
+	// A single item is harvested again unless unchanged.
+	in, err := batch.Item(ctx, storage.Request{Path: item.Path, Need: h.need(names),
+		SkipUnchanged: !t.opts.Force && t.job.ItemID != "" && item.LastHarvested != nil, KnownETag: item.HarvestedETag})
 	if errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrBadPath) {
 		hv.gone = true
 		return hv, nil
 	} else if err != nil {
 		return nil, err
 	}
-	defer func() { f.cleanup() }() // a download sets it later
-	hv.entry = f.entry
-	if !t.opts.Force && t.job.ItemID != "" && item.LastHarvested != nil && f.entry.ETag == item.HarvestedETag {
+	defer in.Close()
+	hv.entry = in.Entry
+	if in.Unchanged {
 		hv.note, hv.took = "unchanged since the last harvest", time.Since(start)
 		return hv, nil
-	}
-	names, err := h.extractorsFor(ctx, t, item)
-	if err != nil {
-		return nil, err
-	}
-	// A remote file reaches the disk only for an extractor that reads a
-	// path: the Inline ones read it in memory or as it streams in, those
-	// that read ranges get them from a loopback URL.
-	switch {
-	case src.remote != nil && h.inlineOnly(names):
-	case src.remote != nil && h.rangesOnly(names):
-		url, release, err := ranges.serve(f.ranged(ctx))
-		if err != nil {
-			return nil, err
-		}
-		defer release()
-		f.path = url
-	default:
-		if err := f.local(ctx); errors.Is(err, storage.ErrNotFound) {
-			hv.gone = true
-			return hv, nil
-		} else if err != nil {
-			return nil, err
-		}
 	}
 	// Each extractor writes below work/<its name>, a directory of this
 	// harvest of the item, published by publish (artifacts.go): the
@@ -251,11 +233,11 @@ func (h *Handler) harvestOne(ctx context.Context, src *source, t *target, item m
 	// others made before stay in the store.
 	hv.artDir = item.ID[:2] + "/" + item.ID
 	hv.work = h.workDir()
-	in := &extractors.Input{ItemID: item.ID, Name: item.Name, Path: f.path, Size: f.entry.Size,
-		Content: f.content, Stream: f.stream, ArtifactDir: hv.work, Siblings: f.siblings}
-	hv.outcomes = extractors.Run(ctx, h.Extractors, names, in, h.Config.ExtractorTimeout)
-	if f.download != nil {
-		hv.download = f.download()
+	input := &extractors.Input{ItemID: item.ID, Name: item.Name, Path: in.Path, Size: in.Entry.Size,
+		Content: in.Content, Stream: in.Stream, ArtifactDir: hv.work, Siblings: siblings(in, item.Path)}
+	hv.outcomes = extractors.Run(ctx, h.Extractors, names, input, h.Config.ExtractorTimeout)
+	if n, took, ok := in.Downloaded(); ok {
+		hv.download = downloadActivity(t, item, n, took)
 	}
 	if ctx.Err() != nil {
 		os.RemoveAll(hv.work)
@@ -269,29 +251,6 @@ func (h *Handler) harvestOne(ctx context.Context, src *source, t *target, item m
 	}
 	hv.took = time.Since(start)
 	return hv, nil
-}
-
-// inlineOnly reports whether every extractor of names that can run is
-// Inline: reading Content or Input.Stream, never a path.
-func (h *Handler) inlineOnly(names []string) bool {
-	for _, n := range names {
-		if info, ok := h.Extractors.Get(n); ok && info.Implemented && !info.Inline {
-			return false
-		}
-	}
-	return true
-}
-
-// rangesOnly reports whether every extractor of names that can run is
-// Inline or reads ranges (Info.RangeReads), so that a remote file is
-// served to them by ranges instead of downloaded.
-func (h *Handler) rangesOnly(names []string) bool {
-	for _, n := range names {
-		if info, ok := h.Extractors.Get(n); ok && info.Implemented && !info.Inline && !info.RangeReads {
-			return false
-		}
-	}
-	return true
 }
 
 // extractorsFor applies new_extractors_only: only extractors enabled since

@@ -138,6 +138,12 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 	// What the committed transaction finished, for the metrics.
 	var harvestedItems, failedItems int64
 	var replacedFiles []string // artifacts of earlier harvests, their rows replaced
+	select {
+	case h.recording <- struct{}{}:
+		defer func() { <-h.recording }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	err := h.DB.WithContext(ctx).Transaction(func(tx *store.DB) error {
 		// The activity rows go first: the harvestend rows this call inserts
 		// name the items it finishes, and everything else is written for

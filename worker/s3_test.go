@@ -25,6 +25,7 @@ import (
 	"github.com/metaharvest/metaharvest/internal/testbucket"
 	"github.com/metaharvest/metaharvest/internal/testredis"
 	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/storage"
 )
 
 // pathReader is an extractor that is not Inline: it needs the file at a
@@ -136,9 +137,9 @@ func TestS3ObjectsReadOnce(t *testing.T) {
 		f.put(fmt.Sprintf("small/%02d.bin", i), 4<<10)
 	}
 	f.put("empty.bin", 0)
-	f.put("edge.bin", contentLimit)
+	f.put("edge.bin", storage.ContentLimit)
 	f.put("large/a.bin", 3<<20+17)
-	f.put("large/b.bin", contentLimit+1)
+	f.put("large/b.bin", storage.ContentLimit+1)
 	f.startWorker()
 
 	req := f.harvest(jobs.Spec{Extractors: []string{"mime_type", "hashes"}, OverrideExtractors: true})

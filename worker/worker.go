@@ -5,8 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"math/rand/v2"
-	"os"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -48,14 +46,9 @@ type Deps struct {
 // those that did not back to their queue (asynq re-queues them; handlers
 // are idempotent), then cancels what still runs and logs what happened.
 func Run(ctx context.Context, d Deps) error {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		// A worker's live heap is a few MB and it allocates for every file,
-		// so the default GOGC=100 collects every few MB: about a seventh of
-		// its CPU on folders of small files. 400 costs a few MB more.
-		debug.SetGCPercent(workerGCPercent)
-	}
 	h := NewHandler(d)
 	cleanWork(d.Config.DataDir, h.Now())
+	defer h.Close() // last: after every handler has returned
 	if d.Search != nil {
 		// Items marked dirty in the outbox (by the api, by harvests when
 		// the engine cannot index in their transactions) are indexed by
@@ -218,9 +211,6 @@ func (h *Handler) taskFailed(ctx context.Context, t *asynq.Task, err error) {
 	h.Logger.Warn("task failed for good", slog.String("task_id", id), slog.String("type", t.Type()),
 		slog.Int("retried", retried), slog.String("error", err.Error()))
 }
-
-// workerGCPercent is the worker's GOGC unless the environment sets one.
-const workerGCPercent = 400
 
 // Mux routes task types to handlers.
 func (h *Handler) Mux() *asynq.ServeMux {

@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/metaharvest/metaharvest/internal/config"
@@ -56,6 +58,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
+	tuneGC(os.Args[1], os.LookupEnv)
 	logger := newLogger(cfg.LogLevel)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -81,7 +84,10 @@ func main() {
 		}
 		return
 	}
-	if err := run(ctx, os.Args[1], cfg, logger); err != nil {
+	stopProfile := startCPUProfile(cfg.CPUProfile, logger)
+	err = run(ctx, os.Args[1], cfg, logger)
+	stopProfile()
+	if err != nil {
 		if errors.Is(err, errUsage) {
 			fmt.Fprintln(os.Stderr, usage)
 			os.Exit(2)
@@ -89,6 +95,44 @@ func main() {
 		logger.Error("metaharvest stopped", slog.String("role", os.Args[1]), slog.String("error", err.Error()))
 		os.Exit(1)
 	}
+}
+
+// startCPUProfile writes a CPU profile of the process to path (CPU_PROFILE)
+// until the returned function is called; nothing when path is empty.
+func startCPUProfile(path string, logger *slog.Logger) func() {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		logger.Warn("CPU_PROFILE: no profile", slog.String("error", err.Error()))
+		if f != nil {
+			f.Close()
+		}
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
+}
+
+// workerGCPercent is the collector's target of a process that runs a
+// worker, unless the environment sets GOGC: a worker's live heap is a few
+// MB and it allocates for every file, so the default GOGC=100 collects
+// every few MB, about a seventh of its CPU on folders of small files; 400
+// costs a few MB more (docs/performance.md). The binary decides it, not
+// package worker: it is the whole process's setting.
+const workerGCPercent = 400
+
+func tuneGC(role string, lookup func(string) (string, bool)) {
+	if _, set := lookup("GOGC"); set || (role != "worker" && role != "all") {
+		return
+	}
+	debug.SetGCPercent(workerGCPercent)
 }
 
 func newLogger(level string) *slog.Logger {

@@ -198,6 +198,8 @@ func openMigrated(ctx context.Context, cfg config.Config) (*gorm.DB, error) {
 		return nil, err
 	}
 	sqlDB, _ := db.DB()
+	// The pool grows with the worker's tasks (config.DBMaxConns).
+	models.SizePool(db, cfg.DBMaxConns)
 	if err := sqlDB.PingContext(ctx); err != nil {
 		return nil, fmt.Errorf("connect to postgres: %w", err)
 	}

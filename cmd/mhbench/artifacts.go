@@ -358,7 +358,7 @@ func (a *allProc) harvestFolder(ctx context.Context, root string, want int64) (t
 		}
 		if job.WalkComplete && job.IndexedCount >= want {
 			asked := time.Now()
-			n, err := searchCount(ctx, a.engine, locID)
+			n, err := engineCount(ctx, a.engine, locID)
 			if err != nil {
 				return 0, err
 			}

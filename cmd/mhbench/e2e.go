@@ -27,7 +27,12 @@ type harvestRun struct {
 // administrator's search filtered on the location, counted exactly by a
 // terms aggregation).
 func (e *env) searchCount(ctx context.Context, locID string) (int64, error) {
-	res, err := e.engine.Search(ctx, search.Request{
+	return engineCount(ctx, e.engine, locID)
+}
+
+// engineCount is searchCount with an engine.
+func engineCount(ctx context.Context, engine search.Engine, locID string) (int64, error) {
+	res, err := engine.Search(ctx, search.Request{
 		Limit:        1,
 		Filters:      &search.Filters{Terms: []search.Term{{Field: search.FieldLocationID, Value: search.FlexString(locID)}}},
 		Aggregations: &search.Aggregations{Terms: []search.TermsAgg{{Name: "n", Field: search.FieldLocationID, Size: 1}}},
@@ -57,10 +62,6 @@ func (e *env) harvestE2E(ctx context.Context, root string, extractorNames []stri
 	}
 	run := harvestRun{locID: locID, requestID: req}
 	deadline := start.Add(30 * time.Minute)
-	type seen struct {
-		at time.Time
-		n  int64
-	}
 	var commits, searches []seen
 	interval := 20 * time.Millisecond
 	if sample {
@@ -114,20 +115,36 @@ func (e *env) harvestE2E(ctx context.Context, root string, extractorNames []stri
 		return run, fmt.Errorf("harvest of %s: job counters say done but %d of %d items have ended", root, n, want)
 	}
 	if sample {
-		for _, c := range commits {
-			if c.n == 0 {
-				continue
-			}
-			i := sort.Search(len(searches), func(i int) bool { return !searches[i].at.Before(c.at) && searches[i].n >= c.n })
-			for i < len(searches) && searches[i].n < c.n {
-				i++
-			}
-			if i < len(searches) {
-				run.freshness = append(run.freshness, searches[i].at.Sub(c.at))
-			}
-		}
+		run.freshness = freshness(commits, searches)
 	}
 	return run, nil
+}
+
+// seen is a count at a moment: of files a job had recorded (a batch
+// commit), or of documents a search found.
+type seen struct {
+	at time.Time
+	n  int64
+}
+
+// freshness is, for each batch commit seen, how long until a search
+// counted its items: the first search started after the commit that
+// counted at least as many.
+func freshness(commits, searches []seen) []time.Duration {
+	var out []time.Duration
+	for _, c := range commits {
+		if c.n == 0 {
+			continue
+		}
+		i := sort.Search(len(searches), func(i int) bool { return !searches[i].at.Before(c.at) && searches[i].n >= c.n })
+		for i < len(searches) && searches[i].n < c.n {
+			i++
+		}
+		if i < len(searches) {
+			out = append(out, searches[i].at.Sub(c.at))
+		}
+	}
+	return out
 }
 
 // harvest is a harvest's time until the job recorded every file (the

@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"flag"
 	"fmt"
@@ -15,7 +14,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -42,16 +43,32 @@ func main() {
 	scaleN := flag.Int("scale-items", 1_000_000, "items seeded for the scale suite")
 	scaleRounds := flag.Int("scale-rounds", 5, "harvest rounds of the scale suite (0: only its searches)")
 	webN := flag.Int("web-items", 200_000, "items seeded for the web suite")
-	only := flag.String("only", "", "run one suite: harvest, space, scale, search, s3, artifacts, web, extractors or meili")
+	only := flag.String("only", "", "run these suites, separated by commas: user, harvest, space, scale, search, s3, artifacts, web, extractors, meili")
+	rounds := flag.Int("rounds", 5, "rounds of the user suite's small files")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	profileDir := flag.String("profile", "", "directory where each metaharvest process the suites start writes a CPU profile of its life")
+	platformEnv := flag.String("env", "", "settings for the metaharvest processes the user suite starts, KEY=VALUE separated by commas (e.g. WORKER_CONCURRENCY=8), instead of the defaults")
 	flag.Parse()
+	if _, set := os.LookupEnv("GOGC"); !set {
+		// The in-process worker runs with the collector's target
+		// metaharvest's main gives worker processes.
+		debug.SetGCPercent(400)
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err == nil && pprof.StartCPUProfile(f) == nil {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	cfg := benchConfig{smallN: *smallN, spaceN: *spaceN, scaleN: *scaleN, scaleRounds: *scaleRounds, webN: *webN, only: *only}
+	cfg := benchConfig{smallN: *smallN, spaceN: *spaceN, scaleN: *scaleN, scaleRounds: *scaleRounds, webN: *webN,
+		only: strings.FieldsFunc(*only, func(r rune) bool { return r == ',' }), rounds: max(1, *rounds), profileDir: *profileDir,
+		env: strings.FieldsFunc(*platformEnv, func(r rune) bool { return r == ',' })}
+	if cfg.profileDir != "" {
+		if abs, err := filepath.Abs(cfg.profileDir); err == nil {
+			cfg.profileDir = abs
+		}
+		os.MkdirAll(cfg.profileDir, 0o755)
+	}
 	for _, set := range strings.FieldsFunc(*large, func(r rune) bool { return r == ',' }) {
 		var files, mib int
 		if _, err := fmt.Sscanf(strings.TrimSpace(set), "%dx%d", &files, &mib); err != nil || files < 1 || mib < 1 {
@@ -71,13 +88,21 @@ type benchConfig struct {
 	smallN, spaceN, scaleN, webN int
 	scaleRounds                  int
 	large                        [][2]int
-	only                         string
+	only                         []string
+	rounds                       int
+	profileDir                   string
+	env                          []string // the user suite's platforms' settings
 }
 
 func run(cfg benchConfig) error {
 	ctx := context.Background()
 	fmt.Printf("metaharvest bench — %s, %d CPUs\n\n", runtime.Version(), runtime.NumCPU())
-	suite := func(name string) bool { return cfg.only == "" || cfg.only == name }
+	suite := func(name string) bool { return len(cfg.only) == 0 || slices.Contains(cfg.only, name) }
+	if suite("user") {
+		if err := benchUserPath(ctx, cfg); err != nil {
+			return err
+		}
+	}
 	if suite("harvest") {
 		env, err := newEnv(ctx)
 		if err != nil {
@@ -109,7 +134,7 @@ func run(cfg benchConfig) error {
 		}
 	}
 	if suite("s3") {
-		if err := benchS3(ctx); err != nil {
+		if err := benchS3(ctx, cfg.profileDir); err != nil {
 			return err
 		}
 	}
@@ -124,7 +149,7 @@ func run(cfg benchConfig) error {
 		}
 	}
 	if suite("meili") {
-		if err := benchMeili(ctx, cfg.smallN, cfg.large, cfg.webN); err != nil {
+		if err := benchMeili(ctx, cfg.smallN, cfg.large, cfg.webN, cfg.profileDir); err != nil {
 			return err
 		}
 	}
@@ -150,6 +175,10 @@ type env struct {
 	dir     string
 	dropDB  func()
 	workers context.CancelFunc
+	// deps and done: the in-process worker, so that it can be stopped
+	// while other platforms are measured (pause, resume).
+	deps    worker.Deps
+	done    chan struct{}
 	starter *jobs.Starter
 	engine  search.Engine
 }
@@ -216,6 +245,7 @@ func newEnv(ctx context.Context) (*env, error) {
 	if err != nil {
 		return nil, err
 	}
+	models.SizePool(db, cfg.DBMaxConns) // as the binary does
 	opt, err := queue.RedisOpt(cfg.RedisURL)
 	if err != nil {
 		return nil, err
@@ -223,20 +253,38 @@ func newEnv(ctx context.Context) (*env, error) {
 	client := asynq.NewClient(opt)
 	e := &env{cfg: cfg, db: db, client: client, opt: opt, dir: dir, dropDB: drop,
 		starter: &jobs.Starter{DB: db, Queue: client, Names: queue.Names{Namespace: cfg.RedisNamespace}, Registry: extractors.Default}}
-	wctx, cancel := context.WithCancel(ctx)
-	e.workers = cancel
 	engine, err := search.Open(search.Config{DB: db})
 	if err != nil {
 		return nil, err
 	}
 	e.engine = engine
-	go worker.Run(wctx, worker.Deps{Config: cfg, DB: db, Queue: client, RedisOpt: opt, Search: engine,
-		Logger: slog.New(slog.DiscardHandler)})
+	e.deps = worker.Deps{Config: cfg, DB: db, Queue: client, RedisOpt: opt, Search: engine, Logger: slog.New(slog.DiscardHandler)}
+	e.resume()
 	return e, nil
 }
 
+// pause stops the in-process worker (an idle worker still polls Redis);
+// resume starts it again.
+func (e *env) pause() {
+	if e.workers != nil {
+		e.workers()
+		<-e.done
+		e.workers = nil
+	}
+}
+
+func (e *env) resume() {
+	if e.workers != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	e.workers, e.done = cancel, done
+	go func() { defer close(done); worker.Run(ctx, e.deps) }()
+}
+
 func (e *env) close() {
-	e.workers()
+	e.pause()
 	e.client.Close()
 	if s, err := e.db.DB(); err == nil {
 		s.Close()
@@ -306,16 +354,8 @@ var smallFileExtractors = []string{"mime_type", "hashes"}
 
 func benchSmall(ctx context.Context, e *env, n int) error {
 	root := filepath.Join(e.dir, "small")
-	buf := make([]byte, 4096)
-	for i := 0; i < n; i++ {
-		p := filepath.Join(root, "media", fmt.Sprintf("d%03d", i%100), fmt.Sprintf("f%06d.bin", i))
-		if i < 100 {
-			os.MkdirAll(filepath.Dir(p), 0o755)
-		}
-		rand.Read(buf)
-		if err := os.WriteFile(p, buf, 0o644); err != nil {
-			return err
-		}
+	if err := writeSmallFiles(root, n); err != nil {
+		return err
 	}
 	// Five rounds, baseline and harvest interleaved on the same files; the
 	// median ratio is the figure (single runs of a sub-second baseline vary
@@ -376,41 +416,16 @@ func maxDuration(ds []time.Duration) time.Duration {
 // interleaved rounds.
 func benchLarge(ctx context.Context, e *env, files, mib int) error {
 	root := filepath.Join(e.dir, fmt.Sprintf("large%dx%d", files, mib))
-	dir := filepath.Join(root, "media")
-	os.MkdirAll(dir, 0o755)
-	var paths []string
-	buf := make([]byte, 1<<20)
-	for i := 0; i < files; i++ {
-		p := filepath.Join(dir, fmt.Sprintf("large%03d.bin", i))
-		f, err := os.Create(p)
-		if err != nil {
-			return err
-		}
-		for j := 0; j < mib; j++ {
-			rand.Read(buf)
-			if _, err := f.Write(buf); err != nil {
-				f.Close()
-				return err
-			}
-		}
-		f.Close()
-		paths = append(paths, p)
-	}
-	// Warm the page cache so both sides read from memory.
-	if _, err := timeCmd("cat", paths...); err != nil {
+	paths, mb, err := largeSet(root, files, mib)
+	if err != nil {
 		return err
 	}
-	mb := float64(files*mib) * 1.048576
 	fmt.Printf("large files: %d x %d MiB (md5 + sha1 + sha256), end to end\n", files, mib)
 	var ratios, recordedRatios []float64
 	for round := 1; round <= 3; round++ {
-		var base time.Duration
-		for _, tool := range []string{"md5sum", "sha1sum", "sha256sum"} {
-			d, err := timeCmd(tool, paths...)
-			if err != nil {
-				return err
-			}
-			base += d
+		base, err := coreutils(paths)
+		if err != nil {
+			return err
 		}
 		run, err := e.harvestE2E(ctx, root, []string{"hashes"}, int64(files), false)
 		if err != nil {

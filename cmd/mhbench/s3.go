@@ -7,12 +7,9 @@ import (
 	"crypto/rand"
 	"crypto/sha1"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,37 +21,31 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
-	"gorm.io/gorm"
 
-	"github.com/metaharvest/metaharvest/internal/config"
-	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/internal/testbucket"
-	"github.com/metaharvest/metaharvest/models"
-	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/storage"
 )
 
 // The s3 suite (issue 24): buckets of versitygw (posix backend) on
 // loopback, harvested with [mime_type, hashes] by a `metaharvest all`
-// process (WORKER_CONCURRENCY=8), timed from the harvest POST until a
-// search counts every object, against the bare client of our go.mod's
+// process with the defaults (a platform: see platform.go; locations made
+// and harvests started through its API), timed from the harvest POST
+// until a search through the API counts every object, against the bare
+// client of our go.mod's
 // minio-go (list the bucket, then 16 goroutines each GET an object and
 // hash it with md5, sha1 and sha256 in one pass, nothing on disk), in
 // interleaved rounds; then the same through a proxy adding 30 ms to each
 // request; then a listing of 100,000 keys.
 const (
-	s3SmallN       = 3000
-	s3SmallSize    = 4 << 10
-	s3LargeN       = 8
-	s3LargeMiB     = 25
-	s3WalkKeys     = 100_000
-	s3Latency      = 30 * time.Millisecond
-	s3BareWorkers  = 16
-	s3Rounds       = 5
-	s3WorkerConc   = 8
-	s3AdminEmail   = "bench@example.com"
-	s3HarvestLimit = 30 * time.Minute
+	s3SmallN      = 3000
+	s3SmallSize   = 4 << 10
+	s3LargeN      = 8
+	s3LargeMiB    = 25
+	s3WalkKeys    = 100_000
+	s3Latency     = 30 * time.Millisecond
+	s3BareWorkers = 16
+	s3Rounds      = 5
 )
 
 var s3Extractors = []string{"mime_type", "hashes"}
@@ -62,30 +53,24 @@ var s3Extractors = []string{"mime_type", "hashes"}
 // s3Bench is the suite's platform: versitygw, a proxy to it, and a
 // `metaharvest all` process on a scratch database.
 type s3Bench struct {
-	vgw     *testbucket.Restartable
-	proxy   *testbucket.Proxy
-	dir     string
-	db      *gorm.DB
-	engine  search.Engine
-	api     string // base URL of the all process
-	token   string
-	proc    *exec.Cmd
-	exited  chan struct{}
-	closers []func()
+	vgw   *testbucket.Restartable
+	proxy *testbucket.Proxy
+	dir   string
+	all   *platform
 }
 
-func benchS3(ctx context.Context) error {
+func benchS3(ctx context.Context, profileDir string) error {
 	if _, err := testbucket.Binary(); err != nil {
 		fmt.Printf("s3: skipped: %v\n\n", err)
 		return nil
 	}
-	b, err := newS3Bench(ctx)
+	b, err := newS3Bench(ctx, profileDir)
 	if err != nil {
 		return err
 	}
 	defer b.close()
-	fmt.Printf("s3 buckets: versitygw (posix) on loopback; metaharvest all (WORKER_CONCURRENCY=%d, %s), end to end from the harvest POST until search counts every object, vs minio-go list + %d goroutines GET+md5+sha1+sha256\n",
-		s3WorkerConc, strings.Join(s3Extractors, ", "), s3BareWorkers)
+	fmt.Printf("s3 buckets (user path): versitygw (posix) on loopback; metaharvest all with the defaults (%s), end to end from the harvest POST until a search through the API counts every object, vs minio-go list + %d goroutines GET+md5+sha1+sha256\n",
+		strings.Join(s3Extractors, ", "), s3BareWorkers)
 
 	client, err := minio.New(b.vgw.HostPort(), &minio.Options{Creds: credentials.NewStaticV4(b.vgw.AccessKey, b.vgw.SecretKey, ""),
 		Region: "us-east-1", BucketLookup: minio.BucketLookupPath})
@@ -122,13 +107,14 @@ func benchS3(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			took, err := b.harvest(ctx, endpoint, set.bucket, set.n)
+			run, err := b.harvest(ctx, endpoint, set.bucket, set.n, s3Extractors)
 			if err != nil {
 				return err
 			}
+			took := run.searchable
 			ratios = append(ratios, base.Seconds()/took.Seconds())
-			fmt.Printf("  round %d: bare minio-go %s; metaharvest searchable %s (%s), ratio %.2fx\n", round,
-				rate(set.n, set.size, base), rate(set.n, set.size, took), took.Round(time.Millisecond), ratios[len(ratios)-1])
+			fmt.Printf("  round %d: bare minio-go %s; metaharvest searchable %s (%s), ratio %.2fx; CPU metaharvest %.1f s, postgres %.1f s\n", round,
+				rate(set.n, set.size, base), rate(set.n, set.size, took), took.Round(time.Millisecond), ratios[len(ratios)-1], run.platform, run.postgres)
 		}
 		if cli, err := b.cliS3(ctx, endpoint, set.bucket); err != nil {
 			fmt.Printf("  aws s3 cp --recursive + sha256sum: not measured: %v\n", err)
@@ -168,10 +154,11 @@ func (b *s3Bench) video(ctx context.Context, c *minio.Client) error {
 		return err
 	}
 	b.proxy.Reset()
-	took, err := b.harvestWith(ctx, b.proxy.Endpoint, "video", 1, []string{"mediainfo"})
+	run, err := b.harvest(ctx, b.proxy.Endpoint, "video", 1, []string{"mediainfo"})
 	if err != nil {
 		return err
 	}
+	took := run.searchable
 	sent := b.proxy.Sent("video", "clip.mov")
 	fmt.Printf("video: %.2f GiB QuickTime (raw 4:2:2 1080p, index at the end) harvested with mediainfo (+ store, mime_type): %d bytes read (%.3f%%) in %d GETs, searchable after %s\n\n",
 		float64(fi.Size())/(1<<30), sent, 100*float64(sent)/float64(fi.Size()), b.proxy.Requests("GET"), took.Round(time.Millisecond))
@@ -193,7 +180,7 @@ func rate(n, size int64, d time.Duration) string {
 	return fmt.Sprintf("%6.0f objects/s", float64(n)/d.Seconds())
 }
 
-func newS3Bench(ctx context.Context) (_ *s3Bench, err error) {
+func newS3Bench(ctx context.Context, profileDir string) (_ *s3Bench, err error) {
 	b := &s3Bench{}
 	defer func() {
 		if err != nil {
@@ -209,84 +196,19 @@ func newS3Bench(ctx context.Context) (_ *s3Bench, err error) {
 	if b.proxy, err = testbucket.NewProxy(b.vgw.Endpoint); err != nil {
 		return nil, err
 	}
-	cfg, err := config.Load(os.LookupEnv)
-	if err != nil {
-		return nil, err
-	}
-	dbURL, drop, err := scratchDB(ctx)
-	if err != nil {
-		return nil, err
-	}
-	b.closers = append(b.closers, drop)
-	if b.db, err = models.Open(dbURL); err != nil {
-		return nil, err
-	}
-	if b.engine, err = search.Open(search.Config{DB: b.db}); err != nil {
-		return nil, err
-	}
 	bin, err := metaharvestBinary(b.dir)
 	if err != nil {
 		return nil, err
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	if b.all, err = startPlatform(ctx, bin, "s3 all", platformOptions{roles: []string{"all"}, profileDir: profileDir}); err != nil {
 		return nil, err
 	}
-	addr := l.Addr().String()
-	l.Close()
-	password := ids.New()
-	ns := "benchs3" + ids.New()[:8]
-	b.closers = append(b.closers, func() { dropNamespace(cfg.RedisURL, ns) })
-	b.proc = exec.Command(bin, "all")
-	b.proc.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "REDIS_URL="+cfg.RedisURL, "REDIS_NAMESPACE="+ns,
-		"DATA_DIR="+filepath.Join(b.dir, "data"), "HTTP_ADDR="+addr, "ADMIN_EMAIL="+s3AdminEmail, "ADMIN_PASSWORD="+password,
-		fmt.Sprintf("WORKER_CONCURRENCY=%d", s3WorkerConc), "HARVEST_REFRESH_TIME=86400", "LOG_LEVEL=error", "MEILI_URL=")
-	b.proc.Stdout, b.proc.Stderr = os.Stderr, os.Stderr
-	if err := b.proc.Start(); err != nil {
-		return nil, err
-	}
-	b.exited = make(chan struct{})
-	go func() { b.proc.Wait(); close(b.exited) }()
-	b.api = "http://" + addr
-	deadline := time.Now().Add(time.Minute)
-	for {
-		var out struct {
-			Token string `json:"token"`
-		}
-		status, err := b.call(ctx, "POST", "/api/login", map[string]string{"email": s3AdminEmail, "password": password}, &out)
-		if err == nil && status == http.StatusOK && out.Token != "" {
-			b.token = out.Token
-			return b, nil
-		}
-		select {
-		case <-b.exited:
-			return nil, errors.New("metaharvest all exited before answering")
-		default:
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("metaharvest all did not answer on %s: %d %v", addr, status, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	return b, nil
 }
 
 func (b *s3Bench) close() {
-	if b.proc != nil && b.proc.Process != nil {
-		b.proc.Process.Signal(os.Interrupt)
-		select {
-		case <-b.exited:
-		case <-time.After(30 * time.Second):
-			b.proc.Process.Kill()
-			<-b.exited
-		}
-	}
-	if b.db != nil {
-		if s, err := b.db.DB(); err == nil {
-			s.Close()
-		}
-	}
-	for i := len(b.closers) - 1; i >= 0; i-- {
-		b.closers[i]()
+	if b.all != nil {
+		b.all.close()
 	}
 	if b.proxy != nil {
 		b.proxy.Close()
@@ -325,104 +247,13 @@ func metaharvestBinary(dir string) (string, error) {
 	return out, nil
 }
 
-func (b *s3Bench) call(ctx context.Context, method, path string, body, out any) (int, error) {
-	raw, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(ctx, method, b.api+path, bytes.NewReader(raw))
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if b.token != "" {
-		req.Header.Set("Authorization", "Bearer "+b.token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	if out != nil && resp.StatusCode < 300 {
-		if err := json.Unmarshal(data, out); err != nil {
-			return resp.StatusCode, fmt.Errorf("%s %s: %w", method, path, err)
-		}
-	} else if resp.StatusCode >= 300 {
-		return resp.StatusCode, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, data)
-	}
-	return resp.StatusCode, nil
-}
-
-// harvest makes a new s3 location of bucket on endpoint, POSTs a harvest of
-// it and waits until a search counts want objects.
-func (b *s3Bench) harvest(ctx context.Context, endpoint, bucket string, want int64) (time.Duration, error) {
-	return b.harvestWith(ctx, endpoint, bucket, want, s3Extractors)
-}
-
-func (b *s3Bench) harvestWith(ctx context.Context, endpoint, bucket string, want int64, extractorNames []string) (time.Duration, error) {
-	locID := ids.New()
-	if err := b.db.Create(&models.Location{ID: locID, Kind: storage.KindS3, Name: locID, Config: models.MustJSON(map[string]string{
-		"endpoint": endpoint, "bucket": bucket, "access_key_id": b.vgw.AccessKey, "secret_access_key": b.vgw.SecretKey,
-		"path_style": "true", "region": "us-east-1"})}).Error; err != nil {
-		return 0, err
-	}
-	ctrID := models.ContainerID(locID, bucket)
-	if err := b.db.Create(&models.Container{ID: ctrID, LocationID: locID, Name: bucket}).Error; err != nil {
-		return 0, err
-	}
-	start := time.Now()
-	var started struct {
-		RequestID string `json:"request_id"`
-	}
-	if _, err := b.call(ctx, "POST", "/api/control/harvest", map[string]any{"location_id": locID, "container_id": ctrID,
-		"extractors": extractorNames, "override_extractors": true, "force": true, "ignore_recently_walked": true}, &started); err != nil {
-		return 0, err
-	}
-	deadline := start.Add(s3HarvestLimit)
-	recorded := false
-	for {
-		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("harvest of bucket %s not searchable after %s", bucket, s3HarvestLimit)
-		}
-		if !recorded {
-			var job models.Job
-			if err := b.db.Where("request_id = ?", started.RequestID).Take(&job).Error; err != nil {
-				return 0, err
-			}
-			if job.ErrorCount > 0 {
-				var failed models.Activity
-				b.db.Where("request_id = ? AND kind = ? AND error <> ''", started.RequestID, models.ActivityExtractor).Limit(1).Find(&failed)
-				return 0, fmt.Errorf("harvest of bucket %s: %d errors (%s: %s)", bucket, job.ErrorCount, failed.Name, failed.Error)
-			}
-			recorded = job.WalkComplete && job.IndexedCount >= want
-		}
-		if recorded {
-			asked := time.Now()
-			n, err := searchCount(ctx, b.engine, locID)
-			if err != nil {
-				return 0, err
-			}
-			if n >= want {
-				return asked.Sub(start), nil
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func searchCount(ctx context.Context, engine search.Engine, locID string) (int64, error) {
-	res, err := engine.Search(ctx, search.Request{
-		Limit:        1,
-		Filters:      &search.Filters{Terms: []search.Term{{Field: search.FieldLocationID, Value: search.FlexString(locID)}}},
-		Aggregations: &search.Aggregations{Terms: []search.TermsAgg{{Name: "n", Field: search.FieldLocationID, Size: 1}}},
-	}, search.Visibility{All: true})
-	if err != nil {
-		return 0, err
-	}
-	for _, bk := range res.Aggregations.Terms["n"].Buckets {
-		if bk.Key == locID {
-			return bk.Count, nil
-		}
-	}
-	return 0, nil
+// harvest makes an s3 location of bucket on endpoint through the API,
+// POSTs a harvest of it and waits until a search through the API counts
+// want objects.
+func (b *s3Bench) harvest(ctx context.Context, endpoint, bucket string, want int64, extractorNames []string) (userRun, error) {
+	return b.all.harvest(ctx, storage.KindS3, map[string]string{"endpoint": endpoint, "bucket": bucket,
+		"access_key_id": b.vgw.AccessKey, "secret_access_key": b.vgw.SecretKey, "path_style": "true", "region": "us-east-1"},
+		bucket, extractorNames, want)
 }
 
 // seedBucket creates bucket with n random objects of size bytes.

@@ -138,6 +138,20 @@ type Config struct {
 	// stored descriptors when it starts.
 	FacialRecognition bool
 
+	// DBMaxConns is how many connections to Postgres one process opens at
+	// most (DB_MAX_CONNS, default WORKER_CONCURRENCY + 10, at least 20).
+	// A harvest batch's transaction may need a second connection (the
+	// search dictionaries are written beside it), so that a worker records
+	// at most DBMaxConns/2 - 2 batches at once; the pool grows with the
+	// tasks so that recording does not queue on 16 cores (see
+	// docs/performance.md). Keep the sum over processes under Postgres's
+	// max_connections.
+	DBMaxConns int
+	// CPUProfile, when set, makes the process write a CPU profile of its
+	// whole life to this file when it stops (CPU_PROFILE, default empty):
+	// where a harvest spends its time, for `go tool pprof` (see
+	// docs/performance.md).
+	CPUProfile string
 	// Env is the lookup Load read from: extractor settings and provider keys
 	// (TESSERACT_LANGUAGES, WEATHER_API_KEY, ...) are declared by the
 	// extractors themselves and read through it by their registry.
@@ -245,12 +259,17 @@ func Load(get Getenv) (Config, error) {
 		ToolSlots:        int(integer("TOOL_SLOTS", int64(runtime.NumCPU()), 1)),
 		MetricsToken:     str("METRICS_TOKEN", ""),
 		ShutdownTimeout:  time.Duration(integer("SHUTDOWN_TIMEOUT", 20, 1)) * time.Second,
+		CPUProfile:       str("CPU_PROFILE", ""),
+		DBMaxConns:       int(integer("DB_MAX_CONNS", 0, 4)),
 		// Facial recognition (issue 48).
 		FacialRecognition: boolean("FACIAL_RECOGNITION", true),
 		Env:               get,
 	}
 	c.BaseURL = str("BASE_URL", defaultBaseURL(c.HTTPAddr))
 	c.DataBucket = loadDataBucket(str, integer, &problems)
+	if c.DBMaxConns == 0 {
+		c.DBMaxConns = max(20, c.WorkerConcurrency+10)
+	}
 
 	if u, err := url.Parse(c.DatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		problems = append(problems, "DATABASE_URL must be a postgres:// URL")

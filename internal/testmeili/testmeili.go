@@ -161,6 +161,17 @@ func (s *Server) Restart(t testing.TB) {
 	}
 }
 
+// Pid is the running server's process id (0 when it is not running): the
+// bench reads its CPU time.
+func (s *Server) Pid() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc == nil || s.proc.cmd.Process == nil {
+		return 0
+	}
+	return s.proc.cmd.Process.Pid
+}
+
 // Output is what the running (or last) server printed, for failures.
 func (s *Server) Output() string {
 	s.mu.Lock()

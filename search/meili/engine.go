@@ -76,7 +76,9 @@ type Engine struct {
 	cats     map[search.Scope]cachedCatalogue
 	settings map[search.Scope]*indexSettings
 
-	writes writes // tasks sent and not yet seen done (write.go)
+	writes   writes         // tasks sent and not yet seen done (write.go)
+	backlog  backlogReading // the last Backlog (write.go)
+	segEmpty emptyReading   // the segments index last seen empty (write.go)
 }
 
 type cachedCatalogue struct {

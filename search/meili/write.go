@@ -342,6 +342,11 @@ func (e *Engine) SyncAll(ctx context.Context) error {
 // for one of these items runs before the update sent here, and the drain
 // replaces an item's segments right after its document anyway.
 func (e *Engine) refreshSegmentGroups(ctx context.Context, items []*search.Prepared) error {
+	if empty, err := e.segmentsEmpty(ctx); err != nil {
+		return err
+	} else if empty {
+		return nil
+	}
 	byItem := make(map[string]*search.Prepared, len(items))
 	ids := make([]string, 0, len(items))
 	for _, p := range items {
@@ -441,6 +446,8 @@ func (e *Engine) UpsertSegments(ctx context.Context, segs []search.Segment) erro
 	if err := e.learn(ctx, search.ScopeSegments, prepared); err != nil {
 		return err
 	}
+	e.segmentsWritten()
+	defer e.segmentsWritten() // a reading made while the write was sent
 	return e.send(ctx, e.segments, prepared, itemsOf(prepared, true), "index segments")
 }
 
@@ -511,16 +518,14 @@ func (e *Engine) DeleteSegmentsOfItems(ctx context.Context, itemIDs []string) er
 // noSegments reports whether the segments index holds no segment of these
 // items and has no write waiting (enqueued or running) that could add one.
 func (e *Engine) noSegments(ctx context.Context, itemIDs []string) (bool, error) {
-	tasks, err := e.client.GetTasksWithContext(ctx, &meilisearch.TasksQuery{IndexUIDS: []string{e.segments},
-		Statuses: []meilisearch.TaskStatus{meilisearch.TaskStatusEnqueued, meilisearch.TaskStatusProcessing}, Limit: 1})
-	if err != nil {
-		return false, wrapErr(fmt.Errorf("read segment tasks: %w", err))
+	if empty, err := e.segmentsEmpty(ctx); err != nil || empty {
+		return empty, err
 	}
-	if len(tasks.Results) > 0 {
-		return false, nil
+	if pending, err := e.segmentWritesPending(ctx); err != nil || pending {
+		return false, err
 	}
 	var res meilisearch.DocumentsResult
-	err = e.client.Index(e.segments).GetDocumentsWithContext(ctx, &meilisearch.DocumentsQuery{
+	err := e.client.Index(e.segments).GetDocumentsWithContext(ctx, &meilisearch.DocumentsQuery{
 		Limit: 1, Fields: []string{search.FieldID},
 		Filter: fmt.Sprintf("%s IN %s", quote("item_id"), quoteList(itemIDs)),
 	}, &res)
@@ -530,10 +535,93 @@ func (e *Engine) noSegments(ctx context.Context, itemIDs []string) (bool, error)
 	return len(res.Results) == 0, nil
 }
 
+// segmentsEmpty reports whether the segments index holds no document and
+// has no write waiting. Most harvests meet no media with segments: then
+// the visibility of the items' segments (refreshSegmentGroups) and their
+// deletion (noSegments) need no filtered read of it per round of the
+// drain, each on a filter of thousands of ids. An empty reading answers
+// for segmentsEmptyFresh; this engine's own segment writes end it at once
+// (another process's segments written in that moment for an item this one
+// indexes are replaced when the drain meets the item again).
+func (e *Engine) segmentsEmpty(ctx context.Context) (bool, error) {
+	e.segEmpty.mu.Lock()
+	defer e.segEmpty.mu.Unlock()
+	if !e.segEmpty.at.IsZero() && time.Since(e.segEmpty.at) < segmentsEmptyFresh {
+		return true, nil
+	}
+	if pending, err := e.segmentWritesPending(ctx); err != nil || pending {
+		return false, err
+	}
+	stats, err := e.client.Index(e.segments).GetStatsWithContext(ctx, nil)
+	if err != nil {
+		return false, wrapErr(fmt.Errorf("read segments index stats: %w", err))
+	}
+	if stats.NumberOfDocuments > 0 {
+		return false, nil
+	}
+	e.segEmpty.at = time.Now()
+	return true, nil
+}
+
+// segmentWritesPending reports whether a write of the segments index is
+// enqueued or running, whoever sent it.
+func (e *Engine) segmentWritesPending(ctx context.Context) (bool, error) {
+	tasks, err := e.client.GetTasksWithContext(ctx, &meilisearch.TasksQuery{IndexUIDS: []string{e.segments},
+		Statuses: []meilisearch.TaskStatus{meilisearch.TaskStatusEnqueued, meilisearch.TaskStatusProcessing}, Limit: 1})
+	if err != nil {
+		return false, wrapErr(fmt.Errorf("read segment tasks: %w", err))
+	}
+	return len(tasks.Results) > 0, nil
+}
+
+// segmentsEmptyFresh is how long a reading of an empty segments index
+// answers.
+const segmentsEmptyFresh = time.Second
+
+// emptyReading is when the segments index was last read empty.
+type emptyReading struct {
+	mu sync.Mutex
+	at time.Time
+}
+
+// segmentsWritten ends an empty reading: segments are about to be sent.
+func (e *Engine) segmentsWritten() {
+	e.segEmpty.mu.Lock()
+	e.segEmpty.at = time.Time{}
+	e.segEmpty.mu.Unlock()
+}
+
 // Backlog counts the documents of item writes Meilisearch has enqueued or
 // is indexing (search.Pacer), whoever sent them, reading tasks until it
-// has counted more than limit.
+// has counted more than limit. Every batch a harvest records asks while
+// it waits (search.KeepPace): callers within backlogFresh of a reading
+// share it, so that a worker's tasks waiting together cost Meilisearch one
+// task query, not one each.
 func (e *Engine) Backlog(ctx context.Context, limit int64) (int64, error) {
+	e.backlog.mu.Lock()
+	defer e.backlog.mu.Unlock()
+	if b := &e.backlog; b.limit >= limit && time.Since(b.at) < backlogFresh {
+		return b.n, nil
+	}
+	n, err := e.readBacklog(ctx, limit)
+	if err != nil {
+		return 0, err
+	}
+	e.backlog.at, e.backlog.n, e.backlog.limit = time.Now(), n, limit
+	return n, nil
+}
+
+// backlogFresh is how long a backlog reading answers other callers.
+const backlogFresh = 25 * time.Millisecond
+
+// backlogReading is the last Backlog read from Meilisearch.
+type backlogReading struct {
+	mu       sync.Mutex
+	at       time.Time
+	n, limit int64
+}
+
+func (e *Engine) readBacklog(ctx context.Context, limit int64) (int64, error) {
 	const page = 100
 	var n int64
 	q := &meilisearch.TasksQuery{IndexUIDS: []string{e.items}, Limit: page,

@@ -31,8 +31,12 @@ func splitBaseAggs(t table, p *search.Plan) (*baseAggPlan, *search.Plan) {
 	rest := *p
 	rest.TermsAggs, rest.Metrics = nil, nil
 	base := &baseAggPlan{}
+	filter, _, filtered := countedFilter(t, p)
 	for _, ta := range p.TermsAggs {
-		if _, ok := t.strCols[ta.Field]; ok {
+		if col, ok := t.strCols[ta.Field]; ok && filtered && countedColumns[col] == filter {
+			// Read from the kept counts (countedTerms).
+			rest.TermsAggs = append(rest.TermsAggs, ta)
+		} else if ok {
 			base.terms = append(base.terms, ta)
 		} else {
 			rest.TermsAggs = append(rest.TermsAggs, ta)
@@ -67,24 +71,76 @@ var countedColumns = map[string]string{
 	"d.container_id": "container_id", "d.container_name": "container_name",
 }
 
-// countedTerms is the statement of a terms aggregation over every visible
-// document from the kept counts, and its arguments ("" when the plan
-// filters or the column has no counts): the top keys, their counts and the
-// total of the non-empty keys, as termsAggs's statement over the documents
-// gives them.
+// countedFilter reports whether the plan's only condition is that one
+// counted column holds one of some values (the documents of a location, of
+// a type, of a folder: what a client polls while a harvest runs): its
+// matches are then counted from the kept counts, not read. name is the
+// column's name in search_term_counts; vals the values ("" is no value).
+func countedFilter(t table, p *search.Plan) (name string, vals []string, ok bool) {
+	if t.name != itemsTable.name || p.Query != "" || len(p.Terms) != 1 ||
+		len(p.Types)+len(p.Ranges)+len(p.Exists)+len(p.NotExists) > 0 {
+		return "", nil, false
+	}
+	col, ok := t.strCols[p.Terms[0].Field]
+	if !ok {
+		return "", nil, false
+	}
+	if name, ok = countedColumns[col]; !ok {
+		return "", nil, false
+	}
+	vals = []string{}
+	for _, v := range p.Terms[0].Values {
+		if v != "" {
+			vals = append(vals, v)
+		}
+	}
+	return name, vals, true
+}
+
+// countedTerms is the statement of a terms aggregation from the kept
+// counts, and its arguments ("" when the column has no counts, or the plan
+// has a condition other than countedFilter's on this column): the top
+// keys, their counts and the total of the non-empty keys, as termsAggs's
+// statement over the documents gives them.
 func countedTerms(c *compiled, p *search.Plan, col string, size int) (string, []any) {
 	name, ok := countedColumns[col]
-	if !ok || c.t.name != itemsTable.name || !matchesEverything(p) {
+	if !ok || c.t.name != itemsTable.name {
 		return "", nil
 	}
 	q := &query{}
-	vis := ""
-	if !c.visAll {
-		vis = fmt.Sprintf(" AND vis = ANY(%s::integer[])", q.arg(nonNil32(c.r.classes)))
+	keys := ""
+	if !matchesEverything(p) {
+		filter, vals, ok := countedFilter(c.t, p)
+		if !ok || filter != name {
+			return "", nil
+		}
+		keys = fmt.Sprintf(" AND k = ANY(%s::text[])", q.arg(vals))
 	}
 	return fmt.Sprintf(`SELECT k, sum(n)::bigint AS cnt, sum(sum(n)) OVER ()::float8 FROM search_term_counts
-WHERE col = %s%s AND k <> ''
-GROUP BY k HAVING sum(n) > 0 ORDER BY cnt DESC, k COLLATE "C" LIMIT %s`, q.arg(name), vis, q.arg(size)), q.args
+WHERE col = %s%s AND k <> ''%s
+GROUP BY k HAVING sum(n) > 0 ORDER BY cnt DESC, k COLLATE "C" LIMIT %s`, q.arg(name), countedVis(c, q), keys, q.arg(size)), q.args
+}
+
+// countedVis is the condition on the visibility classes of kept counts
+// the caller may see.
+func countedVis(c *compiled, q *query) string {
+	if c.visAll {
+		return ""
+	}
+	return fmt.Sprintf(" AND vis = ANY(%s::integer[])", q.arg(nonNil32(c.r.classes)))
+}
+
+// countedTotal is the number of matches of a plan countedFilter accepts,
+// from the kept counts: exact, without reading the documents.
+func (e *Engine) countedTotal(ctx context.Context, c *compiled, name string, vals []string) (int64, error) {
+	q := &query{}
+	stmt := fmt.Sprintf(`SELECT coalesce(sum(n), 0)::bigint FROM search_term_counts WHERE col = %s%s AND k = ANY(%s::text[])`,
+		q.arg(name), countedVis(c, q), q.arg(vals))
+	var n int64
+	if err := e.queryRow(ctx, stmt, q.args).Scan(&n); err != nil {
+		return 0, wrapErr(fmt.Errorf("count %s: %w", c.t.name, err))
+	}
+	return n, nil
 }
 
 func nonNil32(s []int32) []int32 {

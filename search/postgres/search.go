@@ -344,6 +344,11 @@ func decodeDoc(s string) (map[string]any, error) {
 // total limit, else estimated from a block sample of the table (the same
 // sample every time, so that pages agree).
 func (e *Engine) count(ctx context.Context, t table, c *compiled, p *search.Plan, res *execResult) error {
+	if name, vals, ok := countedFilter(t, p); ok && !p.WantHitCounts {
+		n, err := e.countedTotal(ctx, c, name, vals)
+		res.total = n
+		return err
+	}
 	if lim := e.exactTotalLimit; lim > 0 {
 		// The estimate is started beside the exact count rather than after
 		// it: the broad queries that need it get it in the time of the

@@ -87,6 +87,31 @@ func TestTermCountsFollowTheDocuments(t *testing.T) {
 				if !reflect.DeepEqual(counted.Aggregations.Terms, counting.Aggregations.Terms) {
 					t.Errorf("%s, %s, size %d:\n counts    %+v\n documents %+v", step, who, size, counted.Aggregations.Terms, counting.Aggregations.Terms)
 				}
+				// Filtered on one counted column (the documents of a
+				// location, as a client counts them during a harvest):
+				// the total and that column's aggregation read the counts,
+				// and agree with the documents, as do the others.
+				for _, f := range []search.Filters{
+					{Terms: []search.Term{{Field: search.FieldLocationID, Value: "loc1"}}},
+					{Terms: []search.Term{{Field: search.FieldMimeType, Value: "image/jpeg"}}},
+					{MultiTerms: []search.Term{{Field: search.FieldLocationID, Value: "loc0,loc2"}}},
+					{Terms: []search.Term{{Field: search.FieldExtension, Value: "none"}}},
+				} {
+					filtered := search.Request{Limit: 1, Filters: &f, Aggregations: aggs(size)}
+					got, err := e.Search(ctx, filtered, vis)
+					if err != nil {
+						t.Fatal(err)
+					}
+					filtered.Types = every.Types
+					want, err := e.Search(ctx, filtered, vis)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got.TotalHits != want.TotalHits || !reflect.DeepEqual(got.Aggregations.Terms, want.Aggregations.Terms) {
+						t.Errorf("%s, %s, size %d, filter %+v: total %d, %+v; the documents say %d, %+v",
+							step, who, size, f, got.TotalHits, got.Aggregations.Terms, want.TotalHits, want.Aggregations.Terms)
+					}
+				}
 			}
 		}
 	}
@@ -146,6 +171,26 @@ func TestTermCountsFollowTheDocuments(t *testing.T) {
 	}
 	if b := resp.Aggregations.Terms[search.FieldMimeType].Buckets; len(b) != 1 || b[0].Key != "x/phantom" {
 		t.Fatalf("the aggregation over everything did not read the counts: %+v", b)
+	}
+	// So do the total and aggregation of a search filtered on one counted
+	// column: phantom counts of a value that documents have show in both.
+	jpeg := search.Request{Limit: 1, Filters: &search.Filters{Terms: []search.Term{{Field: search.FieldMimeType, Value: "image/jpeg"}}},
+		Aggregations: aggs(1)}
+	before, err := e.Search(ctx, jpeg, viewers["admin"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Exec(`INSERT INTO search_term_counts (vis, col, k, n) SELECT min(vis), 'mime_type', 'image/jpeg', 1000 FROM search_documents`).Error; err != nil {
+		t.Fatal(err)
+	}
+	after, err := e.Search(ctx, jpeg, viewers["admin"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.TotalHits == 0 || after.TotalHits != before.TotalHits+1000 ||
+		after.Aggregations.Terms[search.FieldMimeType].Buckets[0].Count != before.TotalHits+1000 {
+		t.Fatalf("a search filtered on one counted column did not count from the counts: total %d then %d, %+v",
+			before.TotalHits, after.TotalHits, after.Aggregations.Terms[search.FieldMimeType])
 	}
 	if err := e.Reset(ctx); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package worker
+package storage
 
 import (
 	"bytes"
@@ -6,26 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
-
-	"github.com/metaharvest/metaharvest/models"
-	"github.com/metaharvest/metaharvest/storage"
 )
 
 // remoteObject is one large object of a remote location (s3) being
-// harvested. fetch read its first contentLimit bytes (head); the rest is
+// harvested. Item read its first ContentLimit bytes (head); the rest is
 // read only when an extractor reads past them: hashes as it streams in
 // (Input.Stream), or once into a temporary file when an extractor needs a
 // path; extractors that read ranges are served by windows (rangedFile).
 // Every GET after the first is pinned to the object's ETag.
 type remoteObject struct {
-	rr        storage.RangeReader
+	rr        RangeReader
 	container string
 	path      string
-	entry     storage.Entry
+	entry     Entry
 	head      []byte
 
 	mu   sync.Mutex
@@ -50,7 +45,7 @@ func (o *remoteObject) stream(ctx context.Context, limit int64) (io.ReadCloser, 
 	}
 	if e.Size != o.entry.Size {
 		rc.Close()
-		return nil, fmt.Errorf("read %s: %w", o.path, storage.ErrChanged)
+		return nil, fmt.Errorf("read %s: %w", o.path, ErrChanged)
 	}
 	return &counted{r: rc, o: o}, nil
 }
@@ -108,7 +103,7 @@ func (r *replay) Read(p []byte) (int, error) {
 		}
 		if e.Size != o.entry.Size {
 			rc.Close()
-			return 0, fmt.Errorf("read %s: %w", o.path, storage.ErrChanged)
+			return 0, fmt.Errorf("read %s: %w", o.path, ErrChanged)
 		}
 		o.body, o.used = rc, true
 	}
@@ -143,58 +138,65 @@ func (c *counted) Read(p []byte) (int, error) {
 
 func (c *counted) Close() error { return c.r.Close() }
 
-// fetchRemote reads a remote file: one GET, read whole into memory when
+// remoteInput reads a remote file: one GET, read whole into memory when
 // the file is small (no temporary file ever), kept open for the
-// extractors to stream otherwise.
-func (s *source) fetchRemote(ctx context.Context, t *target, item models.Item, f *fetched) error {
-	if t.job.ItemID != "" && !t.opts.Force && item.LastHarvested != nil {
-		// A single item harvested again unless unchanged: a HEAD decides
-		// before any byte is read.
-		entry, err := s.st.Stat(ctx, s.container, item.Path)
+// extractors to stream otherwise. A file's bytes reach the disk only when
+// an extractor needs a path (NeedPath); those that read ranges get them
+// from a loopback URL (NeedRanges).
+func (b *Batch) remoteInput(ctx context.Context, req Request, in *Input) error {
+	if req.SkipUnchanged {
+		// A HEAD decides before any byte is read.
+		entry, err := b.loc.Stat(ctx, b.container, req.Path)
 		if err != nil {
-			return fmt.Errorf("stat %s: %w", item.Path, err)
+			return fmt.Errorf("stat %s: %w", req.Path, err)
 		}
-		if entry.ETag == item.HarvestedETag {
-			f.entry = entry
+		if entry.ETag == req.KnownETag {
+			in.Entry, in.Unchanged = entry, true
 			return nil
 		}
 	}
 	start := time.Now()
-	// The first contentLimit bytes: the whole of a small file, the head
+	// The first ContentLimit bytes: the whole of a small file, the head
 	// of a large one (its type, its container's header).
-	body, entry, err := s.remote.ReadRange(ctx, s.container, item.Path, 0, contentLimit, "")
+	body, entry, err := b.remote.ReadRange(ctx, b.container, req.Path, 0, ContentLimit, "")
 	if err != nil {
 		return err
 	}
-	f.entry = entry
-	head := make([]byte, min(entry.Size, contentLimit))
+	in.Entry = entry
+	head := make([]byte, min(entry.Size, ContentLimit))
 	_, err = io.ReadFull(body, head)
 	body.Close()
 	if err != nil {
-		return fmt.Errorf("read %s: %w", item.Path, err) // shrunk while read: try again
+		return fmt.Errorf("read %s: %w", req.Path, err) // shrunk while read: try again
 	}
-	if entry.Size <= contentLimit {
-		f.content = head
+	if entry.Size <= ContentLimit {
+		in.Content = head
 		took := time.Since(start)
-		f.download = func() *models.Activity { return downloadActivity(t, item, entry.Size, took) }
-		f.local = func(ctx context.Context) error {
-			return s.toTemp(f, item, func(w io.Writer) error { _, err := w.Write(head); return err })
+		in.downloaded = func() (int64, time.Duration) { return entry.Size, took }
+		switch req.Need {
+		case NeedRanges:
+			return b.serveRanges(in, &rangedFile{ctx: ctx, size: int64(len(head)), modified: entry.LastModified, content: bytes.NewReader(head)})
+		case NeedPath:
+			return b.toTemp(in, req.Path, func(w io.Writer) error { _, err := w.Write(head); return err })
 		}
 		return nil
 	}
-	o := &remoteObject{rr: s.remote, container: s.container, path: item.Path, entry: entry, head: head, read: int64(len(head))}
-	f.cleanup = o.close
-	f.stream = o.stream
-	f.remote = o
+	o := &remoteObject{rr: b.remote, container: b.container, path: req.Path, entry: entry, head: head, read: int64(len(head))}
+	in.onClose(o.close)
+	in.Stream = o.stream
 	var took time.Duration
-	f.download = func() *models.Activity {
+	in.downloaded = func() (int64, time.Duration) {
 		if took == 0 {
 			took = time.Since(start)
 		}
-		return downloadActivity(t, item, o.received(), took)
+		return o.received(), took
 	}
-	f.local = func(ctx context.Context) error {
-		err := s.toTemp(f, item, func(w io.Writer) error {
+	switch req.Need {
+	case NeedRanges:
+		return b.serveRanges(in, &rangedFile{ctx: ctx, size: entry.Size, modified: entry.LastModified, o: o,
+			windows: []window{{off: 0, data: head}}})
+	case NeedPath:
+		err := b.toTemp(in, req.Path, func(w io.Writer) error {
 			rc, err := o.stream(ctx, -1)
 			if err != nil {
 				return err
@@ -208,47 +210,4 @@ func (s *source) fetchRemote(ctx context.Context, t *target, item models.Item, f
 		return err
 	}
 	return nil
-}
-
-// toTemp writes the file once to a temporary file for the extractors that
-// need a path, removed by f.cleanup.
-func (s *source) toTemp(f *fetched, item models.Item, write func(io.Writer) error) error {
-	dir := filepath.Join(s.dataDir, "tmp")
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "download-*")
-	if err != nil {
-		return err
-	}
-	prev := f.cleanup
-	f.cleanup = func() { prev(); tmp.Close(); os.Remove(tmp.Name()) }
-	err = write(tmp)
-	if err == nil {
-		err = tmp.Close()
-	}
-	if err != nil {
-		return fmt.Errorf("download %s: %w", item.Path, err)
-	}
-	f.path = tmp.Name()
-	return nil
-}
-
-func downloadActivity(t *target, item models.Item, n int64, took time.Duration) *models.Activity {
-	a := activity(t, models.ActivityHarvestDownload, "")
-	a.ItemID, a.Name, a.Bytes, a.Duration = item.ID, item.Name, n, took.Milliseconds()
-	return &a
-}
-
-// ranged is the file for the range server: its bytes in memory, or the
-// remote object read by windows.
-func (f *fetched) ranged(ctx context.Context) *rangedFile {
-	r := &rangedFile{ctx: ctx, size: f.entry.Size, modified: f.entry.LastModified, o: f.remote}
-	if f.remote != nil {
-		r.windows = []window{{off: 0, data: f.remote.head}}
-	}
-	if f.content != nil {
-		r.content, r.size = bytes.NewReader(f.content), int64(len(f.content))
-	}
-	return r
 }

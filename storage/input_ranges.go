@@ -1,4 +1,4 @@
-package worker
+package storage
 
 import (
 	"bytes"
@@ -13,41 +13,44 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/metaharvest/metaharvest/storage"
 )
 
 // Extractors whose Info says RangeReads (ffprobe's readings, the Go
 // parsers of containers and archives) look at a few ranges of a file: a
 // remote object is served to them by ranges on loopback (a URL as
 // Input.Path, see extractors.IsRangeURL) instead of being downloaded
-// whole. One server per process, started when first needed; each object
-// has its own unguessable path for as long as its harvest runs.
+// whole. Each Inputs owns one server, started when first needed and
+// stopped by Inputs.Close; each object has its own unguessable path for as
+// long as its input is open.
 
 // rangeServer serves the registered objects' bytes with Range support.
 type rangeServer struct {
-	once sync.Once
-	base string // http://127.0.0.1:port/
-	err  error
-
 	mu      sync.Mutex
+	srv     *http.Server // nil until first needed
+	base    string       // http://127.0.0.1:port/
+	closed  bool
 	objects map[string]*rangedFile
 }
 
-var ranges rangeServer
+// errRangesClosed: the Inputs was closed (its worker is stopping).
+var errRangesClosed = errors.New("range server: closed")
 
 // serve makes r available at a loopback URL until release is called.
 func (s *rangeServer) serve(r *rangedFile) (url string, release func(), err error) {
-	s.once.Do(s.start)
-	if s.err != nil {
-		return "", nil, s.err
-	}
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
 	token := hex.EncodeToString(b)
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return "", nil, errRangesClosed
+	}
+	if s.srv == nil {
+		if err := s.start(); err != nil {
+			return "", nil, err
+		}
+	}
 	s.objects[token] = r
-	s.mu.Unlock()
 	return s.base + token, func() {
 		s.mu.Lock()
 		delete(s.objects, token)
@@ -55,16 +58,29 @@ func (s *rangeServer) serve(r *rangedFile) (url string, release func(), err erro
 	}, nil
 }
 
-func (s *rangeServer) start() {
+// start listens on loopback; s.mu is held.
+func (s *rangeServer) start() error {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		s.err = fmt.Errorf("range server: %w", err)
-		return
+		return fmt.Errorf("range server: %w", err)
 	}
 	s.objects = map[string]*rangedFile{}
 	s.base = "http://" + l.Addr().String() + "/"
-	srv := &http.Server{Handler: http.HandlerFunc(s.handle), ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(smallBuffers{l}) // for the life of the process
+	s.srv = &http.Server{Handler: http.HandlerFunc(s.handle), ReadHeaderTimeout: 10 * time.Second}
+	go s.srv.Serve(smallBuffers{l}) // until close
+	return nil
+}
+
+// close stops the server and its connections; objects served later are
+// refused.
+func (s *rangeServer) close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	if s.srv == nil {
+		return nil
+	}
+	return s.srv.Close()
 }
 
 // smallBuffers gives accepted connections a small send buffer: a tool
@@ -95,13 +111,14 @@ func (s *rangeServer) handle(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, "", f.modified, io.NewSectionReader(f, 0, f.size))
 }
 
-// Windows of a remote object fetched by one ranged GET: small at first
-// (a probe reads a header, then seeks), doubling while reads go on from
-// where the last window ended, up to the largest; a few windows are kept.
+// Windows of a remote object fetched by one ranged GET for the range
+// server: small at first (a probe reads a header, then seeks), doubling
+// while reads go on from where the last window ended, up to the largest; a
+// few windows are kept.
 const (
-	firstWindow = 256 << 10
-	maxWindow   = 1 << 20
-	keptWindows = 4
+	probeFirstWindow = 256 << 10
+	probeMaxWindow   = 1 << 20
+	probeKeptWindows = 4
 )
 
 // rangedFile is a file's bytes for ReadAt: in memory (a small object) or
@@ -159,9 +176,9 @@ func (f *rangedFile) window(off int64) (window, error) {
 		}
 	}
 	if off == f.next && f.grow > 0 {
-		f.grow = min(2*f.grow, maxWindow)
+		f.grow = min(2*f.grow, probeMaxWindow)
 	} else {
-		f.grow = firstWindow
+		f.grow = probeFirstWindow
 	}
 	n := min(f.grow, f.size-off)
 	rc, e, err := f.o.rr.ReadRange(f.ctx, f.o.container, f.o.path, off, n, f.o.entry.ETag)
@@ -170,7 +187,7 @@ func (f *rangedFile) window(off int64) (window, error) {
 	}
 	defer rc.Close()
 	if e.Size != f.size {
-		return window{}, fmt.Errorf("read %s: %w", f.o.path, storage.ErrChanged)
+		return window{}, fmt.Errorf("read %s: %w", f.o.path, ErrChanged)
 	}
 	data := make([]byte, n)
 	got, err := io.ReadFull(rc, data)
@@ -179,12 +196,12 @@ func (f *rangedFile) window(off int64) (window, error) {
 	f.o.mu.Unlock()
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			err = fmt.Errorf("read %s: %w", f.o.path, storage.ErrChanged) // shorter than it said
+			err = fmt.Errorf("read %s: %w", f.o.path, ErrChanged) // shorter than it said
 		}
 		return window{}, err
 	}
 	w := window{off: off, data: data}
-	if len(f.windows) == keptWindows {
+	if len(f.windows) == probeKeptWindows {
 		f.windows = f.windows[1:]
 	}
 	f.windows = append(f.windows, w)
