@@ -115,11 +115,18 @@ func (p *Helpers[H]) Return(h *Helper[H]) { p.slots <- h }
 
 // Warm starts the helper of every empty slot now, so that a slow start
 // (a model loading) overlaps other work; a failure is left for the first
-// request to meet again.
+// request to meet again. It takes only the slots free at the moment: a
+// slot in use has its helper or is starting one, and waiting for it would
+// deadlock two Warms of one shared pool (each holding some slots while
+// waiting for the other's).
 func (p *Helpers[H]) Warm() {
 	got := make([]*Helper[H], 0, cap(p.slots))
 	for range cap(p.slots) {
-		got = append(got, <-p.slots)
+		select {
+		case h := <-p.slots:
+			got = append(got, h)
+		default:
+		}
 	}
 	for i, h := range got {
 		if h == nil {

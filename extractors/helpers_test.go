@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"testing"
 	"time"
 )
@@ -89,6 +90,29 @@ func TestHelpersLifecycle(t *testing.T) {
 
 // Acquire waits for a free slot until its context ends; Warm starts every
 // slot; Close kills the helpers, busy or not, and refuses what follows.
+// Warms of one pool at once (extractors sharing a pool are made side by
+// side) all return, with every slot started once.
+func TestHelpersWarmTogether(t *testing.T) {
+	t.Parallel()
+	p := newCatPool(4)
+	defer p.Close()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() { defer wg.Done(); p.Warm() }()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("warms of one pool at once did not all return")
+	}
+	if p.Started() != 4 {
+		t.Errorf("started %d helpers for 4 slots", p.Started())
+	}
+}
+
 func TestHelpersWaitWarmClose(t *testing.T) {
 	t.Parallel()
 	p := newCatPool(2)
