@@ -145,7 +145,7 @@ func TestNoSharedDiskArtifactsAndUploadsInABucket(t *testing.T) {
 	c, _ := p.startAPI(apiEnv...)
 	var dirs []string
 	worker := func() *testproc.Process {
-		env := b.env(t, "WORKER_CONCURRENCY=2", "HARVEST_BATCH_FILES=2")
+		env := b.env(t, "WORKER_CONCURRENCY=2", "HARVEST_BATCH_FILES=2", testproc.VisionSidecar()) // vendor_faces needs it
 		dirs = append(dirs, dataDir(env))
 		return testproc.Start(t, "worker", p.env(env...))
 	}

@@ -29,8 +29,7 @@ var (
 func Binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		_, file, _, _ := runtime.Caller(0)
-		root := filepath.Join(filepath.Dir(file), "..", "..")
+		root := repoRoot()
 		dir, err := os.MkdirTemp("", "metaharvest-bin-")
 		if err != nil {
 			buildErr = err
@@ -84,6 +83,22 @@ type Process struct {
 	cmd  *exec.Cmd
 	out  *OutputBuffer
 	done chan struct{}
+}
+
+// repoRoot is the repository's root directory.
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// VisionSidecar is the setting that points a process at the vision
+// sidecar the set-up installed in the repository (deploy/vision). Without
+// it, a process started by Start (in the test's directory) finds none:
+// objects and vendor_faces are not available and the default profile
+// skips them, which keeps the process tests that do not look at them
+// from spending seconds of CPU on every picture.
+func VisionSidecar() string {
+	return "VISION_SIDECAR_DIR=" + filepath.Join(repoRoot(), "deploy", "vision")
 }
 
 // Start runs `metaharvest <role>` with env (KEY=value) and stops it (SIGTERM,
