@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/metaharvest/metaharvest/extractors/shared/vision"
 	"github.com/metaharvest/metaharvest/internal/config"
 )
 
@@ -33,7 +34,7 @@ func (s *Server) platformSummary(c *gin.Context) error {
 			"base_url":                        cfg.BaseURL,
 			"saas":                            false,
 			"saas_details":                    gin.H{"max_items": 0, "plans": nil},
-			"facial_recognition_enabled":      false,
+			"facial_recognition_enabled":      s.facialRecognition(),
 			"experimental_extractors_enabled": false,
 			"license": gin.H{
 				"expiration":              time.Time{},
@@ -57,4 +58,18 @@ func (s *Server) platformSummary(c *gin.Context) error {
 		"analytics_write_key":              providerKey(cfg.AnalyticsWriteKey),
 	})
 	return nil
+}
+
+// facialRecognition says whether this platform describes the faces it
+// finds (docs/vision.md): FACIAL_RECOGNITION is on, vendor_faces can run,
+// and the vision sidecar that makes the descriptors is installed.
+func (s *Server) facialRecognition() bool {
+	if !s.Config.FacialRecognition {
+		return false
+	}
+	if ok, _ := s.Extractors.Available("vendor_faces"); !ok {
+		return false
+	}
+	_, err := vision.Installed(s.Extractors.Settings("vendor_faces")["dir"])
+	return err == nil
 }

@@ -96,6 +96,12 @@ type Info struct {
 	// Settings are the configuration the extractor reads from the
 	// environment (provider keys, languages, limits), given to New in Env.
 	Settings []Setting
+	// Check, when set, says cheaply (starting nothing) whether the
+	// extractor can be made here with env's settings: a sidecar installed,
+	// say. Its error makes the extractor unavailable, as a missing tool
+	// does, so that profiles skip it and a request naming it records "not
+	// available: <error>".
+	Check func(env Env) error
 	// New makes the extractor, once per process, the first time it is
 	// needed. An error makes it unavailable for the life of the process
 	// with that error as the reason. Nil when not Implemented.
@@ -220,6 +226,31 @@ type Result struct {
 	// speech), stored as the item's Caption records; a harvest replaces the
 	// captions an extractor gave before.
 	Captions []Caption
+	// Faces are the descriptors of faces the extractor found
+	// (vendor_faces), stored apart from Data in the face_descriptors
+	// table, never in a search document; a harvest replaces the faces an
+	// extractor gave before.
+	Faces []FaceDescriptor
+}
+
+// FaceDescriptor is a face an extractor described: which entry of its
+// Data "faces" list it is, and the descriptor (facedesc.Quantize's bytes).
+type FaceDescriptor struct {
+	// Face is the index of the face in the extractor's Data "faces".
+	Face int
+	// PersonID is the person of the item the face belongs to.
+	PersonID string
+	// Time is the video frame's time in seconds; nil for a picture.
+	Time *float64
+	// Box is the face's rectangle in the upright picture or the frame.
+	Box Rectangle
+	// Thumbnail is the crop of the face, relative to Input.ArtifactDir
+	// ("" when none).
+	Thumbnail string
+	// Model names what made the descriptor.
+	Model string
+	// Descriptor is the stored form of the descriptor (internal/facedesc).
+	Descriptor []byte
 }
 
 // Artifact is a file written by an extractor, such as a thumbnail or a frame.
@@ -236,12 +267,13 @@ type Artifact struct {
 type Outcome struct {
 	// Name is the extractor's API name.
 	Name string
-	// Data, Artifacts, Segments and Captions are the extractor's Result;
+	// Data, Artifacts, Segments, Captions and Faces are the extractor's Result;
 	// nil when Err is set.
 	Data      map[string]any
 	Artifacts []Artifact
 	Segments  []Segment
 	Captions  []Caption
+	Faces     []FaceDescriptor
 	// JSON is Data encoded (compact), once, for storing; nil when Err is set.
 	JSON json.RawMessage
 	// Err is nil on success. See IsTransient and ErrUnsupported for how to treat it.

@@ -73,6 +73,10 @@ type Env struct {
 	// Logger for the rare event an extractor logs itself (a helper process
 	// restarted). Never nil when made by a Registry.
 	Logger *slog.Logger
+	// NoFaceDescriptors is the platform's FACIAL_RECOGNITION=false
+	// (Config.NoFaceDescriptors): faces are still found and counted, no
+	// descriptor is made.
+	NoFaceDescriptors bool
 }
 
 // Get returns a setting ("" when neither set nor defaulted).
@@ -92,6 +96,11 @@ type Config struct {
 	// measures itself. It is called from the harvesting goroutines: it must
 	// be quick and safe for concurrent use.
 	Observer func(name string, took time.Duration, err error)
+	// NoFaceDescriptors turns facial recognition off (internal/config's
+	// FacialRecognition false, FACIAL_RECOGNITION=false): vendor_faces
+	// finds and counts faces but makes no descriptor. The zero value, on,
+	// is the platform's default.
+	NoFaceDescriptors bool
 }
 
 // Shape is a set of fields that several extractors write alike (a local

@@ -180,6 +180,13 @@ const (
 )
 
 // checkMedia refuses segments and captions the worker could not store.
+// MaxFaces bounds the face descriptors of one result; maxDescriptorBytes
+// one descriptor (1028 bytes as vendor_faces stores them).
+const (
+	MaxFaces           = 2000
+	maxDescriptorBytes = 8 << 10
+)
+
 func checkMedia(name string, res *Result) error {
 	if len(res.Segments) > MaxSegments {
 		return fmt.Errorf("extractor %s: %d segments, at most %d", name, len(res.Segments), MaxSegments)
@@ -201,6 +208,21 @@ func checkMedia(name string, res *Result) error {
 				if err := checkArtifactPath(name, p.ThumbnailPath); err != nil {
 					return err
 				}
+			}
+		}
+	}
+	if len(res.Faces) > MaxFaces {
+		return fmt.Errorf("extractor %s: %d face descriptors, at most %d", name, len(res.Faces), MaxFaces)
+	}
+	for _, f := range res.Faces {
+		switch {
+		case f.Face < 0 || len(f.Descriptor) == 0 || len(f.Descriptor) > maxDescriptorBytes || len(f.Model) > 100 || len(f.PersonID) > 100:
+			return fmt.Errorf("extractor %s: face descriptor %d of %d bytes", name, f.Face, len(f.Descriptor))
+		case f.Time != nil && (math.IsNaN(*f.Time) || math.IsInf(*f.Time, 0) || *f.Time < 0):
+			return fmt.Errorf("extractor %s: face time %v", name, *f.Time)
+		case f.Thumbnail != "":
+			if err := checkArtifactPath(name, f.Thumbnail); err != nil {
+				return err
 			}
 		}
 	}

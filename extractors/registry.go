@@ -340,9 +340,9 @@ func (r *Registry) Available(name string) (ok bool, reason string) {
 		}
 	}
 	r.mu.RLock()
-	lookup := r.cfg.Lookup
+	cfg := r.cfg
 	r.mu.RUnlock()
-	_, missing, bad := settingsOf(info, lookup)
+	vals, missing, bad := settingsOf(info, cfg.Lookup)
 	if len(missing) > 0 {
 		what := "setting"
 		if info.Provider != "" {
@@ -352,6 +352,12 @@ func (r *Registry) Available(name string) (ok bool, reason string) {
 	}
 	if bad != nil {
 		return false, bad.Error()
+	}
+	if info.Check != nil {
+		env := Env{Settings: vals, Declared: info.Settings, Runner: cfg.Runner, Logger: cfg.Logger, NoFaceDescriptors: cfg.NoFaceDescriptors}
+		if err := info.Check(env); err != nil {
+			return false, err.Error()
+		}
 	}
 	return true, ""
 }
@@ -395,7 +401,8 @@ func (r *Registry) extractor(info Info) (Extractor, error) {
 			m.err = bad
 			return
 		}
-		env := Env{Settings: vals, Declared: info.Settings, Runner: cfg.Runner, Logger: cfg.Logger.With(slog.String("extractor", info.Name))}
+		env := Env{Settings: vals, Declared: info.Settings, Runner: cfg.Runner, Logger: cfg.Logger.With(slog.String("extractor", info.Name)),
+			NoFaceDescriptors: cfg.NoFaceDescriptors}
 		func() {
 			defer func() {
 				if v := recover(); v != nil {

@@ -221,7 +221,7 @@ func runExtractor(ctx context.Context, reg *Registry, name string, in *Input, pr
 	if o.Err == nil && r.res != nil {
 		o.JSON, o.Err = checkResult(name, r.res)
 		if o.Err == nil {
-			o.Data, o.Artifacts, o.Segments, o.Captions = r.res.Data, r.res.Artifacts, r.res.Segments, r.res.Captions
+			o.Data, o.Artifacts, o.Segments, o.Captions, o.Faces = r.res.Data, r.res.Artifacts, r.res.Segments, r.res.Captions, r.res.Faces
 		}
 	}
 	if o.Err == nil && o.Data == nil {
@@ -255,7 +255,7 @@ func runInline(ctx context.Context, x Extractor, name string, in *Input, prior m
 	if o.Err == nil && res != nil {
 		o.JSON, o.Err = checkResult(name, res)
 		if o.Err == nil {
-			o.Data, o.Artifacts, o.Segments, o.Captions = res.Data, res.Artifacts, res.Segments, res.Captions
+			o.Data, o.Artifacts, o.Segments, o.Captions, o.Faces = res.Data, res.Artifacts, res.Segments, res.Captions, res.Faces
 		}
 	}
 	if o.Err == nil && o.Data == nil {

@@ -11,7 +11,8 @@ import (
 	"github.com/metaharvest/metaharvest/internal/store"
 )
 
-// mediaRows are the segment parts and captions of a batch, column by column.
+// mediaRows are the segment parts, captions and face descriptors of a
+// batch, column by column.
 type mediaRows struct {
 	segAt                                       map[string]int // item, extractor, ms -> index: one row per moment
 	segItem, segExtractor, segThumb, segSummary []string
@@ -19,6 +20,8 @@ type mediaRows struct {
 
 	capID, capItem, capExtractor, capLabel, capSource, capLanguage, capFormat, capCues []string
 	capConfidence                                                                      []float64
+
+	faces store.FaceRows // face descriptors (vendor_faces)
 }
 
 // add collects what an outcome reported besides its data. prefix is the
@@ -70,6 +73,22 @@ func (m *mediaRows) add(itemID string, o extractors.Outcome, prefix string) {
 		m.segTime = append(m.segTime, ms)
 		m.segThumb = append(m.segThumb, thumb)
 		m.segSummary = append(m.segSummary, string(b))
+	}
+	for _, f := range o.Faces {
+		ms := int64(-1)
+		if f.Time != nil {
+			ms = int64(math.Round(*f.Time * 1000))
+		}
+		thumb := ""
+		if f.Thumbnail != "" {
+			thumb = prefix + f.Thumbnail
+		}
+		r := &m.faces
+		r.Item, r.Extractor, r.PersonID, r.Thumbnail, r.Model = append(r.Item, itemID), append(r.Extractor, o.Name),
+			append(r.PersonID, f.PersonID), append(r.Thumbnail, thumb), append(r.Model, f.Model)
+		r.Face, r.TimeMS, r.Descriptor = append(r.Face, int32(f.Face)), append(r.TimeMS, ms), append(r.Descriptor, f.Descriptor)
+		r.Left, r.Top = append(r.Left, float32(f.Box.Left)), append(r.Top, float32(f.Box.Top))
+		r.Width, r.Height = append(r.Width, float32(f.Box.Width)), append(r.Height, float32(f.Box.Height))
 	}
 	for i, c := range o.Captions {
 		cues := c.Cues
@@ -143,6 +162,24 @@ func (m *mediaRows) insert(tx *store.DB, keep map[string]bool, now time.Time) er
 				Language: lg, Confidence: co, Format: fo, Cues: cu}, now); err != nil {
 				return err
 			}
+		}
+	}
+	if len(m.faces.Item) > 0 {
+		var keepFaces store.FaceRows
+		f := &m.faces
+		for i := range f.Item {
+			if !keep[f.Item[i]] {
+				continue
+			}
+			k := &keepFaces
+			k.Item, k.Extractor, k.PersonID, k.Thumbnail, k.Model = append(k.Item, f.Item[i]), append(k.Extractor, f.Extractor[i]),
+				append(k.PersonID, f.PersonID[i]), append(k.Thumbnail, f.Thumbnail[i]), append(k.Model, f.Model[i])
+			k.Face, k.TimeMS, k.Descriptor = append(k.Face, f.Face[i]), append(k.TimeMS, f.TimeMS[i]), append(k.Descriptor, f.Descriptor[i])
+			k.Left, k.Top, k.Width, k.Height = append(k.Left, f.Left[i]), append(k.Top, f.Top[i]), append(k.Width, f.Width[i]),
+				append(k.Height, f.Height[i])
+		}
+		if err := store.InsertFaceDescriptors(tx, keepFaces, now); err != nil {
+			return err
 		}
 	}
 	return nil

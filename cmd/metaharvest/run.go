@@ -22,6 +22,7 @@ import (
 	"github.com/metaharvest/metaharvest/internal/config"
 	"github.com/metaharvest/metaharvest/internal/metrics"
 	"github.com/metaharvest/metaharvest/internal/queue"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/scheduler"
 	"github.com/metaharvest/metaharvest/search"
@@ -58,6 +59,17 @@ func run(ctx context.Context, role string, cfg config.Config, logger *slog.Logge
 	}
 	sqlDB, _ := db.DB()
 	defer sqlDB.Close()
+	// Facial recognition off: the descriptors stored while it was on go,
+	// whichever role starts first (docs/vision.md).
+	if !cfg.FacialRecognition {
+		n, err := store.DeleteAllFaceDescriptors(ctx, db)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			logger.Info("face descriptors deleted: FACIAL_RECOGNITION is false", slog.Int64("faces", n))
+		}
+	}
 	rdb, err := queue.RedisClient(cfg.RedisURL)
 	if err != nil {
 		return err
@@ -114,6 +126,7 @@ func run(ctx context.Context, role string, cfg config.Config, logger *slog.Logge
 	// configuration's environment; every role configures them (the api
 	// reports which are available, the worker runs them).
 	extractors.Default.Configure(extractors.Config{Lookup: cfg.Env, Runner: extractors.NewRunner(cfg.ToolSlots), Logger: logger,
+		NoFaceDescriptors: !cfg.FacialRecognition,
 		Observer: func(name string, took time.Duration, err error) {
 			rec.Extractor(name, took, err != nil && !errors.Is(err, extractors.ErrUnsupported))
 		}})

@@ -287,7 +287,7 @@ async function main() {
         segmentation: { enabled: false },
         face: {
           enabled: false,
-          detector: { rotation: false, maxDetected: MAX_FACES, minConfidence: 0.2, return: false },
+          detector: { rotation: false, maxDetected: MAX_FACES, minConfidence: 0.1, return: false },
           mesh: { enabled: true }, iris: { enabled: false }, emotion: { enabled: false },
           description: { enabled: true }, antispoof: { enabled: false }, liveness: { enabled: false },
           attention: { enabled: false },

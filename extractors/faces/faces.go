@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"io"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,12 +16,15 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	pigo "github.com/esimov/pigo/core"
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/images"
 	"github.com/metaharvest/metaharvest/extractors/shared/av"
+	"github.com/metaharvest/metaharvest/extractors/shared/vision"
+	"github.com/metaharvest/metaharvest/internal/facedesc"
 	"github.com/metaharvest/metaharvest/internal/ids"
 )
 
@@ -33,26 +38,41 @@ var facefinder []byte
 // comparison cascade, on pictures and on the frames of videos that
 // video_main_frames picked (or, when it did not run, on frames sampled
 // here): rectangles with pigo's score, a crop of each face, one segment
-// per frame with faces, and the people of the item (faces followed from
-// frame to frame, unknown persons). It runs locally: no provider.
+// per frame with faces, a descriptor of each face made by the vision
+// sidecar (Human's faceres, stored apart: see describe.go), and the people
+// of the item (faces followed from frame to frame and joined by
+// descriptor, unknown persons). It runs locally: no provider.
 func init() {
 	extractors.MustRegister(extractors.Info{
 		Name:           "vendor_faces",
 		DisplayName:    "Faces",
 		Family:         extractors.FamilyFaces,
-		Version:        "1.0.0",
+		Version:        "2.0.0",
 		Implemented:    true,
-		DefaultEnabled: false,
-		Tools:          []string{"ffmpeg", "ffprobe"},
-		After:          []string{"video_main_frames"},
-		Accept:         images.AcceptPictures,
-		Fields:         fields,
-		Settings: []extractors.Setting{
-			{Name: "min_score", Env: "FACES_MIN_SCORE", Kind: extractors.KindNumber, Default: "25", Min: 0,
-				Doc: "weakest pigo score kept as a face (false positives of the sample set scored up to 17, real faces 79 and more)"},
-			{Name: "max_pixels", Env: "FACES_MAX_PIXELS", Kind: extractors.KindInt, Default: strconv.Itoa(images.DefaultMaxPixels), Min: 1,
-				Doc: "largest picture decoded, in pixels; larger ones are refused before decoding"},
+		DefaultEnabled: true,
+		// Up to 2000 frames, and 300 faces described at 0.15 to 0.3 s.
+		Timeout: 30 * time.Minute,
+		Tools:   []string{"ffmpeg", "ffprobe"},
+		After:   []string{"video_main_frames"},
+		Accept:  images.AcceptPictures,
+		Fields:  fields,
+		// Without facial recognition pigo alone runs; with it, the
+		// sidecar must be installed.
+		Check: func(env extractors.Env) error {
+			if env.NoFaceDescriptors {
+				return nil
+			}
+			return vision.Check(env)
 		},
+		Settings: append(append([]extractors.Setting(nil), vision.Settings...),
+			extractors.Setting{Name: "same_person", Env: "FACES_SAME_PERSON", Kind: extractors.KindNumber,
+				Default: strconv.FormatFloat(DefaultSamePerson, 'f', -1, 64), Min: 0, Above: true, Max: 1,
+				Doc: "cosine similarity of two face descriptors from which two persons of one item are one (the same person measured 0.77 to 0.94, different people 0.21 to 0.33)"},
+			extractors.Setting{Name: "min_score", Env: "FACES_MIN_SCORE", Kind: extractors.KindNumber, Default: "25", Min: 0,
+				Doc: "weakest pigo score kept as a face (false positives of the sample set scored up to 17, real faces 79 and more)"},
+			extractors.Setting{Name: "max_pixels", Env: "FACES_MAX_PIXELS", Kind: extractors.KindInt, Default: strconv.Itoa(images.DefaultMaxPixels), Min: 1,
+				Doc: "largest picture decoded, in pixels; larger ones are refused before decoding"},
+		),
 		New: newFaces,
 	})
 }
@@ -69,7 +89,10 @@ var fields = []extractors.Field{
 	{Path: "faces.confidence", Type: extractors.TypeNumber, Doc: "pigo score (not a probability: the sum of the scores of the merged detection windows)"},
 	{Path: "faces.thumbnail_path", Type: extractors.TypeString, Doc: "crop of the face, relative to the extractor's artifact directory (artifact kind face)"},
 	{Path: "faces.person_id", Type: extractors.TypeString, Doc: "the person (see people) the face belongs to"},
-	{Path: "people.person_id", Type: extractors.TypeString, Doc: "stable id of an unknown person: one face of a picture, or one face followed across consecutive frames of a video"},
+	{Path: "faces.described", Type: extractors.TypeBool, Doc: "a descriptor of the face is stored (in the face_descriptors table, never in this data)"},
+	{Path: "recognition", Type: extractors.TypeBool, Doc: "faces were described (FACIAL_RECOGNITION on)"},
+	{Path: "descriptors", Type: extractors.TypeNumber, Doc: "faces described: every face of a picture, the best face of each person of a video, where the sidecar found the face again"},
+	{Path: "people.person_id", Type: extractors.TypeString, Doc: "stable id of an unknown person of the item: faces followed across consecutive frames of a video, joined by descriptor (FACES_SAME_PERSON) when they never share a frame"},
 	{Path: "people.is_known", Type: extractors.TypeBool, Doc: "always false"},
 	{Path: "people.appearances", Type: extractors.TypeNumber, Doc: "analysed frames the person appears in (1 for a picture)"},
 	{Path: "people.face_img_path", Type: extractors.TypeString, Doc: "crop of the person's best-scored face, relative to the extractor's artifact directory"},
@@ -116,11 +139,33 @@ type faces struct {
 	load     *images.Loader
 	cascade  *pigo.Pigo
 	minScore float32
+	// client is the vision sidecar that describes faces; nil when facial
+	// recognition is off (FACIAL_RECOGNITION=false).
+	client     *vision.Client
+	tmp        string // where face crops are written for the sidecar
+	model      string // what makes the descriptors
+	samePerson float64
 }
 
-var _ extractors.Extractor = (*faces)(nil)
+var (
+	_ extractors.Extractor = (*faces)(nil)
+	_ io.Closer            = (*faces)(nil) // Registry.Close lets go of the sidecar
+)
 
 func newFaces(env extractors.Env) (extractors.Extractor, error) {
+	f, err := build(env, vision.Open)
+	if err != nil {
+		return nil, err
+	}
+	if f.client != nil {
+		f.client.Warm()
+	}
+	return f, nil
+}
+
+// build makes the extractor on the worker process's shared sidecar pool,
+// or on one of its own (tests: vision.Own).
+func build(env extractors.Env, open func(*extractors.Runner, *slog.Logger, vision.Config, ...string) *vision.Client) (*faces, error) {
 	score, err := env.Number("min_score")
 	if err != nil {
 		return nil, err
@@ -129,11 +174,39 @@ func newFaces(env extractors.Env) (extractors.Extractor, error) {
 	if err != nil {
 		return nil, err
 	}
+	same, err := env.Number("same_person")
+	if err != nil {
+		return nil, err
+	}
 	cascade, err := unpackCascade(facefinder)
 	if err != nil {
 		return nil, err
 	}
-	return &faces{run: env.Runner, load: images.NewLoader(env.Runner, int64(px)), cascade: cascade, minScore: float32(score)}, nil
+	f := &faces{run: env.Runner, load: images.NewLoader(env.Runner, int64(px)), cascade: cascade, minScore: float32(score),
+		samePerson: same}
+	if env.NoFaceDescriptors {
+		return f, nil
+	}
+	cfg, err := vision.FromEnv(env)
+	if err != nil {
+		return nil, err
+	}
+	if f.tmp, err = os.MkdirTemp("", "metaharvest-faces-"); err != nil {
+		return nil, fmt.Errorf("vendor_faces: %w", err)
+	}
+	f.model = descriptorModel(vision.HumanVersion(cfg.Dir))
+	f.client = open(env.Runner, env.Logger, cfg, vision.TaskFace)
+	return f, nil
+}
+
+// Close lets go of the sidecar.
+func (f *faces) Close() error {
+	if f.client == nil {
+		return nil
+	}
+	err := f.client.Close()
+	os.RemoveAll(f.tmp)
+	return err
 }
 
 // unpackCascade reads a pigo cascade; pigo indexes the bytes without
@@ -166,6 +239,7 @@ type found struct {
 	crop   string
 	cw, ch int
 	person int
+	desc   []float32 // its descriptor, L2-normalised; nil when not described
 }
 
 func (f *faces) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
@@ -209,6 +283,10 @@ func (f *faces) Extract(ctx context.Context, in *extractors.Input) (*extractors.
 		}
 	}
 	track(all)
+	if err := f.describe(ctx, frames, all); err != nil {
+		return nil, err
+	}
+	group(all, f.samePerson)
 	res := &extractors.Result{}
 	if err := f.writeCrops(in, frames, all, res); err != nil {
 		return nil, err
@@ -256,6 +334,23 @@ func (f *faces) detect(img *image.RGBA) []found {
 			rel: [4]float64{left / float64(w), top / float64(h), right / float64(w), bottom / float64(h)}, score: float64(d.Q)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].score > out[j].score })
+	// pigo's clustering (by IoU) keeps a smaller window inside a larger
+	// one on the same face: the weaker of two faces that share most of
+	// the smaller one's area goes.
+	kept := out[:0]
+	for _, d := range out {
+		nested := false
+		for _, k := range kept {
+			if overlapOfSmaller(d.rel, k.rel) >= nestedShare {
+				nested = true
+				break
+			}
+		}
+		if !nested {
+			kept = append(kept, d)
+		}
+	}
+	out = kept
 	if len(out) > maxFacesPerFrame {
 		out = out[:maxFacesPerFrame]
 	}
@@ -308,6 +403,25 @@ func track(all []found) {
 		prevStart, prevEnd = start, end
 		start = end
 	}
+}
+
+// nestedShare: a face sharing this much of the smaller one's area with a
+// stronger face is the same face.
+const nestedShare = 0.6
+
+// overlapOfSmaller is the share of the smaller rectangle's area inside
+// the other.
+func overlapOfSmaller(a, b [4]float64) float64 {
+	w := math.Min(a[2], b[2]) - math.Max(a[0], b[0])
+	h := math.Min(a[3], b[3]) - math.Max(a[1], b[1])
+	if w <= 0 || h <= 0 {
+		return 0
+	}
+	small := math.Min((a[2]-a[0])*(a[3]-a[1]), (b[2]-b[0])*(b[3]-b[1]))
+	if small <= 0 {
+		return 0
+	}
+	return w * h / small
 }
 
 func iou(a, b [4]float64) float64 {
@@ -404,9 +518,18 @@ func (f *faces) data(itemID string, frames []frame, source string, all []found, 
 		d := &all[i]
 		fr := frames[d.frame]
 		entry := map[string]any{"top": d.rect.Top, "left": d.rect.Left, "width": d.rect.Width, "height": d.rect.Height,
-			"confidence": round3(d.score), "person_id": personID[d.person]}
+			"confidence": round3(d.score), "person_id": personID[d.person], "described": d.desc != nil}
 		if d.crop != "" {
 			entry["thumbnail_path"] = d.crop
+		}
+		if d.desc != nil {
+			fd := extractors.FaceDescriptor{Face: i, PersonID: personID[d.person], Box: d.rect, Thumbnail: d.crop, Model: f.model,
+				Descriptor: facedesc.Quantize(d.desc)}
+			if fr.video {
+				t := round3(fr.time)
+				fd.Time = &t
+			}
+			res.Faces = append(res.Faces, fd)
 		}
 		if fr.video {
 			entry["time"] = round3(fr.time)
@@ -441,7 +564,7 @@ func (f *faces) data(itemID string, frames []frame, source string, all []found, 
 		return b.(map[string]any)["appearances"].(int) - a.(map[string]any)["appearances"].(int)
 	})
 	return map[string]any{"count": len(all), "frames_analysed": len(frames), "frames_source": source,
-		"faces": facesOut, "people": peopleOut}
+		"faces": facesOut, "people": peopleOut, "recognition": f.client != nil, "descriptors": len(res.Faces)}
 }
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }

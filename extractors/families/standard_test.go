@@ -1,6 +1,7 @@
 package families_test
 
 import (
+	"reflect"
 	"regexp"
 	"slices"
 	"testing"
@@ -106,7 +107,7 @@ func TestEveryLinkedExtractor(t *testing.T) {
 				t.Errorf("%s: %s declared twice", name, s.Env)
 			}
 			own[s.Env] = true
-			if first, seen := settingOf[s.Env]; seen && first != s {
+			if first, seen := settingOf[s.Env]; seen && !reflect.DeepEqual(first, s) {
 				t.Errorf("%s: %s means %+v here and %+v in %s", name, s.Env, s, first, declaredBy[s.Env])
 			} else if !seen {
 				settingOf[s.Env], declaredBy[s.Env] = s, name

@@ -37,6 +37,7 @@ func init() {
 		Timeout:  time.Hour,
 		Fields:   fields,
 		Settings: settings,
+		Check:    vision.Check,
 		New:      newNSFW,
 	})
 }

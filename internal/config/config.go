@@ -123,6 +123,17 @@ type Config struct {
 	// and the api drains its connections within it. Keep it below the
 	// orchestrator's grace period (Kubernetes: terminationGracePeriodSeconds).
 	ShutdownTimeout time.Duration
+	// Facial recognition (issue 48).
+	//
+	// FacialRecognition makes vendor_faces describe every face it finds
+	// (a 1024-number descriptor from the vision sidecar, stored in the
+	// face_descriptors table, which tells faces of one person from
+	// others) (FACIAL_RECOGNITION, default true, as the reference's
+	// offering reports it). false: faces are still found, cropped and
+	// counted, no descriptor is made or kept, and every role deletes the
+	// stored descriptors when it starts.
+	FacialRecognition bool
+
 	// Env is the lookup Load read from: extractor settings and provider keys
 	// (TESSERACT_LANGUAGES, WEATHER_API_KEY, ...) are declared by the
 	// extractors themselves and read through it by their registry.
@@ -230,7 +241,9 @@ func Load(get Getenv) (Config, error) {
 		ToolSlots:        int(integer("TOOL_SLOTS", int64(runtime.NumCPU()), 1)),
 		MetricsToken:     str("METRICS_TOKEN", ""),
 		ShutdownTimeout:  time.Duration(integer("SHUTDOWN_TIMEOUT", 20, 1)) * time.Second,
-		Env:              get,
+		// Facial recognition (issue 48).
+		FacialRecognition: boolean("FACIAL_RECOGNITION", true),
+		Env:               get,
 	}
 	c.BaseURL = str("BASE_URL", defaultBaseURL(c.HTTPAddr))
 

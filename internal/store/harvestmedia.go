@@ -67,10 +67,10 @@ ON CONFLICT (id) DO UPDATE SET source = EXCLUDED.source, language = EXCLUDED.lan
 }
 
 // DeleteExtractorResults removes what extractors had found before in
-// items, pairwise (items[i], extractors[i]): their artifacts, segment parts
-// and extracted captions (uploaded captions stay).
+// items, pairwise (items[i], extractors[i]): their artifacts, segment parts,
+// extracted captions (uploaded captions stay) and face descriptors.
 func DeleteExtractorResults(tx *DB, items, extractors []string) error {
-	for _, table := range []string{"artifacts", "segment_parts", "captions"} {
+	for _, table := range []string{"artifacts", "segment_parts", "captions", "face_descriptors"} {
 		q := fmt.Sprintf(`DELETE FROM %s t USING unnest($1::text[], $2::text[]) AS x(item_id, extractor)
 WHERE t.item_id = x.item_id AND t.extractor = x.extractor`, table)
 		if _, err := tx.Statement.ConnPool.ExecContext(tx.Statement.Context, q, items, extractors); err != nil {

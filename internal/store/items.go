@@ -53,12 +53,15 @@ func ArtifactOwnerOf(db *gorm.DB, path string) (ArtifactOwner, error) {
 }
 
 // SoftDeleteItem marks an item deleted and drops what was extracted from
-// it (results, artifact rows) in tx; it returns the artifact paths, whose
+// it (results, artifact rows, face descriptors) in tx; it returns the artifact paths, whose
 // files the caller removes after commit.
 func SoftDeleteItem(tx *gorm.DB, itemID string) ([]string, error) {
 	if err := tx.Exec(`UPDATE items SET deleted_at = now(), metadata = '{}', results = '{}', harvested_etag = '', updated_at = now()
 		WHERE id = ? AND deleted_at IS NULL`, itemID).Error; err != nil {
 		return nil, fmt.Errorf("delete item %s: %w", itemID, err)
+	}
+	if err := tx.Exec(`DELETE FROM face_descriptors WHERE item_id = ?`, itemID).Error; err != nil {
+		return nil, fmt.Errorf("delete face descriptors of %s: %w", itemID, err)
 	}
 	var files []string
 	if err := tx.Raw(`DELETE FROM artifacts WHERE item_id = ? RETURNING path`, itemID).Scan(&files).Error; err != nil {

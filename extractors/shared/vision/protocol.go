@@ -71,7 +71,7 @@ type Object struct {
 }
 
 // Face is one face found in a crop, with its descriptor (base64 of
-// DescriptorDims little-endian float32; see DecodeDescriptor).
+// facedesc.Dims little-endian float32; see DecodeDescriptor).
 type Face struct {
 	Box        [4]float64 `json:"box"`
 	Score      float64    `json:"score"`

@@ -2,6 +2,7 @@ package vision
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -117,4 +118,32 @@ func memoryLimit() int64 {
 		}
 	}
 	return 0
+}
+
+// HumanVersion is the version of @vladmandic/human installed in dir (""
+// when it cannot be read).
+func HumanVersion(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, "node_modules", "@vladmandic", "human", "package.json"))
+	if err != nil {
+		return ""
+	}
+	var p struct {
+		Version string `json:"version"`
+	}
+	if json.Unmarshal(b, &p) != nil {
+		return ""
+	}
+	return Clip(p.Version, 32)
+}
+
+// Check is the Info.Check of an extractor that needs the sidecar: it is
+// installed where its settings say and node is found.
+func Check(env extractors.Env) error {
+	if _, err := Installed(env.Get("dir")); err != nil {
+		return err
+	}
+	if _, err := exec.LookPath(env.Get("node")); err != nil {
+		return fmt.Errorf("vision sidecar: node program %q not found (VISION_NODE)", env.Get("node"))
+	}
+	return nil
 }

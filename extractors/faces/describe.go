@@ -1,0 +1,236 @@
+package faces
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"math"
+	"sort"
+
+	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/images"
+	"github.com/metaharvest/metaharvest/extractors/shared/vision"
+	"github.com/metaharvest/metaharvest/internal/facedesc"
+)
+
+// Each face pigo found is described by the vision sidecar: a square crop
+// around it (describeMargin of its side added on each side, at most
+// describeSide pixels) goes to Human, whose blazeface finds the face again
+// in the crop, facemesh aligns it and faceres gives its descriptor (1024
+// numbers). A crop where Human finds no face near the middle gives none:
+// pigo's false positives (a rocket's fins, a textured wall) mostly end
+// there. Pictures have every face described; a video the best-scored face
+// of each person followed from frame to frame (the descriptors then
+// join the persons of one item who are one person). Faces of an item are
+// grouped by descriptor: two persons whose descriptors' cosine reaches
+// FACES_SAME_PERSON and who never appear in the same frame are one.
+
+const (
+	describeMargin = 0.5
+	describeSide   = 256
+	// maxDescribed bounds the faces described of one item (0.15 to 0.3 s
+	// each).
+	maxDescribed = 300
+	// centreSlack: the face Human finds must have its centre within this
+	// share of the crop's side from the crop's centre.
+	centreSlack = 0.25
+	// DefaultSamePerson is the cosine similarity from which two
+	// descriptors are of one person: measured here, the same person 0.77
+	// to 0.94, different people 0.21 to 0.33 (docs/vision.md).
+	DefaultSamePerson = 0.6
+)
+
+// descriptorModel names what made the descriptors stored.
+func descriptorModel(humanVersion string) string { return "human-faceres " + humanVersion }
+
+// toDescribe returns the faces to describe: every face of a picture, the
+// best-scored face of each person of a video; at most maxDescribed, best
+// scored first.
+func toDescribe(all []found, video bool) []int {
+	var out []int
+	if !video {
+		for i := range all {
+			out = append(out, i)
+		}
+	} else {
+		best := map[int]int{}
+		for i, d := range all {
+			if j, ok := best[d.person]; !ok || d.score > all[j].score {
+				best[d.person] = i
+			}
+		}
+		for _, i := range best {
+			out = append(out, i)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if all[out[a]].score != all[out[b]].score {
+			return all[out[a]].score > all[out[b]].score
+		}
+		return out[a] < out[b]
+	})
+	if len(out) > maxDescribed {
+		out = out[:maxDescribed]
+	}
+	sort.Ints(out)
+	return out
+}
+
+// describe fills the descriptor of the faces toDescribe picks.
+func (f *faces) describe(ctx context.Context, frames []frame, all []found) error {
+	if f.client == nil || len(all) == 0 {
+		return nil
+	}
+	for _, i := range toDescribe(all, frames[0].video) {
+		d := &all[i]
+		fr := frames[d.frame]
+		crop, ok := describeCrop(fr.img, d.rect, fr.scale)
+		if !ok {
+			continue
+		}
+		b := crop.Bounds()
+		a, err := f.client.AskPicture(ctx, f.tmp, vision.RGB(crop), b.Dx(), b.Dy(), vision.Request{Task: vision.TaskFace})
+		if err != nil {
+			var refused *vision.Refusal
+			if errors.As(err, &refused) {
+				return fmt.Errorf("describe face %d: %w", i, err)
+			}
+			return err
+		}
+		desc, err := pickFace(a.Faces, b.Dx(), b.Dy())
+		if err != nil {
+			// An answer out of shape: the process is out of step.
+			return extractors.Transient(err)
+		}
+		d.desc = desc
+	}
+	return nil
+}
+
+// describeCrop is the square around a face (rect in reported coordinates,
+// scale from the analysed picture to them) with its margin, clipped to
+// the picture and fitted to describeSide.
+func describeCrop(img *image.RGBA, rect extractors.Rectangle, scale float64) (*image.RGBA, bool) {
+	l, t := rect.Left/scale, rect.Top/scale
+	w, h := rect.Width/scale, rect.Height/scale
+	side := math.Max(w, h) * (1 + 2*describeMargin)
+	cx, cy := l+w/2, t+h/2
+	b := img.Bounds()
+	r := image.Rect(int(cx-side/2), int(cy-side/2), int(math.Ceil(cx+side/2)), int(math.Ceil(cy+side/2))).Add(b.Min).Intersect(b)
+	if r.Dx() < minFace || r.Dy() < minFace {
+		return nil, false
+	}
+	return images.Fit(img.SubImage(r), describeSide), true
+}
+
+// pickFace is the descriptor of the face Human found nearest the middle
+// of a w x h crop, within centreSlack; nil when it found none there.
+func pickFace(faces []vision.Face, w, h int) ([]float32, error) {
+	best, bestDist := -1, math.Inf(1)
+	side := float64(max(w, h))
+	for i, fc := range faces {
+		if fc.Descriptor == "" {
+			continue
+		}
+		dx := fc.Box[0] + fc.Box[2]/2 - float64(w)/2
+		dy := fc.Box[1] + fc.Box[3]/2 - float64(h)/2
+		if dist := math.Hypot(dx, dy); dist <= centreSlack*side && dist < bestDist {
+			best, bestDist = i, dist
+		}
+	}
+	if best < 0 {
+		return nil, nil
+	}
+	return vision.DecodeDescriptor(faces[best].Descriptor)
+}
+
+// group joins the persons of an item whose descriptors say they are one:
+// cosine at least same, never in the same frame. A joined person takes
+// the number of its first-seen part, so its id is that of its first
+// appearance.
+func group(all []found, same float64) {
+	type part struct {
+		descs  [][]float32
+		frames map[int]bool
+	}
+	parts := map[int]*part{}
+	var order []int
+	for _, d := range all {
+		p := parts[d.person]
+		if p == nil {
+			p = &part{frames: map[int]bool{}}
+			parts[d.person] = p
+			order = append(order, d.person)
+		}
+		p.frames[d.frame] = true
+		if d.desc != nil {
+			p.descs = append(p.descs, d.desc)
+		}
+	}
+	root := map[int]int{}
+	var find func(int) int
+	find = func(x int) int {
+		if r, ok := root[x]; ok && r != x {
+			root[x] = find(r)
+			return root[x]
+		}
+		return x
+	}
+	members := map[int][]int{} // root -> its parts
+	for _, k := range order {
+		members[k] = []int{k}
+	}
+	overlap := func(a, b []int) bool {
+		for _, x := range a {
+			for _, y := range b {
+				for fr := range parts[x].frames {
+					if parts[y].frames[fr] {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	for i, a := range order {
+		for _, b := range order[i+1:] {
+			ra, rb := find(a), find(b)
+			if ra == rb || bestCosine(parts[a].descs, parts[b].descs) < same || overlap(members[ra], members[rb]) {
+				continue
+			}
+			// order is first seen first: the earlier root stays.
+			keep, gone := ra, rb
+			if indexOf(order, rb) < indexOf(order, ra) {
+				keep, gone = rb, ra
+			}
+			root[gone] = keep
+			members[keep] = append(members[keep], members[gone]...)
+			delete(members, gone)
+		}
+	}
+	for i := range all {
+		all[i].person = find(all[i].person)
+	}
+}
+
+func indexOf(s []int, v int) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// bestCosine is the highest cosine of a descriptor of a with one of b
+// (-1 when either has none).
+func bestCosine(a, b [][]float32) float64 {
+	best := -1.0
+	for _, x := range a {
+		for _, y := range b {
+			best = math.Max(best, facedesc.Cosine(x, y))
+		}
+	}
+	return best
+}

@@ -1,0 +1,134 @@
+package faces
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
+	"github.com/metaharvest/metaharvest/internal/facedesc"
+)
+
+// registryOff is a registry whose platform has facial recognition off
+// (FACIAL_RECOGNITION=false), and no sidecar at all: pigo alone runs.
+func registryOff(t testing.TB) *extractors.Registry {
+	t.Helper()
+	info, _ := extractors.Default.Get("vendor_faces")
+	reg := extractors.NewRegistry()
+	reg.MustRegister(info)
+	empty := t.TempDir()
+	reg.Configure(extractors.Config{Runner: extractors.NewRunner(extractortest.HeavySlots), NoFaceDescriptors: true,
+		Lookup: func(k string) (string, bool) {
+			if k == "VISION_SIDECAR_DIR" {
+				return empty, true
+			}
+			return "", false
+		}})
+	t.Cleanup(func() { reg.Close() })
+	return reg
+}
+
+// descriptorsOf runs vendor_faces on a picture and returns its faces'
+// descriptors, decoded.
+func descriptorsOf(t *testing.T, path string) [][]float32 {
+	t.Helper()
+	o := run(t, registry(t, nil), path, "image/jpeg", nil, "")
+	if o.Err != nil {
+		t.Fatalf("%s: %v", path, o.Err)
+	}
+	var out [][]float32
+	for _, f := range o.Faces {
+		v, err := facedesc.Dequantize(f.Descriptor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// The same man in two photographs (crops of Human's face-matching
+// screenshot) has descriptors close together; he and another person (the
+// astronaut) are far apart. Measured: see docs/vision.md.
+func TestDescriptorsSameAndDifferent(t *testing.T) {
+	t.Parallel()
+	one := descriptorsOf(t, "testdata/facematch-man-1.jpg")
+	two := descriptorsOf(t, "testdata/facematch-man-2.jpg")
+	astronaut := descriptorsOf(t, "testdata/astronaut.png")
+	if len(one) != 1 || len(two) != 1 || len(astronaut) != 1 {
+		t.Fatalf("faces described: %d, %d, %d", len(one), len(two), len(astronaut))
+	}
+	same := facedesc.Cosine(one[0], two[0])
+	t.Logf("same man: %.3f; man and astronaut: %.3f, %.3f", same, facedesc.Cosine(one[0], astronaut[0]), facedesc.Cosine(two[0], astronaut[0]))
+	if same < DefaultSamePerson+0.1 {
+		t.Errorf("same man: cosine %.3f, want well above %v", same, DefaultSamePerson)
+	}
+	for _, c := range []float64{facedesc.Cosine(one[0], astronaut[0]), facedesc.Cosine(two[0], astronaut[0])} {
+		if c >= DefaultSamePerson-0.15 {
+			t.Errorf("man and astronaut: cosine %.3f, want well below %v", c, DefaultSamePerson)
+		}
+	}
+}
+
+// Two crops of the same face (the astronaut whole, and a closer crop
+// shifted off centre) give descriptors close together.
+func TestDescriptorTwoCrops(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	extractortest.FFmpeg(t, "-i", "testdata/astronaut.png", "-vf", "crop=300:300:60:0,scale=420:420", dir+"/close.png")
+	a := descriptorsOf(t, "testdata/astronaut.png")
+	b := descriptorsOf(t, dir+"/close.png")
+	if len(a) != 1 || len(b) != 1 {
+		t.Fatalf("faces described: %d, %d", len(a), len(b))
+	}
+	if c := facedesc.Cosine(a[0], b[0]); c < 0.8 {
+		t.Errorf("two crops of one face: cosine %.3f", c)
+	}
+}
+
+// With facial recognition off, faces are found, cropped and counted, and
+// no descriptor is made: no sidecar is needed.
+func TestRecognitionOff(t *testing.T) {
+	t.Parallel()
+	o := run(t, registryOff(t), "testdata/astronaut.png", "image/png", nil, "")
+	if o.Err != nil {
+		t.Fatal(o.Err)
+	}
+	face := o.Data["faces"].([]any)[0].(map[string]any)
+	if o.Data["count"] != 1 || o.Data["recognition"] != false || o.Data["descriptors"] != 0 || face["described"] != false ||
+		len(o.Faces) != 0 || len(o.Artifacts) != 1 {
+		t.Errorf("data %v, descriptors %d", o.Data, len(o.Faces))
+	}
+}
+
+// Without the sidecar, and recognition on, vendor_faces is not available
+// (profiles skip it; a request naming it records why).
+func TestSidecarMissing(t *testing.T) {
+	t.Parallel()
+	reg := registry(t, map[string]string{"VISION_SIDECAR_DIR": t.TempDir()})
+	if ok, reason := reg.Available("vendor_faces"); ok || !strings.Contains(reason, "vision sidecar not installed") {
+		t.Errorf("available %v: %q", ok, reason)
+	}
+	o := run(t, reg, "testdata/astronaut.png", "image/png", nil, "")
+	if !strings.Contains(o.Err.Error(), "not available: vision sidecar not installed") {
+		t.Errorf("err = %v", o.Err)
+	}
+}
+
+// The detector comparison of docs/vision.md, as a test: on the five
+// people of Human's face-detection screenshot (upscaled 4 times), pigo
+// finds at least four faces, and each face described is one of them.
+func TestFacesGroupPhoto(t *testing.T) {
+	t.Parallel()
+	o := run(t, registry(t, nil), "testdata/facedetect-five.jpg", "image/jpeg", nil, "")
+	if o.Err != nil {
+		t.Fatal(o.Err)
+	}
+	if n := o.Data["count"].(int); n < 4 || n > 5 {
+		t.Errorf("%d faces, want 4 or 5 of the 5", n)
+	}
+	if len(o.Data["people"].([]any)) != o.Data["count"] {
+		t.Errorf("people %v: five different people stay apart", o.Data["people"])
+	}
+	t.Logf("%d faces, %d described", o.Data["count"], len(o.Faces))
+}
