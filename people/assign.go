@@ -210,6 +210,7 @@ type itemFaces struct {
 	count  map[string]int            // local person -> faces
 	frames map[string]map[int64]bool // local person -> frame times (ms; -1 a picture)
 	span   map[string][2]int64       // local person -> first, last ms
+	total  int                       // faces in the list
 }
 
 func parseFaces(raw json.RawMessage) itemFaces {
@@ -219,6 +220,7 @@ func parseFaces(raw json.RawMessage) itemFaces {
 		Time     *float64 `json:"time"`
 	}
 	_ = json.Unmarshal(raw, &faces) // data that is not a list of faces has none
+	out.total = len(faces)
 	for _, f := range faces {
 		if f.PersonID == "" {
 			continue
@@ -297,8 +299,19 @@ func (a *Assigner) assign(tx *store.DB, itemIDs []string) ([]string, error) {
 			return nil, err
 		}
 	}
+	live := map[string]int{} // live item -> its faces in vendor_faces' data
+	for _, it := range items {
+		if it.Live {
+			live[it.ID] = parseFaces(it.Faces).total
+		}
+	}
 	var gone []int64
 	for k, f := range oldByKey {
+		if f.Code == nil && k.face < live[k.item] {
+			// An unknown face (its person deleted) has no descriptor and
+			// stays, unknown, while its item shows it.
+			continue
+		}
 		if !kept[k] {
 			gone = append(gone, f.ID)
 			if f.PersonID != nil {

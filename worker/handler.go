@@ -18,6 +18,7 @@ import (
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/people"
 	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/storage"
 )
@@ -31,6 +32,9 @@ type Handler struct {
 	pageSize int
 	// indexer drains the search outbox in this process (Run starts it).
 	indexer *search.Indexer
+	// assigner gives described faces their persons (Run starts it when
+	// FACIAL_RECOGNITION is on); nil otherwise.
+	assigner *people.Assigner
 }
 
 // NewHandler prepares handlers; exported so tests can run handlers directly.

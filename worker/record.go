@@ -215,6 +215,9 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 	})
 	if err == nil {
 		h.Metrics.Items(harvestedItems, failedItems)
+		if h.assigner != nil && len(media.faces.Item) > 0 {
+			h.assigner.Wake()
+		}
 	}
 	return err
 }

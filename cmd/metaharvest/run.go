@@ -24,6 +24,7 @@ import (
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/people"
 	"github.com/metaharvest/metaharvest/scheduler"
 	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/search/meili"      // search backend, chosen by MEILI_URL
@@ -68,6 +69,12 @@ func run(ctx context.Context, role string, cfg config.Config, logger *slog.Logge
 		}
 		if n > 0 {
 			logger.Info("face descriptors deleted: FACIAL_RECOGNITION is false", slog.Int64("faces", n))
+		}
+		// And the people made of them (docs/people.md).
+		if n, err := people.EraseAll(ctx, db, cfg.DataDir); err != nil {
+			return err
+		} else if n > 0 {
+			logger.Info("people deleted: FACIAL_RECOGNITION is false", slog.Int64("persons", n))
 		}
 	}
 	rdb, err := queue.RedisClient(cfg.RedisURL)

@@ -326,3 +326,12 @@ func (a int64s) Value() (driver.Value, error) {
 	}
 	return string(append(b, '}')), nil
 }
+
+// CountPersons is the number of persons.
+func CountPersons(db *DB) (int64, error) {
+	var n int64
+	if err := db.Raw(`SELECT count(*) FROM persons`).Scan(&n).Error; err != nil {
+		return 0, fmt.Errorf("count persons: %w", err)
+	}
+	return n, nil
+}
