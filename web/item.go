@@ -168,6 +168,12 @@ func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 		page.TypeLabel = name
 	}
 	page.Facts = itemFacts(it, meta)
+	var persons map[string]string // the item's own persons by their names across the archive
+	if p.Can("people:read") {
+		if persons, err = itemPersons(db, it.ID, page); err != nil {
+			return err
+		}
+	}
 	u.preview(page, it, mediaType, meta, arts)
 
 	var caps []models.Caption
@@ -180,7 +186,7 @@ func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 		if d := itemDuration(meta); d > 0 {
 			page.Duration = seconds(d)
 		}
-		page.Lanes = u.lanes(it, meta, arts, caps)
+		page.Lanes = u.lanes(it, meta, arts, caps, persons)
 		page.Cues = transcriptCues(it.ID, caps)
 		if q != "" && p.Can("segments:read") && u.Search != nil {
 			hits, err := u.hitLane(ctx, p, it.ID, q)

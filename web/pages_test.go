@@ -71,6 +71,7 @@ func TestPageRoutesHaveScopes(t *testing.T) {
 		"/storage": "/storage", "/storage/{id}": "/storage/pub", "/upload": "/upload",
 		"/compilations": "/compilations", "/compilations/{id}": "/compilations/" + compilation,
 		"/saved":       "/saved",
+		"/people":      "/people", "/people/{id}": "/people/" + c.person(),
 		"/admin/users": "/admin/users", "/admin/groups": "/admin/groups", "/admin/roles": "/admin/roles",
 		"/admin/keys": "/admin/keys", "/admin/extractors": "/admin/extractors"}
 	none := c.signInAs("none@example.com")
