@@ -26,6 +26,11 @@ const (
 	Average
 )
 
+// DefaultThreshold is PEOPLE_SAME_PERSON's default: on the labelled set
+// (testdata/README.md) the lowest threshold at which no two people are
+// merged in any order of arrival (TestLabelledSet, docs/people.md).
+const DefaultThreshold = 0.7
+
 // DefaultCandidates is how many nearest faces are compared exactly.
 const DefaultCandidates = 32
 

@@ -138,8 +138,9 @@ type Config struct {
 	//
 	// PeopleSamePerson is the cosine similarity of face descriptors from
 	// which a new face joins the person of the nearest face of the archive
-	// (PEOPLE_SAME_PERSON, 0 to 1, default 0.5: chosen on the labelled set
-	// of docs/people.md); below it the face starts a new person.
+	// (PEOPLE_SAME_PERSON, 0 to 1, default 0.7: chosen on the labelled set
+	// of docs/people.md, the lowest with no two people merged); below it
+	// the face starts a new person.
 	PeopleSamePerson float64
 
 	// Env is the lookup Load read from: extractor settings and provider keys
@@ -264,7 +265,7 @@ func Load(get Getenv) (Config, error) {
 		// Facial recognition (issue 48).
 		FacialRecognition: boolean("FACIAL_RECOGNITION", true),
 		// People across the archive (issue 44).
-		PeopleSamePerson: fraction("PEOPLE_SAME_PERSON", 0.5),
+		PeopleSamePerson: fraction("PEOPLE_SAME_PERSON", 0.7),
 		Env:              get,
 	}
 	c.BaseURL = str("BASE_URL", defaultBaseURL(c.HTTPAddr))
