@@ -129,10 +129,13 @@ func addCovers(db *DB, v Viewer, people []Person) error {
 	}
 	cond, args := v.VisibleSQL("i.location_id", "i.container_id")
 	var covers []PersonCover
-	if err := db.Raw(`SELECT DISTINCT ON (f.person_id) f.person_id, f.item_id, f.face, f.thumbnail
-FROM person_faces f JOIN items i ON i.id = f.item_id AND i.deleted_at IS NULL
-WHERE f.person_id = ANY(?) AND f.thumbnail <> '' AND `+cond+`
-ORDER BY f.person_id, f.area DESC, f.id`, append([]any{models.Strings(ids)}, args...)...).Scan(&covers).Error; err != nil {
+	// One person at a time (LATERAL), each reading its faces largest
+	// first (index person_faces_person) until one the caller sees.
+	if err := db.Raw(`SELECT x.id AS person_id, c.item_id, c.face, c.thumbnail FROM unnest(?::text[]) AS x(id)
+CROSS JOIN LATERAL (SELECT f.item_id, f.face, f.thumbnail FROM person_faces f
+	JOIN items i ON i.id = f.item_id AND i.deleted_at IS NULL
+	WHERE f.person_id = x.id AND f.thumbnail <> '' AND `+cond+`
+	ORDER BY f.area DESC, f.id LIMIT 1) c`, append([]any{models.Strings(ids)}, args...)...).Scan(&covers).Error; err != nil {
 		return fmt.Errorf("faces of people: %w", err)
 	}
 	by := map[string]*PersonCover{}

@@ -264,19 +264,20 @@ func RecountPeople(tx *DB, personIDs []string) ([]string, error) {
 		return nil, nil
 	}
 	ids := models.Strings(personIDs)
-	if err := tx.Exec(`DELETE FROM person_containers WHERE person_id = ANY(?)`, ids).Error; err != nil {
+	if err := tx.Exec(`DELETE FROM person_containers WHERE person_id = ANY(?::text[])`, ids).Error; err != nil {
 		return nil, fmt.Errorf("recount people: %w", err)
 	}
 	if err := tx.Exec(`INSERT INTO person_containers (person_id, container_id, location_id, faces, items, first_seen, last_seen)
 SELECT pf.person_id, pf.container_id, min(i.location_id), sum(pf.weight), count(DISTINCT pf.item_id),
 	min(coalesce(i.last_modified, i.created_at)), max(coalesce(i.last_modified, i.created_at))
-FROM person_faces pf JOIN items i ON i.id = pf.item_id AND i.deleted_at IS NULL
-WHERE pf.person_id = ANY(?)
+FROM unnest(?::text[]) AS x(id)
+JOIN person_faces pf ON pf.person_id = x.id
+JOIN items i ON i.id = pf.item_id AND i.deleted_at IS NULL
 GROUP BY pf.person_id, pf.container_id`, ids).Error; err != nil {
 		return nil, fmt.Errorf("recount people: %w", err)
 	}
 	var gone []string
-	if err := tx.Raw(`DELETE FROM persons p WHERE p.id = ANY(?)
+	if err := tx.Raw(`DELETE FROM persons p WHERE p.id = ANY(?::text[])
 	AND NOT EXISTS (SELECT 1 FROM person_faces f WHERE f.person_id = p.id)
 	AND NOT EXISTS (SELECT 1 FROM person_references r WHERE r.person_id = p.id)
 RETURNING p.id`, ids).Scan(&gone).Error; err != nil {

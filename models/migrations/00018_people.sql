@@ -55,7 +55,8 @@ CREATE TABLE person_faces (
     seq          bigint NOT NULL DEFAULT nextval('person_faces_code_seq'),
     UNIQUE (item_id, extractor, face)
 );
-CREATE INDEX person_faces_person ON person_faces (person_id, container_id);
+-- a person's faces, largest first: counts, covers, the person's items
+CREATE INDEX person_faces_person ON person_faces (person_id, area DESC, id);
 CREATE INDEX person_faces_seq ON person_faces (seq);
 
 -- "not this person": the face is never put on that person again, across
