@@ -246,3 +246,58 @@ func TestDeletedItemLeavesItsPeople(t *testing.T) {
 		t.Errorf("%d faces of the deleted item kept", n)
 	}
 }
+
+// TestAssignerKilledMidWay: an assigner whose connection dies in the
+// middle of its transaction (a worker killed) leaves nothing half done:
+// its items stay pending, and the next assigner (a new process) gives
+// every face one person, once.
+func TestAssignerKilledMidWay(t *testing.T) {
+	t.Parallel()
+	db := fixture(t)
+	w := newFaceWorld(5, 3)
+	harvest(t, db, "a", "c1", []fakeFace{{local: "a0", desc: w.face(0)}, {local: "a1", desc: w.face(1)}})
+	harvest(t, db, "b", "c1", []fakeFace{{local: "b0", desc: w.face(0)}, {local: "b1", desc: w.face(2)}})
+	// The assigner will wait on the search outbox after writing the faces.
+	blocker := db.Begin()
+	if err := blocker.Exec(`LOCK TABLE search_outbox IN EXCLUSIVE MODE`).Error; err != nil {
+		t.Fatal(err)
+	}
+	doomed := &people.Assigner{DB: db, Rule: people.Rule{Threshold: 0.5}}
+	done := make(chan error, 1)
+	go func() { _, err := doomed.Round(context.Background()); done <- err }()
+	deadline := time.Now().Add(30 * time.Second)
+	var pid int
+	for pid == 0 {
+		db.Raw(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+			AND query LIKE '%search_outbox%' LIMIT 1`).Scan(&pid)
+		if time.Now().After(deadline) {
+			t.Fatal("the assigner never reached the search outbox")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := db.Exec(`SELECT pg_terminate_backend(?)`, pid).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err == nil {
+		t.Fatal("the killed assigner's round succeeded")
+	}
+	blocker.Rollback()
+	if n := count(t, db, `SELECT count(*) FROM person_faces`); n != 0 {
+		t.Fatalf("%d faces kept of a transaction that died", n)
+	}
+	assignAll(t, db) // a new worker
+	if n := count(t, db, `SELECT count(*) FROM person_faces WHERE person_id IS NOT NULL`); n != 4 {
+		t.Errorf("%d faces with a person, want 4", n)
+	}
+	if n := count(t, db, `SELECT count(*) FROM persons`); n != 3 {
+		t.Errorf("%d persons, want 3", n)
+	}
+	if personOf(t, db, "a", 0) != personOf(t, db, "b", 0) {
+		t.Error("the same person in a and b has two ids")
+	}
+	// The killed assigner's process, were it alive, catches up too: its
+	// index is rebuilt after the failure and it finds nothing to do.
+	if err := doomed.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
