@@ -4,46 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/metaharvest/metaharvest/internal/facedesc"
 	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/people"
+	"github.com/metaharvest/metaharvest/people/peopletest"
 	"github.com/metaharvest/metaharvest/search"
 )
-
-// personVectors are descriptors shaped like faceres' (never negative,
-// about half 0): people about 0.3 alike, a person's faces about 0.85.
-type personVectors struct {
-	rng    *rand.Rand
-	people [][]float64
-}
-
-func newPersonVectors(n int) *personVectors {
-	w := &personVectors{rng: rand.New(rand.NewPCG(44, 1))}
-	for range n {
-		p := make([]float64, facedesc.Dims)
-		for i := range p {
-			p[i] = w.rng.NormFloat64()
-		}
-		w.people = append(w.people, p)
-	}
-	return w
-}
-
-func (w *personVectors) face(p int) []byte {
-	v := make([]float32, facedesc.Dims)
-	for i := range v {
-		v[i] = float32(math.Max(0, w.people[p][i]+0.35*w.rng.NormFloat64()))
-	}
-	n, _ := facedesc.Normalize(v)
-	return facedesc.Quantize(n)
-}
 
 type testFace struct {
 	local string
@@ -128,11 +98,11 @@ func personIDs(list []any) []string {
 func TestPeopleAcrossTheArchive(t *testing.T) {
 	t.Parallel()
 	e := newCollabEnv(t)
-	w := newPersonVectors(3)
+	w := peopletest.NewFaces(44, 3)
 	at := func(s float64) *float64 { return &s }
-	e.harvestFaces(e.video, []testFace{{local: "v-eileen", time: at(1), desc: w.face(0)}, {local: "v-bob", time: at(1), desc: w.face(1)},
-		{local: "v-bob2", time: at(9), desc: w.face(1)}})
-	e.harvestFaces(e.secret, []testFace{{local: "s-eileen", desc: w.face(0)}, {local: "s-carl", desc: w.face(2)}})
+	e.harvestFaces(e.video, []testFace{{local: "v-eileen", time: at(1), desc: w.Face(0)}, {local: "v-bob", time: at(1), desc: w.Face(1)},
+		{local: "v-bob2", time: at(9), desc: w.Face(1)}})
+	e.harvestFaces(e.secret, []testFace{{local: "s-eileen", desc: w.Face(0)}, {local: "s-carl", desc: w.Face(2)}})
 	a := &people.Assigner{DB: e.db, Rule: people.Rule{Threshold: 0.5}}
 	e.settle(a)
 
@@ -232,8 +202,8 @@ func TestPeopleAcrossTheArchive(t *testing.T) {
 		t.Fatalf("rejected face now of %v", moved)
 	}
 	// Remembered when the video is harvested again.
-	e.harvestFaces(e.video, []testFace{{local: "v-eileen", time: at(1), desc: w.face(0)}, {local: "v-bob", time: at(1), desc: w.face(1)},
-		{local: "v-bob2", time: at(9), desc: w.face(1)}})
+	e.harvestFaces(e.video, []testFace{{local: "v-eileen", time: at(1), desc: w.Face(0)}, {local: "v-bob", time: at(1), desc: w.Face(1)},
+		{local: "v-bob2", time: at(9), desc: w.Face(1)}})
 	e.settle(a)
 	e.db.Raw(`SELECT person_id FROM person_faces WHERE item_id = ? AND face = 2`, e.video).Scan(&moved)
 	if moved == nil || *moved == eid {
@@ -252,7 +222,7 @@ func TestPeopleAcrossTheArchive(t *testing.T) {
 	if got := e.searchNames(e.adminToken, map[string]any{"query": "collins"}); len(got) != 0 {
 		t.Errorf("search still finds the deleted person: %v", got)
 	}
-	e.harvestFaces(e.secret, []testFace{{local: "s-eileen", desc: w.face(0)}, {local: "s-carl", desc: w.face(2)}})
+	e.harvestFaces(e.secret, []testFace{{local: "s-eileen", desc: w.Face(0)}, {local: "s-carl", desc: w.Face(2)}})
 	e.settle(a)
 	var unknown *string
 	e.db.Raw(`SELECT person_id FROM person_faces WHERE item_id = ? AND face = 0`, e.secret).Scan(&unknown)

@@ -3,51 +3,16 @@ package people_test
 import (
 	"context"
 	"encoding/json"
-	"math"
-	"math/rand/v2"
 	"testing"
 	"time"
 
 	"gorm.io/gorm"
 
-	"github.com/metaharvest/metaharvest/internal/facedesc"
 	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/internal/testdb"
 	"github.com/metaharvest/metaharvest/people"
+	"github.com/metaharvest/metaharvest/people/peopletest"
 )
-
-// faceWorld makes descriptors shaped like faceres' (numbers never
-// negative, about half of them 0): two people about 0.3 alike, two faces
-// of a person about 0.85.
-type faceWorld struct {
-	rng    *rand.Rand
-	people [][]float64
-}
-
-func newFaceWorld(seed uint64, n int) *faceWorld {
-	w := &faceWorld{rng: rand.New(rand.NewPCG(seed, 7))}
-	for range n {
-		p := make([]float64, facedesc.Dims)
-		for i := range p {
-			p[i] = w.rng.NormFloat64()
-		}
-		w.people = append(w.people, p)
-	}
-	return w
-}
-
-// face is a new descriptor of person p, stored form.
-func (w *faceWorld) face(p int) []byte {
-	v := make([]float32, facedesc.Dims)
-	for i := range v {
-		v[i] = float32(math.Max(0, w.people[p][i]+0.35*w.rng.NormFloat64()))
-	}
-	n, err := facedesc.Normalize(v)
-	if err != nil {
-		panic(err)
-	}
-	return facedesc.Quantize(n)
-}
 
 type fakeFace struct {
 	local string   // the item's own person
@@ -149,10 +114,10 @@ func count(t *testing.T, db *gorm.DB, q string, args ...any) int {
 func TestSamePersonInTwoItemsIsOnePerson(t *testing.T) {
 	t.Parallel()
 	db := fixture(t)
-	w := newFaceWorld(1, 3)
-	harvest(t, db, "a", "c1", []fakeFace{{local: "a0", desc: w.face(0)}, {local: "a1", desc: w.face(1)}})
-	harvest(t, db, "b", "c1", []fakeFace{{local: "b0", desc: w.face(1)}})
-	harvest(t, db, "c", "c2", []fakeFace{{local: "c0", desc: w.face(0)}, {local: "c1", desc: w.face(2)}})
+	w := peopletest.NewFaces(1, 3)
+	harvest(t, db, "a", "c1", []fakeFace{{local: "a0", desc: w.Face(0)}, {local: "a1", desc: w.Face(1)}})
+	harvest(t, db, "b", "c1", []fakeFace{{local: "b0", desc: w.Face(1)}})
+	harvest(t, db, "c", "c2", []fakeFace{{local: "c0", desc: w.Face(0)}, {local: "c1", desc: w.Face(2)}})
 	assignAll(t, db)
 	p0, p1, p2 := personOf(t, db, "a", 0), personOf(t, db, "a", 1), personOf(t, db, "c", 1)
 	if p0 == "" || p1 == "" || p2 == "" {
@@ -183,8 +148,8 @@ func TestSamePersonInTwoItemsIsOnePerson(t *testing.T) {
 func TestTwoFacesOfOnePictureAreTwoPeople(t *testing.T) {
 	t.Parallel()
 	db := fixture(t)
-	w := newFaceWorld(2, 1)
-	harvest(t, db, "twins", "c1", []fakeFace{{local: "t0", desc: w.face(0)}, {local: "t1", desc: w.face(0)}})
+	w := peopletest.NewFaces(2, 1)
+	harvest(t, db, "twins", "c1", []fakeFace{{local: "t0", desc: w.Face(0)}, {local: "t1", desc: w.Face(0)}})
 	assignAll(t, db)
 	if a, b := personOf(t, db, "twins", 0), personOf(t, db, "twins", 1); a == b {
 		t.Errorf("two faces of one picture share person %s", a)
@@ -194,10 +159,10 @@ func TestTwoFacesOfOnePictureAreTwoPeople(t *testing.T) {
 func TestHarvestAgainKeepsPersons(t *testing.T) {
 	t.Parallel()
 	db := fixture(t)
-	w := newFaceWorld(3, 2)
-	d0, d1 := w.face(0), w.face(1)
+	w := peopletest.NewFaces(3, 2)
+	d0, d1 := w.Face(0), w.Face(1)
 	harvest(t, db, "a", "c1", []fakeFace{{local: "a0", desc: d0}, {local: "a1", desc: d1}})
-	harvest(t, db, "b", "c1", []fakeFace{{local: "b0", desc: w.face(1)}})
+	harvest(t, db, "b", "c1", []fakeFace{{local: "b0", desc: w.Face(1)}})
 	a := assignAll(t, db)
 	p0, p1 := personOf(t, db, "a", 0), personOf(t, db, "a", 1)
 	// Again, the same faces; a new assigner as after a restart, and the
@@ -226,9 +191,9 @@ func TestHarvestAgainKeepsPersons(t *testing.T) {
 func TestDeletedItemLeavesItsPeople(t *testing.T) {
 	t.Parallel()
 	db := fixture(t)
-	w := newFaceWorld(4, 2)
-	harvest(t, db, "a", "c1", []fakeFace{{local: "a0", desc: w.face(0)}})
-	harvest(t, db, "b", "c1", []fakeFace{{local: "b0", desc: w.face(0)}, {local: "b1", desc: w.face(1)}})
+	w := peopletest.NewFaces(4, 2)
+	harvest(t, db, "a", "c1", []fakeFace{{local: "a0", desc: w.Face(0)}})
+	harvest(t, db, "b", "c1", []fakeFace{{local: "b0", desc: w.Face(0)}, {local: "b1", desc: w.Face(1)}})
 	a := assignAll(t, db)
 	p0, p1 := personOf(t, db, "b", 0), personOf(t, db, "b", 1)
 	// Marked deleted by a walk (descriptors stay): the trigger on items.
@@ -254,9 +219,9 @@ func TestDeletedItemLeavesItsPeople(t *testing.T) {
 func TestAssignerKilledMidWay(t *testing.T) {
 	t.Parallel()
 	db := fixture(t)
-	w := newFaceWorld(5, 3)
-	harvest(t, db, "a", "c1", []fakeFace{{local: "a0", desc: w.face(0)}, {local: "a1", desc: w.face(1)}})
-	harvest(t, db, "b", "c1", []fakeFace{{local: "b0", desc: w.face(0)}, {local: "b1", desc: w.face(2)}})
+	w := peopletest.NewFaces(5, 3)
+	harvest(t, db, "a", "c1", []fakeFace{{local: "a0", desc: w.Face(0)}, {local: "a1", desc: w.Face(1)}})
+	harvest(t, db, "b", "c1", []fakeFace{{local: "b0", desc: w.Face(0)}, {local: "b1", desc: w.Face(2)}})
 	// The assigner will wait on the search outbox after writing the faces.
 	blocker := db.Begin()
 	if err := blocker.Exec(`LOCK TABLE search_outbox IN EXCLUSIVE MODE`).Error; err != nil {

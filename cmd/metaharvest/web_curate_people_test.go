@@ -2,16 +2,14 @@ package main
 
 import (
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/metaharvest/metaharvest/internal/facedesc"
 	"github.com/metaharvest/metaharvest/internal/store"
+	"github.com/metaharvest/metaharvest/people/peopletest"
 )
 
 // curatePeople tests people across the archive in the browser (see
@@ -22,16 +20,7 @@ import (
 func curatePeople(e *curateEnv) {
 	t, b, c := e.t, e.b, e.c
 	video := e.samples.video
-	rng := rand.New(rand.NewPCG(7, 7))
-	person := func(seed uint64) []byte {
-		pr := rand.New(rand.NewPCG(seed, 1))
-		v := make([]float32, facedesc.Dims)
-		for i := range v {
-			v[i] = float32(math.Max(0, pr.NormFloat64()+0.2*rng.NormFloat64()))
-		}
-		n, _ := facedesc.Normalize(v)
-		return facedesc.Quantize(n)
-	}
+	faces := peopletest.NewFaces(7, 2)
 	var rows store.FaceRows
 	for i, f := range []struct {
 		local string
@@ -39,7 +28,7 @@ func curatePeople(e *curateEnv) {
 	}{{"reel-grace", 1}, {"reel-alan", 1}} {
 		rows.Item, rows.Extractor, rows.PersonID = append(rows.Item, video), append(rows.Extractor, "vendor_faces"), append(rows.PersonID, f.local)
 		rows.Thumbnail, rows.Model, rows.Face = append(rows.Thumbnail, ""), append(rows.Model, "test"), append(rows.Face, int32(i))
-		rows.TimeMS, rows.Descriptor = append(rows.TimeMS, int64(f.at*1000)), append(rows.Descriptor, person(uint64(i+1)))
+		rows.TimeMS, rows.Descriptor = append(rows.TimeMS, int64(f.at*1000)), append(rows.Descriptor, faces.Face(i))
 		rows.Left, rows.Top, rows.Width, rows.Height = append(rows.Left, float32(40*i)), append(rows.Top, 10), append(rows.Width, 30), append(rows.Height, 30)
 	}
 	err := e.p.db.Transaction(func(tx *store.DB) error {
