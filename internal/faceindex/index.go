@@ -40,34 +40,37 @@ type Index struct {
 	wmu sync.Mutex   // one writer (Add, Remove, training) at a time
 	mu  sync.RWMutex // the structure below
 
-	codes []Code
-	ids   []int64
-	pos   map[int64]int32 // id -> position in codes
-	cell  []int32         // position -> its cell
-	slot  []int32         // position -> its index in cells[cell]
-	cells [][]int32       // cell -> positions
-	cents []Code          // centroids; nil: one cell, not trained
+	// Each cell's codes and ids side by side, so that a search reads
+	// a cell's codes in one sweep of memory.
+	codes [][]Code
+	ids   [][]int64
+	pos   map[int64]slotRef
+	cents []Code // centroids; nil: one cell, not trained
+	n     int
 
 	trainedAt int // codes when the cells were last trained
 }
 
+// slotRef is where a code is: its cell and its index there.
+type slotRef struct{ cell, slot int32 }
+
 // New returns an empty index.
 func New() *Index {
-	return &Index{pos: map[int64]int32{}, cells: [][]int32{nil}}
+	return &Index{pos: map[int64]slotRef{}, codes: [][]Code{nil}, ids: [][]int64{nil}}
 }
 
 // Len is the number of codes held.
 func (x *Index) Len() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return len(x.codes)
+	return x.n
 }
 
 // Cells is the number of cells the codes are split into.
 func (x *Index) Cells() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return len(x.cells)
+	return len(x.codes)
 }
 
 // Add adds (or replaces) the code of id. The cells are trained again when
@@ -78,18 +81,15 @@ func (x *Index) Add(id int64, c Code) {
 	x.wmu.Lock()
 	defer x.wmu.Unlock()
 	x.mu.Lock()
-	if p, ok := x.pos[id]; ok {
-		x.removeAt(p)
+	if r, ok := x.pos[id]; ok {
+		x.removeAt(r)
 	}
-	p := int32(len(x.codes))
-	x.codes = append(x.codes, c)
-	x.ids = append(x.ids, id)
-	x.pos[id] = p
 	k := x.nearestCell(c)
-	x.cell = append(x.cell, k)
-	x.slot = append(x.slot, int32(len(x.cells[k])))
-	x.cells[k] = append(x.cells[k], p)
-	n := len(x.codes)
+	x.pos[id] = slotRef{k, int32(len(x.codes[k]))}
+	x.codes[k] = append(x.codes[k], c)
+	x.ids[k] = append(x.ids[k], id)
+	x.n++
+	n := x.n
 	x.mu.Unlock()
 	if n >= MinTrain && n >= 4*x.trainedAt {
 		x.train()
@@ -102,8 +102,8 @@ func (x *Index) Remove(id int64) {
 	defer x.wmu.Unlock()
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if p, ok := x.pos[id]; ok {
-		x.removeAt(p)
+	if r, ok := x.pos[id]; ok {
+		x.removeAt(r)
 	}
 }
 
@@ -115,25 +115,18 @@ func (x *Index) Has(id int64) bool {
 	return ok
 }
 
-// removeAt drops position p: the last code moves into its place. x.mu is
-// held for writing.
-func (x *Index) removeAt(p int32) {
-	// Out of its cell: the cell's last member takes its slot.
-	k, s := x.cell[p], x.slot[p]
-	members := x.cells[k]
-	moved := members[len(members)-1]
-	members[s] = moved
-	x.slot[moved] = s
-	x.cells[k] = members[:len(members)-1]
-	delete(x.pos, x.ids[p])
-	last := int32(len(x.codes) - 1)
-	if p != last {
-		// The last position moves to p.
-		x.codes[p], x.ids[p], x.cell[p], x.slot[p] = x.codes[last], x.ids[last], x.cell[last], x.slot[last]
-		x.pos[x.ids[p]] = p
-		x.cells[x.cell[p]][x.slot[p]] = p
+// removeAt drops the code at r: the cell's last code takes its slot. x.mu
+// is held for writing.
+func (x *Index) removeAt(r slotRef) {
+	k, s := r.cell, r.slot
+	last := int32(len(x.codes[k]) - 1)
+	delete(x.pos, x.ids[k][s])
+	if s != last {
+		x.codes[k][s], x.ids[k][s] = x.codes[k][last], x.ids[k][last]
+		x.pos[x.ids[k][s]] = slotRef{k, s}
 	}
-	x.codes, x.ids, x.cell, x.slot = x.codes[:last], x.ids[:last], x.cell[:last], x.slot[:last]
+	x.codes[k], x.ids[k] = x.codes[k][:last], x.ids[k][:last]
+	x.n--
 }
 
 // nearestCell is the cell of c (0 when untrained). x.mu is held.
@@ -163,21 +156,26 @@ func (x *Index) Search(q Code, k int) []Hit {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	top := make([]Hit, 0, k+1)
-	consider := func(p int32) {
-		d := Distance(x.codes[p], q)
-		if len(top) == k && d > top[k-1].Distance {
-			return
-		}
-		h := Hit{ID: x.ids[p], Distance: d}
-		i, _ := slices.BinarySearchFunc(top, h, cmpHit)
-		top = slices.Insert(top, i, h)
-		if len(top) > k {
-			top = top[:k]
-		}
-	}
-	for _, k := range x.probe(q) {
-		for _, p := range x.cells[k] {
-			consider(p)
+	worst := CodeBits + 1 // a code farther than this cannot enter a full top
+	for _, cell := range x.probe(q) {
+		ids := x.ids[cell]
+		for s, c := range x.codes[cell] {
+			d := Distance(c, q)
+			if d > worst {
+				continue
+			}
+			h := Hit{ID: ids[s], Distance: d}
+			i, _ := slices.BinarySearchFunc(top, h, cmpHit)
+			if i >= k {
+				continue
+			}
+			top = slices.Insert(top, i, h)
+			if len(top) > k {
+				top = top[:k]
+			}
+			if len(top) == k {
+				worst = top[k-1].Distance
+			}
 		}
 	}
 	return top
@@ -232,7 +230,12 @@ func (x *Index) probe(q Code) []int {
 // meanwhile.
 func (x *Index) train() {
 	x.mu.RLock()
-	codes := slices.Clone(x.codes)
+	codes := make([]Code, 0, x.n)
+	ids := make([]int64, 0, x.n)
+	for k := range x.codes {
+		codes = append(codes, x.codes[k]...)
+		ids = append(ids, x.ids[k]...)
+	}
 	x.mu.RUnlock()
 	n := len(codes)
 	k := min(maxCells, max(1, int(math.Round(math.Sqrt(float64(n))))))
@@ -243,14 +246,16 @@ func (x *Index) train() {
 			cell[p] = int32(nearest(cents, codes[p]))
 		}
 	})
-	cells := make([][]int32, len(cents))
-	slot := make([]int32, n)
+	byCell := make([][]Code, len(cents))
+	idsBy := make([][]int64, len(cents))
+	pos := make(map[int64]slotRef, n)
 	for p, c := range cell {
-		slot[p] = int32(len(cells[c]))
-		cells[c] = append(cells[c], int32(p))
+		pos[ids[p]] = slotRef{c, int32(len(byCell[c]))}
+		byCell[c] = append(byCell[c], codes[p])
+		idsBy[c] = append(idsBy[c], ids[p])
 	}
 	x.mu.Lock()
-	x.cents, x.cell, x.slot, x.cells = cents, cell, slot, cells
+	x.cents, x.codes, x.ids, x.pos = cents, byCell, idsBy, pos
 	x.trainedAt = n
 	x.mu.Unlock()
 }

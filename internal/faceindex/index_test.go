@@ -195,20 +195,23 @@ func TestAddRemoveKeepTheCells(t *testing.T) {
 	}
 	x.mu.RLock()
 	seen := 0
-	for k, members := range x.cells {
-		for s, p := range members {
-			if x.cell[p] != int32(k) || x.slot[p] != int32(s) {
-				t.Fatalf("position %d filed in cell %d slot %d, says %d/%d", p, k, s, x.cell[p], x.slot[p])
+	for k := range x.codes {
+		if len(x.codes[k]) != len(x.ids[k]) {
+			t.Fatalf("cell %d: %d codes, %d ids", k, len(x.codes[k]), len(x.ids[k]))
+		}
+		for s, id := range x.ids[k] {
+			if r := x.pos[id]; r.cell != int32(k) || r.slot != int32(s) {
+				t.Fatalf("id %d filed in cell %d slot %d, says %v", id, k, s, r)
 			}
-			if x.codes[p] != codes[x.ids[p]] || x.pos[x.ids[p]] != p {
-				t.Fatalf("position %d holds the wrong code or id", p)
+			if x.codes[k][s] != codes[id] {
+				t.Fatalf("id %d holds the wrong code", id)
 			}
 			seen++
 		}
 	}
 	x.mu.RUnlock()
-	if seen != len(codes) {
-		t.Fatalf("%d codes in cells, want %d", seen, len(codes))
+	if seen != len(codes) || len(x.pos) != len(codes) {
+		t.Fatalf("%d codes in cells, %d positions, want %d", seen, len(x.pos), len(codes))
 	}
 	for id, c := range codes {
 		if !x.Has(id) {
