@@ -15,8 +15,10 @@ import (
 //
 //   - tags: exiv2's keywords, the keywords property of documents (pdf,
 //     officex, html; split at commas and semicolons), one appearance each;
-//     tags of the video's segments (providers), one appearance per
-//     segment they are in.
+//     the objects of a picture (objects), one appearance each; tags of the
+//     video's segments (objects, providers), one appearance per segment
+//     they are in. Tags an analysis found carry their highest confidence
+//     and their source.
 //   - logos: logos of the segments, one appearance per segment.
 //   - locations: geocoding's places (city, region, country); places of the
 //     segments (GeoJSON feature names), one appearance per segment.
@@ -29,6 +31,11 @@ type summaryNameCountJSON struct {
 	Name        string  `json:"name"`
 	// Type of an entity: person, place or organization.
 	Type string `json:"type,omitempty"`
+	// Confidence (the highest, 0..1) and Source (the service or model) of
+	// a tag found by an analysis (objects, a recognition provider);
+	// absent for a keyword the file carries.
+	Confidence float64 `json:"confidence,omitempty"`
+	Source     string  `json:"source,omitempty"`
 }
 
 // nameCounts adds up appearances by name, case-insensitively.
@@ -38,6 +45,12 @@ type nameCounts struct {
 }
 
 func (n *nameCounts) add(name, typ string, appearances float64) {
+	n.addFound(name, typ, appearances, 0, "")
+}
+
+// addFound adds appearances of a name an analysis found, with its
+// confidence and source (kept: the highest confidence, the first source).
+func (n *nameCounts) addFound(name, typ string, appearances, confidence float64, source string) {
 	name = strings.TrimSpace(name)
 	if name == "" || appearances <= 0 {
 		return
@@ -47,11 +60,16 @@ func (n *nameCounts) add(name, typ string, appearances float64) {
 		n.at = map[string]int{}
 	}
 	if i, ok := n.at[key]; ok {
-		n.entries[i].Appearances += appearances
+		e := &n.entries[i]
+		e.Appearances += appearances
+		e.Confidence = max(e.Confidence, confidence)
+		if e.Source == "" {
+			e.Source = source
+		}
 		return
 	}
 	n.at[key] = len(n.entries)
-	n.entries = append(n.entries, summaryNameCountJSON{Name: name, Type: typ, Appearances: appearances})
+	n.entries = append(n.entries, summaryNameCountJSON{Name: name, Type: typ, Appearances: appearances, Confidence: confidence, Source: source})
 }
 
 // list is the entries, most frequent first (then by name), at most
@@ -90,13 +108,21 @@ func (s *Server) segmentNames(ctx context.Context, itemID string) (map[string]*n
 	}
 	out := map[string]*nameCounts{"tags": {}, "logos": {}, "locations": {}}
 	for _, r := range rows {
-		out[r.Kind].add(r.Name, "", float64(r.Appearances))
+		out[r.Kind].addFound(r.Name, "", float64(r.Appearances), r.Confidence, r.Source)
 	}
 	return out, nil
 }
 
-// documentTags are the keywords the file itself carries.
+// documentTags are the keywords the file itself carries, and the objects
+// found in a picture (a video's are in its segments, counted there).
 func documentTags(meta metaReader, tags *nameCounts) {
+	if obj := meta("objects"); strAt(obj, "frames_source") == "image" {
+		for _, e := range listAt(obj, "tags") {
+			a, _ := numAt(e, "appearances")
+			conf, _ := numAt(e, "confidence")
+			tags.addFound(strAt(e, "name"), "", a, conf, strAt(obj, "source"))
+		}
+	}
 	for _, kw := range stringsAt(meta("exiv2"), "keywords") {
 		tags.add(kw, "", 1)
 	}

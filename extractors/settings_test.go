@@ -162,3 +162,24 @@ func TestEnvTypedAccessors(t *testing.T) {
 		t.Error("Int of an undeclared setting accepted")
 	}
 }
+
+// A renamed setting reads its former name when the new one is unset or
+// empty; the new name wins when both are set.
+func TestSettingAliases(t *testing.T) {
+	t.Parallel()
+	info := Info{Settings: []Setting{{Name: "dir", Env: "NEW_DIR", Aliases: []string{"OLD_DIR"}, Kind: KindText, Default: "d"}}}
+	for _, c := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{nil, "d"},
+		{map[string]string{"OLD_DIR": "old"}, "old"},
+		{map[string]string{"NEW_DIR": "", "OLD_DIR": "old"}, "old"},
+		{map[string]string{"NEW_DIR": "new", "OLD_DIR": "old"}, "new"},
+	} {
+		vals, _, _ := settingsOf(info, func(k string) (string, bool) { v, ok := c.env[k]; return v, ok })
+		if vals["dir"] != c.want {
+			t.Errorf("%v: %q, want %q", c.env, vals["dir"], c.want)
+		}
+	}
+}

@@ -14,7 +14,7 @@ var hitCountPaths = map[string][]string{
 	"audio_classification": {"vendor_audio_classification", "audio_classification"},
 	"caption":              {"captions", "captionsv2", "caption_files"},
 	"description":          {"description", "descriptions"},
-	"labels":               {"labels"},
+	"labels":               {"labels", "objects"},
 	"locations":            {"geocoding", "locations"},
 	"logos":                {"logos"},
 	"keyword":              {"keywords"},
@@ -24,7 +24,7 @@ var hitCountPaths = map[string][]string{
 	"sound":                {"volumedetect", "audiopeak", "vendor_silence", "sound"},
 	"speech_to_text":       {"speech_to_text", "speech_to_text_provider"},
 	"sport":                {"vendorsports", "sport"},
-	"tag":                  {"tags"},
+	"tag":                  {"tags", "objects"},
 	"text_content":         {"pdf", "officex", "html", "email", "fdx", "tokens", "tokens_provider", "text_content"},
 }
 

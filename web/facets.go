@@ -129,6 +129,7 @@ func (u *UI) facetDefs(ctx context.Context, filters ...filterParam) ([]facetDef,
 		termsFacet("container", "Container", search.FieldContainerName, false, same),
 		yearFacet(), monthFacet(), durationFacet(),
 		termsFacet("lang", "Language", "vendorlanguage.language", true, languageName),
+		termsFacet("objects", "Objects", "objects.names", true, same),
 		termsFacet("caplang", "Caption language", search.FieldTranscript+".languages", true, languageName),
 		facesFacet(), qcFacet(),
 		// People across the archive, by name (docs/people.md).

@@ -34,6 +34,8 @@ func TestItemPageContract(t *testing.T) {
 		`<div class="lane" data-lane="ocr">`, `HARBOUR SIGN`,
 		`<div class="lane" data-lane="qc">`,
 		`<a class="marker" href="` + base + `?t=15" data-t="15" data-end="16" data-kind="black">`,
+		`<div class="lane" data-lane="objects"><h3 class="lane-name">Objects</h3>`,
+		`<a class="marker" href="` + base + `?t=4" data-t="4" data-kind="object">`,
 		`<div class="lane" data-lane="hits">`,
 		`<a class="marker" href="` + base + `?q=lighthouse&amp;t=12" data-t="12">`,
 		`<section id="transcript" aria-label="Transcript">`,
@@ -65,7 +67,7 @@ func TestItemPageContract(t *testing.T) {
 	for _, m := range order {
 		lanes = append(lanes, m[1])
 	}
-	if strings.Join(lanes, ",") != "shots,ocr,captions,qc,hits" {
+	if strings.Join(lanes, ",") != "shots,ocr,captions,qc,objects,hits" {
 		t.Errorf("lanes %v", lanes)
 	}
 	plain := c.page(base, admin, http.StatusOK)

@@ -14,11 +14,11 @@ import (
 // laneTitles names the lanes under the player, in the order shown.
 var laneTitles = []struct{ Name, Title string }{
 	{"shots", "Shots"}, {"faces", "Faces"}, {"ocr", "Text on screen"}, {"captions", "Captions"},
-	{"speech", "Speech"}, {"qc", "Quality control"}, {"tags", "Tags and logos"}, {"hits", "Search hits"},
+	{"speech", "Speech"}, {"qc", "Quality control"}, {"tags", "Tags and logos"}, {"objects", "Objects"}, {"hits", "Search hits"},
 }
 
 // lanes reads the timed data of an item: key frames, faces, text on
-// screen, captions and speech, QC events, tags and logos (the hits lane is
+// screen, captions and speech, QC events, tags and logos, objects (the hits lane is
 // the search's, added by the caller). Lanes without markers are left out.
 //
 // persons names the item's own persons (vendor_faces' person_id) as the
@@ -111,6 +111,18 @@ func (u *UI) lanes(it models.Item, meta map[string]any, arts []models.Artifact, 
 		end, _ := number(lookup(l, "end"))
 		if name := str(lookup(l, "name")); ok && name != "" {
 			add("tags", t, end, "tag", name)
+		}
+	}
+	// Objects found offline: one marker per name and frame (a crowd is
+	// one "person"), the most confident first in the data.
+	seenObject := map[string]bool{}
+	for _, l := range list(lookup(meta, "objects.labels")) {
+		t, ok := number(lookup(l, "time"))
+		name := str(lookup(l, "name"))
+		key := strconv.FormatFloat(t, 'f', 3, 64) + "\x00" + strings.ToLower(name)
+		if ok && name != "" && !seenObject[key] {
+			seenObject[key] = true
+			add("objects", t, 0, "object", name)
 		}
 	}
 	for _, d := range list(lookup(meta, "logos.detections")) {

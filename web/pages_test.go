@@ -34,6 +34,8 @@ func newCorpus(t *testing.T) *corpus {
 		"black_scenes":      map[string]any{"count": 1, "scenes": []any{map[string]any{"start": 15.0, "end": 16.0, "duration": 1.0}}},
 		"tesseract":         map[string]any{"frames": []any{map[string]any{"time": 4.0, "text": "HARBOUR SIGN"}}},
 		"exiv2":             map[string]any{"description": "<script>alert(2)</script> a comment"},
+		"objects": map[string]any{"labels": []any{map[string]any{"name": "boat", "confidence": 0.7, "time": 4.0},
+			map[string]any{"name": "person", "confidence": 0.6, "time": 8.0}, map[string]any{"name": "person", "confidence": 0.4, "time": 8.0}}},
 	})
 	for _, ms := range []string{"000000000", "000004000"} {
 		e.must(e.db.Create(&models.Artifact{ItemID: c.clip, Path: "ab/" + c.clip + "/video_main_frames/frames/" + ms + ".jpg",

@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,23 +13,13 @@ import (
 	"github.com/metaharvest/metaharvest/models"
 )
 
-// visionDir is the vision sidecar of this clone (deploy/setup.sh).
-func visionDir(t *testing.T) string {
-	t.Helper()
-	d, err := filepath.Abs("../deploy/vision")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
 // A harvest stores a descriptor for each face vendor_faces described, in
 // face_descriptors (not in the item's data), in the transaction of the
 // item's results; a harvest again replaces them, and deleting the item
 // deletes them.
 func TestHarvestFaceDescriptors(t *testing.T) {
 	t.Parallel()
-	reg := extractortest.Registry(t, map[string]string{"VISION_SIDECAR_DIR": visionDir(t)}, "store", "mime_type", "vendor_faces")
+	reg := extractortest.Registry(t, map[string]string{"VISION_SIDECAR_DIR": extractortest.VisionDir(t)}, "store", "mime_type", "vendor_faces")
 	f := newFixture(t, reg)
 	f.copySample("faces/testdata/astronaut.png", "astronaut.png")
 	f.copySample("faces/testdata/facematch-man-1.jpg", "man.jpg")

@@ -60,22 +60,8 @@ func run(ctx context.Context, role string, cfg config.Config, logger *slog.Logge
 	}
 	sqlDB, _ := db.DB()
 	defer sqlDB.Close()
-	// Facial recognition off: the descriptors stored while it was on go,
-	// whichever role starts first (docs/vision.md).
-	if !cfg.FacialRecognition {
-		n, err := store.DeleteAllFaceDescriptors(ctx, db)
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			logger.Info("face descriptors deleted: FACIAL_RECOGNITION is false", slog.Int64("faces", n))
-		}
-		// And the people made of them (docs/people.md).
-		if n, err := people.EraseAll(ctx, db, cfg.DataDir); err != nil {
-			return err
-		} else if n > 0 {
-			logger.Info("people deleted: FACIAL_RECOGNITION is false", slog.Int64("persons", n))
-		}
+	if err := forgetFaces(ctx, cfg, db, logger); err != nil {
+		return err
 	}
 	rdb, err := queue.RedisClient(cfg.RedisURL)
 	if err != nil {
@@ -180,6 +166,31 @@ func run(ctx context.Context, role string, cfg config.Config, logger *slog.Logge
 		})
 	}
 	return g.Wait()
+}
+
+// forgetFaces deletes every stored face descriptor when facial
+// recognition is off: whichever role starts first does it
+// (docs/vision.md).
+func forgetFaces(ctx context.Context, cfg config.Config, db *gorm.DB, logger *slog.Logger) error {
+	if cfg.FacialRecognition {
+		return nil
+	}
+	n, err := store.DeleteAllFaceDescriptors(ctx, db)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		logger.Info("face descriptors deleted: FACIAL_RECOGNITION is false", slog.Int64("faces", n))
+	}
+	// And the people made of them (docs/people.md).
+	persons, err := people.EraseAll(ctx, db, cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	if persons > 0 {
+		logger.Info("people deleted: FACIAL_RECOGNITION is false", slog.Int64("persons", persons))
+	}
+	return nil
 }
 
 // openMigrated opens the database and refuses an out-of-date schema unless

@@ -40,13 +40,13 @@ func fakeTools(t *testing.T, aptFails bool) string {
 	return dir
 }
 
-// runSetup runs a copy of deploy/setup.sh beside a copy of the nsfw
+// runSetup runs a copy of deploy/setup.sh beside a copy of the vision
 // sidecar's lock file, so that its install goes into a directory of the
 // test's and never into the checkout.
 func runSetup(t *testing.T, tools string) (stdout, stderr string, err error) {
 	t.Helper()
 	deploy := filepath.Join(t.TempDir(), "deploy")
-	for _, f := range []string{"setup.sh", filepath.Join("nsfw", "package-lock.json")} {
+	for _, f := range []string{"setup.sh", filepath.Join("vision", "package-lock.json")} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "deploy", f))
 		if err != nil {
 			t.Fatal(err)

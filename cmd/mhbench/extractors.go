@@ -605,6 +605,11 @@ func benchExtractors(ctx context.Context, e *env) error {
 			return err
 		}
 	}
+	if len(only) == 0 || slices.Contains(only, "vision") {
+		if err := benchVision(ctx, e, repo); err != nil {
+			return err
+		}
+	}
 	if len(only) > 0 {
 		return nil
 	}

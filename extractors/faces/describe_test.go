@@ -1,11 +1,15 @@
 package faces
 
 import (
+	"context"
+	"log/slog"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/extractors/extractortest"
+	"github.com/metaharvest/metaharvest/extractors/shared/vision"
 	"github.com/metaharvest/metaharvest/internal/facedesc"
 )
 
@@ -131,4 +135,38 @@ func TestFacesGroupPhoto(t *testing.T) {
 		t.Errorf("people %v: five different people stay apart", o.Data["people"])
 	}
 	t.Logf("%d faces, %d described", o.Data["count"], len(o.Faces))
+}
+
+// The sidecar killed while it describes a face: the item's error is
+// transient (the harvest tries it again) and the next item gets a new
+// process.
+func TestSidecarKilledMidItem(t *testing.T) {
+	t.Parallel()
+	info, _ := extractors.Default.Get("vendor_faces")
+	vals := map[string]string{}
+	for _, s := range info.Settings {
+		vals[s.Name] = s.Default
+	}
+	vals["dir"], vals["processes"] = extractortest.VisionDir(t), "1"
+	f, err := build(extractors.Env{Settings: vals, Declared: info.Settings, Runner: extractors.NewRunner(2), Logger: slog.Default()}, vision.Own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	killed := false
+	f.client.Sent = func(pid int) {
+		if !killed {
+			killed = true
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	in := extractortest.Input(t, "testdata/astronaut.png")
+	in.MIME = "image/png"
+	if _, err := f.Extract(context.Background(), in); err == nil || !extractors.IsTransient(err) || !strings.Contains(err.Error(), "output ended") {
+		t.Fatalf("killed mid-item: %v", err)
+	}
+	res, err := f.Extract(context.Background(), in)
+	if err != nil || len(res.Faces) != 1 || f.client.Started() != 2 {
+		t.Fatalf("after: %v, %d faces, %d processes started", err, len(res.Faces), f.client.Started())
+	}
 }

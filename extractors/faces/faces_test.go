@@ -16,24 +16,15 @@ import (
 	"github.com/metaharvest/metaharvest/internal/facedesc"
 )
 
-// sidecarDir is the vision sidecar of this clone, installed by
-// deploy/setup.sh: the faces are described by it.
-var sidecarDir = func() string {
-	d, err := filepath.Abs("../../deploy/vision")
-	if err != nil {
-		panic(err)
-	}
-	return d
-}()
-
 // registry holds vendor_faces, which runs here, without a provider, with
-// the sidecar of this clone (env may name another).
+// the vision sidecar of this clone describing the faces (env may name
+// another).
 func registry(t testing.TB, env map[string]string) *extractors.Registry {
 	t.Helper()
 	if info, _ := extractors.Default.Get("vendor_faces"); info.Provider != "" {
 		t.Fatalf("vendor_faces needs a provider: %+v", info)
 	}
-	all := map[string]string{"VISION_SIDECAR_DIR": sidecarDir}
+	all := map[string]string{"VISION_SIDECAR_DIR": extractortest.VisionDir(t)}
 	for k, v := range env {
 		all[k] = v
 	}

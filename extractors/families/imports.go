@@ -15,6 +15,7 @@ import (
 	_ "github.com/metaharvest/metaharvest/extractors/images"      // exiv2, thumbnailer
 	_ "github.com/metaharvest/metaharvest/extractors/nlp"         // tokens, vendorlanguage, tokens_provider
 	_ "github.com/metaharvest/metaharvest/extractors/nsfw"        // nsfw (the vision sidecar: deploy/vision), nsfw_provider
+	_ "github.com/metaharvest/metaharvest/extractors/objects"     // objects (COCO, the vision sidecar)
 	_ "github.com/metaharvest/metaharvest/extractors/ocr"         // tesseract, slates, credits, vendor_digital_slates, vendor_texted, vendor_textless
 	_ "github.com/metaharvest/metaharvest/extractors/office"      // officex
 	_ "github.com/metaharvest/metaharvest/extractors/pdf"         // pdf, document_pages

@@ -16,9 +16,10 @@ import (
 // text, the gms2t of the original clients), and the provider-backed ones
 // whose names the reference omits (its providers' brands): tags
 // (recognition), logos (logo detection, the gmlogos of the original
-// clients), speech_to_text_provider and tokens_provider. nsfw and
+// clients), speech_to_text_provider and tokens_provider; objects (COCO
+// objects offline, the vision sidecar). nsfw and
 // nsfw_provider join them when their family is linked.
-var added = []string{"text", "speech_to_text", "speech_to_text_provider", "tags", "logos", "tokens_provider"}
+var added = []string{"text", "speech_to_text", "speech_to_text_provider", "tags", "logos", "tokens_provider", "objects"}
 
 // base are the base extractors of package extractors: store and mime_type
 // run on every file (Always), hashes on every file asked for. They accept

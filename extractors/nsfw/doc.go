@@ -15,7 +15,7 @@
 // Nothing is fetched at run time: the weights and the .wasm binaries are
 // read from node_modules (tested with the network namespace empty,
 // unshare -n). Without the sidecar (no node, or deploy/setup.sh not run)
-// the extractor is not available: "not available: set-up failed: vision
+// the extractor is not available: "not available: vision
 // sidecar not installed at DIR (no ...)". The settings NSFW_SIDECAR_DIR,
 // NSFW_NODE and NSFW_PROCESSES of before are read as aliases of
 // VISION_SIDECAR_DIR, VISION_NODE and VISION_PROCESSES.

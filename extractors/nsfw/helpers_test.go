@@ -39,6 +39,10 @@ func TestMain(m *testing.M) {
 		info.New = func(extractors.Env) (extractors.Extractor, error) { return sharedX, nil }
 		shared = extractors.NewRegistry()
 		shared.MustRegister(info)
+		// Its sidecar check reads the settings too.
+		shared.Configure(extractors.Config{Runner: extractors.NewRunner(2), Lookup: func(k string) (string, bool) {
+			return sidecarDir, k == "VISION_SIDECAR_DIR"
+		}})
 	}
 	code := m.Run()
 	shared.Close()

@@ -1,11 +1,8 @@
 package nsfw
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -16,6 +13,7 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/extractors/extractortest"
 	"github.com/metaharvest/metaharvest/extractors/images"
 )
 
@@ -43,26 +41,10 @@ func TestGarbagePicture(t *testing.T) {
 	}
 }
 
-// pngHeader is the start of a PNG declaring w x h pixels: what a pixel
-// flood looks like (the picture data never comes).
-func pngHeader(w, h uint32) []byte {
-	var b bytes.Buffer
-	b.WriteString("\x89PNG\r\n\x1a\n")
-	ihdr := make([]byte, 13)
-	binary.BigEndian.PutUint32(ihdr[0:], w)
-	binary.BigEndian.PutUint32(ihdr[4:], h)
-	ihdr[8], ihdr[9] = 8, 2 // 8 bits, RGB
-	chunk := append([]byte("IHDR"), ihdr...)
-	binary.Write(&b, binary.BigEndian, uint32(len(ihdr)))
-	b.Write(chunk)
-	binary.Write(&b, binary.BigEndian, crc32.ChecksumIEEE(chunk))
-	return b.Bytes()
-}
-
 func TestPixelFlood(t *testing.T) {
 	requireSidecar(t)
 	path := filepath.Join(t.TempDir(), "flood.png")
-	if err := os.WriteFile(path, pngHeader(60000, 60000), 0o644); err != nil {
+	if err := os.WriteFile(path, extractortest.PNGHeader(60000, 60000), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	asked := sharedX.client.Asked.Load()
@@ -140,7 +122,7 @@ func TestSidecarAbsent(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{map[string]string{"NSFW_SIDECAR_DIR": empty}, "not available: set-up failed: vision sidecar not installed at " + empty + " (no server.js)"},
+		{map[string]string{"NSFW_SIDECAR_DIR": empty}, "not available: vision sidecar not installed at " + empty + " (no server.js)"},
 		{map[string]string{"NSFW_SIDECAR_DIR": sidecarDir, "NSFW_NODE": "/nonexistent/node"}, `node program "/nonexistent/node" not found`},
 		{map[string]string{"NSFW_SIDECAR_DIR": sidecarDir, "NSFW_MODEL": "ResNet"}, `not available: setting NSFW_MODEL = "ResNet": want one of MobileNetV2, MobileNetV2Mid, InceptionV3`},
 	} {

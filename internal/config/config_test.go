@@ -108,3 +108,18 @@ func TestDefaultBaseURL(t *testing.T) {
 		}
 	}
 }
+
+// FACIAL_RECOGNITION is on by default, as the reference's offering
+// reports it; false turns it off; anything else is refused.
+func TestFacialRecognition(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]bool{"": true, "true": true, "false": false, "0": false} {
+		c, err := Load(env(map[string]string{"FACIAL_RECOGNITION": v}))
+		if err != nil || c.FacialRecognition != want {
+			t.Errorf("%q: %v, %v", v, c.FacialRecognition, err)
+		}
+	}
+	if _, err := Load(env(map[string]string{"FACIAL_RECOGNITION": "maybe"})); err == nil || !strings.Contains(err.Error(), "FACIAL_RECOGNITION") {
+		t.Errorf("maybe: %v", err)
+	}
+}

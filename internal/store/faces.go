@@ -105,8 +105,14 @@ func FaceDescriptorsOf(db *gorm.DB, itemIDs ...string) ([]FaceDescriptor, error)
 	if len(itemIDs) == 0 {
 		return nil, nil
 	}
+	return queryFaces(db, `f.item_id IN ? ORDER BY f.item_id, f.extractor, f.face`, itemIDs)
+}
+
+// queryFaces reads the faces of live items matching where (and its
+// order), args its arguments.
+func queryFaces(db *gorm.DB, where string, args ...any) ([]FaceDescriptor, error) {
 	rows, err := db.Raw(`SELECT `+faceColumns+` FROM face_descriptors f JOIN items i ON i.id = f.item_id
-WHERE f.item_id IN ? AND i.deleted_at IS NULL ORDER BY f.item_id, f.extractor, f.face`, itemIDs).Rows()
+WHERE i.deleted_at IS NULL AND `+where, args...).Rows()
 	if err != nil {
 		return nil, fmt.Errorf("face descriptors: %w", err)
 	}
@@ -129,17 +135,8 @@ type FaceCursor struct {
 // the cursor. The next page starts after the last face returned.
 func FaceDescriptorsAfter(db *gorm.DB, after FaceCursor, limit int) ([]FaceDescriptor, error) {
 	limit = max(1, min(limit, 10000))
-	rows, err := db.Raw(`SELECT `+faceColumns+` FROM face_descriptors f JOIN items i ON i.id = f.item_id
-WHERE (f.item_id, f.extractor, f.face) > (?, ?, ?) AND i.deleted_at IS NULL
-ORDER BY f.item_id, f.extractor, f.face LIMIT ?`, after.ItemID, after.Extractor, after.Face, limit).Rows()
-	if err != nil {
-		return nil, fmt.Errorf("face descriptors: %w", err)
-	}
-	out, err := scanFaces(rows)
-	if err != nil {
-		return nil, fmt.Errorf("face descriptors: %w", err)
-	}
-	return out, nil
+	return queryFaces(db, `(f.item_id, f.extractor, f.face) > (?, ?, ?) ORDER BY f.item_id, f.extractor, f.face LIMIT ?`,
+		after.ItemID, after.Extractor, after.Face, limit)
 }
 
 // CountFaceDescriptors is the number of faces stored.

@@ -71,6 +71,11 @@ type SegmentName struct {
 	Kind        string
 	Name        string
 	Appearances int64
+	// Confidence is the highest a segment gave the name (tags; 0 when
+	// none did); Source the service or model that found it (tags: the
+	// first by name).
+	Confidence float64
+	Source     string
 }
 
 // SegmentNames counts the segments of an item each tag, logo and place
@@ -79,15 +84,18 @@ type SegmentName struct {
 // many segments as distinct times it is reported at.
 func SegmentNames(db *gorm.DB, itemID string) ([]SegmentName, error) {
 	elems := func(kind, arr, name string) string {
-		return `SELECT '` + kind + `' AS kind, e` + name + ` AS name, sp.time_ms FROM segment_parts sp
+		return `SELECT '` + kind + `' AS kind, e` + name + ` AS name, sp.time_ms,
+			CASE WHEN jsonb_typeof(e->'confidence') = 'number' THEN (e->>'confidence')::float8 END AS confidence,
+			CASE WHEN jsonb_typeof(e->'source') = 'string' THEN e->>'source' END AS source FROM segment_parts sp
 			CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(` + arr + `) = 'array' THEN ` + arr + ` ELSE '[]'::jsonb END) e
 			WHERE sp.item_id = @id`
 	}
-	q := `SELECT kind, name, count(DISTINCT time_ms) AS appearances FROM (` +
+	q := `SELECT kind, name, count(DISTINCT time_ms) AS appearances, coalesce(max(confidence), 0) AS confidence,
+		coalesce(min(source), '') AS source FROM (` +
 		elems("tags", "sp.summary->'tags'", "->>'name'") + ` UNION ALL ` +
 		elems("logos", "sp.summary->'logos'", "->>'name'") + ` UNION ALL ` +
 		elems("locations", "sp.summary->'locations'->'features'", "->'properties'->>'name'") + ` UNION ALL
-		SELECT 'locations', sp.summary->'locations'->'properties'->>'name', sp.time_ms FROM segment_parts sp
+		SELECT 'locations', sp.summary->'locations'->'properties'->>'name', sp.time_ms, NULL, NULL FROM segment_parts sp
 			WHERE sp.item_id = @id AND jsonb_typeof(sp.summary->'locations'->'properties') = 'object'
 		) x WHERE name IS NOT NULL AND btrim(name) <> '' GROUP BY kind, name ORDER BY kind, appearances DESC, name`
 	var rows []SegmentName

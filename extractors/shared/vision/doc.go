@@ -9,7 +9,7 @@
 // What it holds: the sidecar's settings (Settings: VISION_SIDECAR_DIR,
 // VISION_NODE, VISION_PROCESSES, with the NSFW_* names of before as
 // aliases), the check that it is installed (Installed: without it the
-// extractors are "not available: set-up failed: vision sidecar not
+// extractors are "not available: vision sidecar not
 // installed ..."), the protocol (ParseReady, ParseAnswer, ReadLine), the
 // pool (requests with a deadline, answers with a size bound, processes
 // replaced when they crash, hang, fall out of step or pass their memory

@@ -47,7 +47,7 @@ const (
 	// runaways only; the real bound is MaxRSS.
 	sidecarAddressSpace = 20 << 30
 	// DefaultMaxRSS is the resident memory past which a process is
-	// replaced after its answer (550 MB measured with nsfwjs and Human).
+	// replaced after its answer (280 MB measured with nsfwjs and Human).
 	DefaultMaxRSS = 2 << 30
 	// heapMB bounds V8's heap (--max-old-space-size): the weights pass
 	// through it while loading.

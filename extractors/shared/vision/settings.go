@@ -24,7 +24,7 @@ var Settings = []extractors.Setting{
 	{Name: "node", Env: "VISION_NODE", Aliases: []string{"NSFW_NODE"}, Kind: extractors.KindText, Default: "node",
 		Doc: "the Node.js program that runs the vision sidecar (18 or later)"},
 	{Name: "processes", Env: "VISION_PROCESSES", Aliases: []string{"NSFW_PROCESSES"}, Kind: extractors.KindInt, Default: "0", Min: 0, Max: 32,
-		Doc: "vision sidecar processes per worker process, each one picture at a time and ~200 MB (nsfwjs) to ~550 MB (nsfwjs and Human) once loaded; 0: one per CPU, at most one per 1 GiB of half the memory limit"},
+		Doc: "vision sidecar processes per worker process, each one picture at a time, about 280 MB resident with nsfwjs and Human loaded; 0: one per CPU, at most one per GiB of half the memory limit"},
 }
 
 // Config is how to run the sidecar.
@@ -74,7 +74,8 @@ func Installed(dir string) (string, error) {
 }
 
 // processBudget is the memory one process is given when sizing the pool:
-// nsfwjs and Human loaded measured 500 to 560 MB resident.
+// nsfwjs and Human loaded measured 280 MB resident (peak), with room
+// for larger pictures and for V8.
 const processBudget = 1 << 30
 
 // AutoProcesses sizes the pool: one process per CPU (each uses one), no
