@@ -74,10 +74,6 @@ func ListPeople(db *DB, v Viewer, q PeopleQuery) ([]Person, int64, error) {
 		args = append(args, "%"+likeEscaper.Replace(q.Name)+"%")
 	}
 	from := ` FROM persons p JOIN person_containers pc ON pc.person_id = p.id WHERE ` + strings.Join(where, " AND ")
-	var total int64
-	if err := db.Raw(`SELECT count(DISTINCT p.id)`+from, args...).Scan(&total).Error; err != nil {
-		return nil, 0, fmt.Errorf("count people: %w", err)
-	}
 	order := "faces DESC, p.id"
 	switch q.Sort {
 	case "items":
@@ -87,10 +83,26 @@ func ListPeople(db *DB, v Viewer, q PeopleQuery) ([]Person, int64, error) {
 	case "recent":
 		order = "last_seen DESC NULLS LAST, p.id"
 	}
-	var out []Person
-	if err := db.Raw(`SELECT `+personColumns+from+` GROUP BY p.id ORDER BY `+order+` LIMIT ? OFFSET ?`,
-		append(args, q.Limit, q.Offset)...).Scan(&out).Error; err != nil {
+	// One pass over the caller's counts: the total rides on every row
+	// (a window over the groups, before the limit).
+	var rows []struct {
+		Person `gorm:"embedded"`
+		Total  int64
+	}
+	if err := db.Raw(`SELECT `+personColumns+`, count(*) OVER () AS total`+from+` GROUP BY p.id ORDER BY `+order+` LIMIT ? OFFSET ?`,
+		append(args, q.Limit, q.Offset)...).Scan(&rows).Error; err != nil {
 		return nil, 0, fmt.Errorf("list people: %w", err)
+	}
+	var total int64
+	out := make([]Person, len(rows))
+	for i, r := range rows {
+		out[i], total = r.Person, r.Total
+	}
+	if len(rows) == 0 && q.Offset > 0 {
+		// Past the end: the total is still wanted.
+		if err := db.Raw(`SELECT count(DISTINCT p.id)`+from, args...).Scan(&total).Error; err != nil {
+			return nil, 0, fmt.Errorf("count people: %w", err)
+		}
 	}
 	if err := addCovers(db, v, out); err != nil {
 		return nil, 0, err
