@@ -37,6 +37,8 @@ var auditCatalogue = map[string][]string{
 	"field":        {"create", "update", "delete", "order"},
 	"fielddata":    {"set", "delete"},
 	"logotraining": {"create", "check", "complete"},
+	// people (routes_people.go)
+	"person": {"rename", "hide", "show", "merge", "move-face", "reject-face", "delete", "teach"},
 }
 
 // record writes an audit event in tx (the mutation's own transaction, so an

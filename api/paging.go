@@ -26,6 +26,19 @@ func queryInt(c *gin.Context, name string, def, min, max int) (int, error) {
 	return n, nil
 }
 
+// queryBool reads an optional boolean query parameter.
+func queryBool(c *gin.Context, name string) (bool, error) {
+	raw, ok := c.GetQuery(name)
+	if !ok || raw == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(raw)
+	if err != nil {
+		return false, apperr.InvalidField(name, "must be true or false")
+	}
+	return b, nil
+}
+
 // Page is a window of a list addressed by offset, with opaque tokens for
 // the pages before and after it.
 type Page struct {

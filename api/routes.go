@@ -22,6 +22,7 @@ func (s *Server) routeTable() []Route {
 		s.platformRoutes(), s.identityRoutes(), s.storageRoutes(), s.insightRoutes(), s.harvestRoutes(),
 		s.activityRoutes(), s.searchRoutes(), s.captionRoutes(),
 		s.compatRoutes(), s.collaborationRoutes(), s.exportRoutes(),
+		s.peopleRoutes(),
 	} {
 		all = append(all, area...)
 	}

@@ -66,6 +66,10 @@ var scopeCatalogue = []ScopeGroup{
 		{"Read system statistics, metrics and the queue dashboard", "system:read"},
 		{"Act on task queues in the queue dashboard", "system:write"},
 	}},
+	{Name: "People", SortOrder: 9, Scopes: []ScopeInfo{
+		{"See people and their faces", "people:read"},
+		{"Name, merge, correct, hide, delete and teach people", "people:write"},
+	}},
 }
 
 var scopeSet = func() map[string]bool {

@@ -67,11 +67,11 @@ func TestItemSummary(t *testing.T) {
 		"technical": `{"audio":{"channels":2,"codec":"aac","duration_time":"01:02:05","duration":3725.43,"bit_rate":128000,"format":"AAC","true_peak_dbfs":-1.2},` +
 			`"video":{"resolution":"1920x1080","aspect_ratio":"16:9","frame_rate":25,"duration_time":"01:02:05","duration":3725.4,"chroma_subsampling":"4:2:0","bit_rate":1000000},` +
 			`"size":"1.2 MB","size_bytes":1234567,"file_type":"video","mime_type":"video/mp4"}`,
-		"people": `[{"appearances":3,"person":{"person_id":"p1","name":"","is_known":false,` +
+		"people": `[{"appearances":3,"person":{"person_id":"p1","is_known":false,` +
 			`"face_img_path":"` + crop + `","face_img_url":"/api/data/artifacts/` + crop + `","face_img_width":120,"face_img_height":150,` +
 			`"face_img_small_path":"` + crop + `","face_img_small_url":"/api/data/artifacts/` + crop + `","face_img_small_width":120,"face_img_small_height":150,` +
 			`"num_faces":3,"created_at":"2024-05-06T07:08:09Z","updated_at":"2024-05-06T07:08:09Z"}},` +
-			`{"appearances":1,"person":{"person_id":"p2","name":"","is_known":false,"face_img_path":"","face_img_url":"","face_img_width":0,"face_img_height":0,` +
+			`{"appearances":1,"person":{"person_id":"p2","is_known":false,"face_img_path":"","face_img_url":"","face_img_width":0,"face_img_height":0,` +
 			`"face_img_small_path":"","face_img_small_url":"","face_img_small_width":0,"face_img_small_height":0,` +
 			`"num_faces":1,"created_at":"2024-05-06T07:08:09Z","updated_at":"2024-05-06T07:08:09Z"}}]`,
 		"tags":        `[{"appearances":3,"name":"Sea"},{"appearances":2,"name":"Beach"},{"appearances":1,"name":"sky"},{"appearances":1,"name":"sunset"}]`,

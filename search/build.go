@@ -149,7 +149,44 @@ func buildDocuments(ctx context.Context, db *searchrows.DB, itemIDs []string, fr
 	if err := addTranscripts(ctx, db, only(out, func(id string) bool { return readsMedia(fresh, id) })); err != nil {
 		return nil, err
 	}
+	// A new file's faces get their persons after its harvest (package
+	// people), which marks it dirty again: nothing to read yet.
+	if err := addPeople(ctx, db, only(out, func(id string) bool { return fresh[id] == nil })); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// addPeople sets docs[id]["people"] to the item's persons across the
+// archive: [{person_id, name (once named), is_known}], most seen first, so
+// that their names are words of the item and a person is a filter and a
+// facet. Renaming a person marks their items dirty.
+func addPeople(ctx context.Context, db *searchrows.DB, docs map[string]Document) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(docs))
+	for id := range docs {
+		ids = append(ids, id)
+	}
+	rows, err := searchrows.People(db.WithContext(ctx), ids)
+	if err != nil {
+		return fmt.Errorf("load people for search: %w", err)
+	}
+	seen := map[[2]string]bool{}
+	for _, r := range rows {
+		if seen[[2]string{r.ItemID, r.PersonID}] {
+			continue
+		}
+		seen[[2]string{r.ItemID, r.PersonID}] = true
+		p := map[string]any{"person_id": r.PersonID, "is_known": r.IsKnown}
+		if r.Name != "" {
+			p["name"] = r.Name
+		}
+		list, _ := docs[r.ItemID][FieldPeople].([]any)
+		docs[r.ItemID][FieldPeople] = append(list, p)
+	}
+	return nil
 }
 
 // addGroups sets the visibility lists of items from the groups of their

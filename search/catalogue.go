@@ -66,6 +66,9 @@ var baseFields = map[Scope]map[string]Kind{
 		FieldTranscript + ".text":      KindString,
 		FieldTranscript + ".languages": KindString,
 		FieldTranscript + ".sources":   KindString,
+		FieldPeople + ".person_id":     KindString,
+		FieldPeople + ".name":          KindString,
+		FieldPeople + ".is_known":      KindBool,
 	},
 	ScopeSegments: {
 		FieldID:   KindString,
@@ -79,6 +82,9 @@ var baseFields = map[Scope]map[string]Kind{
 		"summary.transcript.language": KindString,
 		"summary.transcript.start_at": KindNumber,
 		"summary.transcript.end_at":   KindNumber,
+		// A moment's faces carry their persons across the archive.
+		"summary.people.id":   KindString,
+		"summary.people.name": KindString,
 	},
 }
 

@@ -43,6 +43,10 @@ const (
 	// FieldTranscript holds the item's captions: "transcript.text",
 	// "transcript.languages", "transcript.sources".
 	FieldTranscript = "transcript"
+	// FieldPeople lists the item's persons across the archive (package
+	// people): "people.person_id", "people.name" (named ones only),
+	// "people.is_known".
+	FieldPeople = "people"
 )
 
 // Media types (the "type" field and Request.Types).

@@ -36,6 +36,10 @@ func BuildSegments(ctx context.Context, db *searchrows.DB, docs []Document) (map
 	if err != nil {
 		return nil, fmt.Errorf("load segments: %w", err)
 	}
+	persons, err := segmentPersons(ctx, db, ids)
+	if err != nil {
+		return nil, err
+	}
 	type key struct {
 		item string
 		ms   int64
@@ -55,6 +59,13 @@ func BuildSegments(ctx context.Context, db *searchrows.DB, docs []Document) (map
 		var sum SegmentSummary
 		if len(r.Summary) > 0 {
 			_ = json.Unmarshal(r.Summary, &sum) // a malformed part contributes nothing
+		}
+		for i, p := range sum.People {
+			// The item's own person becomes the person across the
+			// archive: a person's moments are found by id or name.
+			if g, ok := persons[[2]string{r.ItemID, p.ID}]; ok {
+				sum.People[i].ID, sum.People[i].Name = g.PersonID, g.Name
+			}
 		}
 		seg.Summary.Merge(sum)
 		if seg.Thumbnail == nil && len(r.Thumbnail) > 0 && string(r.Thumbnail) != "null" {
@@ -88,6 +99,20 @@ func BuildSegments(ctx context.Context, db *searchrows.DB, docs []Document) (map
 			return Segment{ID: fmt.Sprintf("%s-%d", id, ms), ItemID: id, Time: float64(ms) / 1000,
 				LocationGroups: lg, ContainerGroups: cg}
 		})
+	}
+	return out, nil
+}
+
+// segmentPersons maps (item, the item's own person) to its person across
+// the archive.
+func segmentPersons(ctx context.Context, db *searchrows.DB, ids []string) (map[[2]string]searchrows.Person, error) {
+	rows, err := searchrows.People(db.WithContext(ctx), ids)
+	if err != nil {
+		return nil, fmt.Errorf("load people of segments: %w", err)
+	}
+	out := make(map[[2]string]searchrows.Person, len(rows))
+	for _, r := range rows {
+		out[[2]string{r.ItemID, r.LocalPerson}] = r
 	}
 	return out, nil
 }

@@ -133,6 +133,8 @@ func (u *UI) facetDefs(ctx context.Context, filters ...filterParam) ([]facetDef,
 		termsFacet("objects", "Objects", "objects.names", true, same),
 		termsFacet("caplang", "Caption language", search.FieldTranscript+".languages", true, languageName),
 		facesFacet(), qcFacet(),
+		// People across the archive, by name (docs/people.md).
+		termsFacet("person", "People", search.FieldPeople+".name", false, same),
 	}
 	// Facets over fields of extractors this build does not have are left
 	// out (the engine would refuse them).

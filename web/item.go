@@ -182,6 +182,12 @@ func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 	if name := formatNames[it.MimeType]; name != "" {
 		page.TypeLabel = name
 	}
+	var persons *itemPeople // the item's persons across the archive
+	if p.Can("people:read") {
+		if persons, err = itemPersons(db, it.ID); err != nil {
+			return err
+		}
+	}
 	u.preview(page, it, mediaType, meta, arts)
 
 	var caps []models.Caption
@@ -199,7 +205,7 @@ func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 	}
 	sort.Slice(page.Errors, func(i, j int) bool { return page.Errors[i].Extractor < page.Errors[j].Extractor })
 	page.Summary = u.itemSummary(&summaryContext{it: it, meta: meta, kind: mediaType, where: page.Where, typeName: page.TypeLabel,
-		caps: caps, errors: len(page.Errors), declared: u.declared()})
+		caps: caps, errors: len(page.Errors), declared: u.declared(), persons: persons})
 	page.Exports = []exportLink{{"/api/data/items/" + url.PathEscape(it.ID) + "/export?format=json", "Metadata (JSON)"}}
 	if mediaType == search.TypeImage {
 		page.Exports = append(page.Exports, exportLink{"/api/data/items/" + url.PathEscape(it.ID) + "/export?format=xmp", "XMP sidecar"})
@@ -208,7 +214,11 @@ func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 		if d := itemDuration(meta); d > 0 {
 			page.Duration = seconds(d)
 		}
-		page.Lanes = u.lanes(it, meta, arts, caps)
+		var laneNames map[string]string
+		if persons != nil {
+			laneNames = persons.labels
+		}
+		page.Lanes = u.lanes(it, meta, arts, caps, laneNames)
 		page.Cues = transcriptCues(it.ID, caps)
 		if q != "" && p.Can("segments:read") && u.Search != nil {
 			hits, err := u.hitLane(ctx, p, it.ID, q)

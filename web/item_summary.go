@@ -47,6 +47,7 @@ type summaryContext struct {
 	caps     []models.Caption
 	errors   int
 	declared map[string]extractors.Declared
+	persons  *itemPeople // nil without people:read or persons
 }
 
 func (u *UI) declared() map[string]extractors.Declared {
@@ -452,16 +453,27 @@ func (s *summaryContext) seen() summaryRow {
 			r.Parts = append(r.Parts, summaryPart{Text: name, Href: s.find("tags.tags.name", name)})
 		}
 	}
-	if people := len(list(lookup(s.meta, "vendor_faces.people"))); people > 0 {
-		text := fmt.Sprintf("%d people", people)
-		if people == 1 {
-			text = "1 person"
+	if s.persons != nil {
+		// Persons across the archive: the named ones by name, the others
+		// counted.
+		r.Parts = append(r.Parts, s.persons.named...)
+		if n := s.persons.unnamed; n > 0 {
+			r.Parts = append(r.Parts, plain(countOf(n, "unnamed person", "unnamed people")))
 		}
-		r.Parts = append(r.Parts, plain(text))
+	} else if people := len(list(lookup(s.meta, "vendor_faces.people"))); people > 0 {
+		r.Parts = append(r.Parts, plain(countOf(people, "person", "people")))
 	} else if n, ok := s.num("vendor_faces.count"); ok && n > 0 {
 		r.Parts = append(r.Parts, plain(fmt.Sprintf("%d faces", int(n))))
 	}
 	return r
+}
+
+// countOf is "1 person" or "3 people".
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func (s *summaryContext) audio() summaryGroup {

@@ -19,7 +19,11 @@ var laneTitles = []struct{ Name, Title string }{
 // lanes reads the timed data of an item: key frames, faces, text on
 // screen, captions and speech, QC events, tags and logos, objects (the hits lane is
 // the search's, added by the caller). Lanes without markers are left out.
-func (u *UI) lanes(it models.Item, meta map[string]any, arts []models.Artifact, caps []models.Caption) []lane {
+//
+// persons names the item's own persons (vendor_faces' person_id) as the
+// persons across the archive they are (docs/people.md); nil when the
+// caller may not see people.
+func (u *UI) lanes(it models.Item, meta map[string]any, arts []models.Artifact, caps []models.Caption, persons map[string]string) []lane {
 	by := map[string][]marker{}
 	add := func(name string, t, end float64, kind, label string) *marker {
 		if len(by[name]) >= maxLaneMarkers || t < 0 {
@@ -49,6 +53,9 @@ func (u *UI) lanes(it models.Item, meta map[string]any, arts []models.Artifact, 
 		label := "Face"
 		if id := str(lookup(f, "person_id")); id != "" {
 			label = "Person " + id
+			if name, ok := persons[id]; ok {
+				label = name
+			}
 		}
 		add("faces", t, 0, "", label)
 	}

@@ -72,7 +72,8 @@ func TestPageRoutesHaveScopes(t *testing.T) {
 		"/jobs": "/jobs", "/jobs/{id}": "/jobs/job-pub",
 		"/storage": "/storage", "/storage/{id}": "/storage/pub", "/upload": "/upload",
 		"/compilations": "/compilations", "/compilations/{id}": "/compilations/" + compilation,
-		"/saved":       "/saved",
+		"/saved":  "/saved",
+		"/people": "/people", "/people/{id}": "/people/" + c.person(),
 		"/admin/users": "/admin/users", "/admin/groups": "/admin/groups", "/admin/roles": "/admin/roles",
 		"/admin/keys": "/admin/keys", "/admin/extractors": "/admin/extractors"}
 	none := c.signInAs("none@example.com")

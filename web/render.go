@@ -43,6 +43,7 @@ type navLink struct {
 var sections = []navLink{
 	{"search", "/", "Search", "search:read"},
 	{"moments", "/moments", "Moments", "segments:read"},
+	{"people", "/people", "People", "people:read"},
 	{"compilations", "/compilations", "Compilations", "compilations:read"},
 	{"saved", "/saved", "Saved searches", "savedsearches:read"},
 	{"jobs", "/jobs", "Jobs", "activity:read"},

@@ -123,7 +123,8 @@ func (u *UI) routeTable() []Route {
 		{"GET", "/moments", "segments:read", u.momentsPage},
 		{"GET", "/items/{id}", "items:read", u.itemPage},
 	}
-	for _, section := range [][]Route{u.jobRoutes(), u.storageRoutes(), u.collabRoutes(), u.savedRoutes(), u.adminRoutes()} {
+	for _, section := range [][]Route{u.jobRoutes(), u.storageRoutes(), u.collabRoutes(), u.savedRoutes(), u.adminRoutes(),
+		u.peopleRoutes()} {
 		rs = append(rs, section...)
 	}
 	return rs

@@ -20,6 +20,7 @@ import (
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/people"
 	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/storage"
 )
@@ -37,6 +38,9 @@ type Handler struct {
 	inputs *storage.Inputs
 	// recording bounds the batches recorded at once (see recordSlots).
 	recording chan struct{}
+	// assigner gives described faces their persons (Run starts it when
+	// FACIAL_RECOGNITION is on); nil otherwise.
+	assigner *people.Assigner
 }
 
 // recordSlots is how many batches a worker records at once: a batch's

@@ -229,6 +229,9 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 			}
 			h.dropArtifacts(ctx, replacedFiles, written)
 		}
+		if h.assigner != nil && len(media.faces.Item) > 0 {
+			h.assigner.Wake()
+		}
 	}
 	return err
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/metaharvest/metaharvest/internal/metrics"
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/internal/store"
+	"github.com/metaharvest/metaharvest/people"
 	"github.com/metaharvest/metaharvest/search"
 )
 
@@ -55,6 +56,13 @@ func Run(ctx context.Context, d Deps) error {
 		// every worker's indexer: any deployment with a worker converges.
 		h.indexer = search.NewIndexer(d.DB, d.Search, h.Logger)
 		go h.indexer.Run(ctx)
+	}
+	if d.Config.FacialRecognition {
+		// Faces described by any worker get their persons from whichever
+		// assigner takes the people lock (package people).
+		h.assigner = &people.Assigner{DB: d.DB, Logger: h.Logger, Rule: people.Rule{Threshold: d.Config.PeopleSamePerson},
+			Now: h.Now}
+		go h.assigner.Run(ctx)
 	}
 	var rp *reaper
 	if d.Redis != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/people"
 	"github.com/metaharvest/metaharvest/scheduler"
 	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/search/meili"      // search backend, chosen by MEILI_URL
@@ -186,6 +187,14 @@ func forgetFaces(ctx context.Context, cfg config.Config, db *gorm.DB, logger *sl
 	}
 	if n > 0 {
 		logger.Info("face descriptors deleted: FACIAL_RECOGNITION is false", slog.Int64("faces", n))
+	}
+	// And the people made of them (docs/people.md).
+	persons, err := people.EraseAll(ctx, db, cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	if persons > 0 {
+		logger.Info("people deleted: FACIAL_RECOGNITION is false", slog.Int64("persons", persons))
 	}
 	return nil
 }

@@ -36,6 +36,7 @@ var curateSections = []struct {
 	{"collab", curateCollab},
 	{"saved", curateSaved},
 	{"admin", curateAdmin},
+	{"people", curatePeople},
 }
 
 // The web UI's second part in headless Chromium: harvests and jobs,

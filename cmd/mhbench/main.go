@@ -43,7 +43,8 @@ func main() {
 	scaleN := flag.Int("scale-items", 1_000_000, "items seeded for the scale suite")
 	scaleRounds := flag.Int("scale-rounds", 5, "harvest rounds of the scale suite (0: only its searches)")
 	webN := flag.Int("web-items", 200_000, "items seeded for the web suite")
-	only := flag.String("only", "", "run these suites, separated by commas: user, harvest, space, scale, search, s3, artifacts, web, extractors, meili")
+	peopleN := flag.String("people-faces", "10000,100000,1000000", "face counts of the people suite, ascending, separated by commas")
+	only := flag.String("only", "", "run these suites, separated by commas: user, harvest, space, scale, search, s3, artifacts, web, extractors, meili, people")
 	rounds := flag.Int("rounds", 5, "rounds of the user suite's small files")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	profileDir := flag.String("profile", "", "directory where each metaharvest process the suites start writes a CPU profile of its life")
@@ -69,6 +70,14 @@ func main() {
 		}
 		os.MkdirAll(cfg.profileDir, 0o755)
 	}
+	for _, n := range strings.Split(*peopleN, ",") {
+		var v int
+		if _, err := fmt.Sscanf(strings.TrimSpace(n), "%d", &v); err != nil || v < 100 || v%10 != 0 {
+			fmt.Fprintf(os.Stderr, "mhbench: -people-faces: %q is not a count of faces (a multiple of 10, at least 100)\n", n)
+			os.Exit(2)
+		}
+		cfg.peopleN = append(cfg.peopleN, v)
+	}
 	for _, set := range strings.FieldsFunc(*large, func(r rune) bool { return r == ',' }) {
 		var files, mib int
 		if _, err := fmt.Sscanf(strings.TrimSpace(set), "%dx%d", &files, &mib); err != nil || files < 1 || mib < 1 {
@@ -92,6 +101,7 @@ type benchConfig struct {
 	rounds                       int
 	profileDir                   string
 	env                          []string // the user suite's platforms' settings
+	peopleN                      []int
 }
 
 func run(cfg benchConfig) error {
@@ -150,6 +160,11 @@ func run(cfg benchConfig) error {
 	}
 	if suite("meili") {
 		if err := benchMeili(ctx, cfg.smallN, cfg.large, cfg.webN, cfg.profileDir); err != nil {
+			return err
+		}
+	}
+	if suite("people") {
+		if err := benchPeople(ctx, cfg.peopleN); err != nil {
 			return err
 		}
 	}

@@ -152,6 +152,15 @@ type Config struct {
 	// where a harvest spends its time, for `go tool pprof` (see
 	// docs/performance.md).
 	CPUProfile string
+	// People across the archive (issue 44, docs/people.md).
+	//
+	// PeopleSamePerson is the cosine similarity of face descriptors from
+	// which a new face joins the person of the nearest face of the archive
+	// (PEOPLE_SAME_PERSON, 0 to 1, default 0.7: chosen on the labelled set
+	// of docs/people.md, the lowest with no two people merged); below it
+	// the face starts a new person.
+	PeopleSamePerson float64
+
 	// Env is the lookup Load read from: extractor settings and provider keys
 	// (TESSERACT_LANGUAGES, WEATHER_API_KEY, ...) are declared by the
 	// extractors themselves and read through it by their registry.
@@ -209,6 +218,18 @@ func Load(get Getenv) (Config, error) {
 		}
 		return b
 	}
+	fraction := func(key string, def float64) float64 {
+		v := str(key, "")
+		if v == "" {
+			return def
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f > 0 && f < 1) {
+			problems = append(problems, fmt.Sprintf("%s must be a number between 0 and 1, got %q", key, v))
+			return def
+		}
+		return f
+	}
 	list := func(key, def string) []string {
 		var out []string
 		for _, p := range strings.Split(str(key, def), ",") {
@@ -263,7 +284,9 @@ func Load(get Getenv) (Config, error) {
 		DBMaxConns:       int(integer("DB_MAX_CONNS", 0, 4)),
 		// Facial recognition (issue 48).
 		FacialRecognition: boolean("FACIAL_RECOGNITION", true),
-		Env:               get,
+		// People across the archive (issue 44).
+		PeopleSamePerson: fraction("PEOPLE_SAME_PERSON", 0.7),
+		Env:              get,
 	}
 	c.BaseURL = str("BASE_URL", defaultBaseURL(c.HTTPAddr))
 	c.DataBucket = loadDataBucket(str, integer, &problems)

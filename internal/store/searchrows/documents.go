@@ -143,3 +143,25 @@ func CustomFields(ctx context.Context, db Querier) ([]CustomField, error) {
 	}
 	return out, rows.Err()
 }
+
+// Person is a person of an item (people across the archive, migration
+// 00018): one row per item's own person (vendor_faces' person_id) whose
+// described face has a person.
+type Person struct {
+	ItemID      string
+	LocalPerson string
+	PersonID    string
+	Name        string
+	IsKnown     bool
+}
+
+// People loads the persons of the items' faces, by item and local person.
+func People(db *DB, itemIDs []string) ([]Person, error) {
+	var rows []Person
+	err := db.Raw(`
+SELECT DISTINCT ON (f.item_id, f.local_person) f.item_id, f.local_person, p.id AS person_id, p.name, p.is_known
+FROM person_faces f JOIN persons p ON p.id = f.person_id
+WHERE f.item_id = ANY(?::text[])
+ORDER BY f.item_id, f.local_person, f.weight DESC, f.face`, models.Strings(itemIDs)).Scan(&rows).Error
+	return rows, err
+}

@@ -1,0 +1,14 @@
+package api
+
+// peopleRoutes lists the routes of people across the archive (people.go).
+func (s *Server) peopleRoutes() []Route {
+	return []Route{
+		{get, "/api/data/people", "people:read", s.listPeople},
+		{get, "/api/data/people/:id", "people:read", s.getPerson},
+		{patch, "/api/data/people/:id", "people:write", s.patchPerson},
+		{del, "/api/data/people/:id", "people:write", s.deletePerson},
+		{post, "/api/data/people/:id/merge", "people:write", s.mergePeople},
+		{post, "/api/data/people/:id/faces", "people:write", s.moveFace},
+		{del, "/api/data/people/:id/faces/:item_id/:face", "people:write", s.rejectFace},
+	}
+}

@@ -1,0 +1,338 @@
+package store
+
+import (
+	"database/sql/driver"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/metaharvest/metaharvest/models"
+)
+
+// The statements of the people assigner (package people, docs/people.md):
+// tables persons, person_faces, person_exclusions, person_references,
+// person_containers and people_pending (migration 00018).
+
+// peopleLockKey is the transaction-level advisory lock every writer of
+// faces' persons holds, so that one assigns at a time in the whole fleet
+// and the codes' sequence numbers commit in order.
+const peopleLockKey = 0x70656f706c65 // "people"
+
+// TryLockPeople takes the people lock for tx's transaction; false when
+// another transaction holds it.
+func TryLockPeople(tx *DB) (bool, error) {
+	var ok bool
+	if err := tx.Raw(`SELECT pg_try_advisory_xact_lock(?)`, peopleLockKey).Scan(&ok).Error; err != nil {
+		return false, fmt.Errorf("people lock: %w", err)
+	}
+	return ok, nil
+}
+
+// LockPeople waits for the people lock for tx's transaction (user
+// actions: merging, moving, deleting).
+func LockPeople(tx *DB) error {
+	if err := tx.Exec(`SELECT pg_advisory_xact_lock(?)`, peopleLockKey).Error; err != nil {
+		return fmt.Errorf("people lock: %w", err)
+	}
+	return nil
+}
+
+// FaceCode is a face's code in the nearest-face index: Code nil means the
+// face left the index (its person was deleted).
+type FaceCode struct {
+	ID   int64
+	Code []byte
+	Seq  int64
+}
+
+// FaceCodesAfter lists the faces whose code changed after seq, in order,
+// at most limit.
+func FaceCodesAfter(tx *DB, seq int64, limit int) ([]FaceCode, error) {
+	var out []FaceCode
+	if err := tx.Raw(`SELECT id, code, seq FROM person_faces WHERE seq > ? ORDER BY seq LIMIT ?`, seq, limit).
+		Scan(&out).Error; err != nil {
+		return nil, fmt.Errorf("face codes: %w", err)
+	}
+	return out, nil
+}
+
+// ReferenceCodes lists the codes of the reference pictures described.
+func ReferenceCodes(tx *DB) ([]FaceCode, error) {
+	var out []FaceCode
+	if err := tx.Raw(`SELECT id, code FROM person_references WHERE status = 'ready' AND code IS NOT NULL ORDER BY id`).
+		Scan(&out).Error; err != nil {
+		return nil, fmt.Errorf("reference codes: %w", err)
+	}
+	return out, nil
+}
+
+// PendingPeopleItems locks up to limit items waiting for their people,
+// oldest first, skipping those another transaction holds.
+func PendingPeopleItems(tx *DB, limit int) ([]string, error) {
+	var ids []string
+	if err := tx.Raw(`SELECT item_id FROM people_pending ORDER BY since LIMIT ? FOR UPDATE SKIP LOCKED`, limit).
+		Scan(&ids).Error; err != nil {
+		return nil, fmt.Errorf("pending people items: %w", err)
+	}
+	return ids, nil
+}
+
+// PeoplePending reports whether any item waits for its people.
+func PeoplePending(db *DB) (bool, error) {
+	var ok bool
+	if err := db.Raw(`SELECT EXISTS (SELECT 1 FROM people_pending)`).Scan(&ok).Error; err != nil {
+		return false, fmt.Errorf("pending people items: %w", err)
+	}
+	return ok, nil
+}
+
+// DonePeopleItems removes items from the pending list.
+func DonePeopleItems(tx *DB, ids []string) error {
+	if err := tx.Exec(`DELETE FROM people_pending WHERE item_id = ANY(?)`, models.Strings(ids)).Error; err != nil {
+		return fmt.Errorf("pending people items: %w", err)
+	}
+	return nil
+}
+
+// PeopleItem is what the assigner reads of an item: where it is, whether
+// it is live, its date and vendor_faces' list of faces.
+type PeopleItem struct {
+	ID           string
+	ContainerID  string
+	LocationID   string
+	Live         bool
+	LastModified *time.Time
+	// Faces is vendor_faces' data "faces" (JSON array; null when none).
+	Faces json.RawMessage
+}
+
+// PeopleItems reads the items of ids that exist (deleted ones with Live
+// false).
+func PeopleItems(tx *DB, ids []string) ([]PeopleItem, error) {
+	var out []PeopleItem
+	if err := tx.Raw(`SELECT id, container_id, location_id, deleted_at IS NULL AS live, last_modified,
+	metadata->'vendor_faces'->'faces' AS faces
+FROM items WHERE id = ANY(?) ORDER BY id FOR UPDATE`, models.Strings(ids)).Scan(&out).Error; err != nil {
+		return nil, fmt.Errorf("people items: %w", err)
+	}
+	return out, nil
+}
+
+// PersonFace is a face of a person (person_faces).
+type PersonFace struct {
+	ID          int64
+	ItemID      string
+	Extractor   string
+	Face        int
+	ContainerID string
+	PersonID    *string
+	LocalPerson string
+	Weight      int
+	TimeMS      *int64
+	FirstMS     *int64
+	LastMS      *int64
+	Area        float64
+	Thumbnail   string
+	Code        []byte
+	DescribedAt time.Time
+	Pinned      bool
+	// Exclusions are the persons it is not (person_exclusions).
+	Exclusions []string `gorm:"-"`
+}
+
+// PersonFacesOf lists the faces of the items, with their exclusions.
+func PersonFacesOf(tx *DB, itemIDs []string) ([]PersonFace, error) {
+	var out []PersonFace
+	if err := tx.Raw(`SELECT id, item_id, extractor, face, container_id, person_id, local_person, weight, time_ms, first_ms,
+	last_ms, area, thumbnail, code, described_at, pinned
+FROM person_faces WHERE item_id = ANY(?) ORDER BY item_id, extractor, face`, models.Strings(itemIDs)).Scan(&out).Error; err != nil {
+		return nil, fmt.Errorf("faces of items: %w", err)
+	}
+	var ex []struct {
+		ItemID, Extractor, PersonID string
+		Face                        int
+	}
+	if err := tx.Raw(`SELECT item_id, extractor, face, person_id FROM person_exclusions WHERE item_id = ANY(?)`,
+		models.Strings(itemIDs)).Scan(&ex).Error; err != nil {
+		return nil, fmt.Errorf("exclusions of items: %w", err)
+	}
+	type key struct {
+		item, ext string
+		face      int
+	}
+	at := map[key]int{}
+	for i, f := range out {
+		at[key{f.ItemID, f.Extractor, f.Face}] = i
+	}
+	for _, e := range ex {
+		if i, ok := at[key{e.ItemID, e.Extractor, e.Face}]; ok {
+			out[i].Exclusions = append(out[i].Exclusions, e.PersonID)
+		}
+	}
+	return out, nil
+}
+
+// SavePersonFace inserts or updates a face (by item, extractor and face)
+// and returns its id. A new code bumps its sequence number.
+func SavePersonFace(tx *DB, f PersonFace) (int64, error) {
+	var id int64
+	err := tx.Raw(`INSERT INTO person_faces (item_id, extractor, face, container_id, person_id, local_person, weight, time_ms,
+	first_ms, last_ms, area, thumbnail, code, described_at, pinned)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (item_id, extractor, face) DO UPDATE SET container_id = EXCLUDED.container_id, person_id = EXCLUDED.person_id,
+	local_person = EXCLUDED.local_person, weight = EXCLUDED.weight, time_ms = EXCLUDED.time_ms, first_ms = EXCLUDED.first_ms,
+	last_ms = EXCLUDED.last_ms, area = EXCLUDED.area, thumbnail = EXCLUDED.thumbnail, code = EXCLUDED.code,
+	described_at = EXCLUDED.described_at, pinned = EXCLUDED.pinned,
+	seq = CASE WHEN person_faces.code IS NOT DISTINCT FROM EXCLUDED.code THEN person_faces.seq ELSE nextval('person_faces_code_seq') END
+RETURNING id`, f.ItemID, f.Extractor, f.Face, f.ContainerID, f.PersonID, f.LocalPerson, f.Weight, f.TimeMS, f.FirstMS,
+		f.LastMS, f.Area, f.Thumbnail, f.Code, f.DescribedAt, f.Pinned).Scan(&id).Error
+	if err != nil {
+		return 0, fmt.Errorf("save face of %s: %w", f.ItemID, err)
+	}
+	return id, nil
+}
+
+// DeletePersonFaces deletes faces by id.
+func DeletePersonFaces(tx *DB, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := tx.Exec(`DELETE FROM person_faces WHERE id = ANY(?)`, int64s(ids)).Error; err != nil {
+		return fmt.Errorf("delete faces: %w", err)
+	}
+	return nil
+}
+
+// NewPerson creates an unnamed person.
+func NewPerson(tx *DB, id string, now time.Time) error {
+	if err := tx.Exec(`INSERT INTO persons (id, created_at, updated_at) VALUES (?, ?, ?)`, id, now, now).Error; err != nil {
+		return fmt.Errorf("new person: %w", err)
+	}
+	return nil
+}
+
+// Candidate is a face (ID > 0) or a reference picture (ID < 0: -its id)
+// the index proposed, as stored now: its person and descriptor.
+type Candidate struct {
+	ID         int64
+	PersonID   string
+	ItemID     string
+	TimeMS     *int64
+	Descriptor []byte
+}
+
+// Candidates reads the faces and references of ids that still exist and
+// have a person; the others are gone from the index's point of view. A
+// face's descriptor is the one it was assigned from: an item harvested
+// again but not assigned yet has its faces of before left out.
+func Candidates(tx *DB, ids []int64) ([]Candidate, error) {
+	var faces, refs []int64
+	for _, id := range ids {
+		if id > 0 {
+			faces = append(faces, id)
+		} else {
+			refs = append(refs, -id)
+		}
+	}
+	var out []Candidate
+	if len(faces) > 0 {
+		if err := tx.Raw(`SELECT pf.id, pf.person_id, pf.item_id, pf.time_ms, fd.descriptor
+FROM person_faces pf
+JOIN face_descriptors fd ON fd.item_id = pf.item_id AND fd.extractor = pf.extractor AND fd.face = pf.face
+	AND fd.created_at = pf.described_at
+WHERE pf.id = ANY(?) AND pf.person_id IS NOT NULL AND pf.code IS NOT NULL`, int64s(faces)).Scan(&out).Error; err != nil {
+			return nil, fmt.Errorf("candidate faces: %w", err)
+		}
+	}
+	if len(refs) > 0 {
+		var rs []Candidate
+		if err := tx.Raw(`SELECT -id AS id, person_id, '' AS item_id, descriptor FROM person_references
+WHERE id = ANY(?) AND status = 'ready' AND descriptor IS NOT NULL`, int64s(refs)).Scan(&rs).Error; err != nil {
+			return nil, fmt.Errorf("candidate references: %w", err)
+		}
+		out = append(out, rs...)
+	}
+	return out, nil
+}
+
+// RecountPeople works out again the per-container counts of the persons
+// given from their faces in live items, then deletes those of them left
+// without face nor reference picture. It returns the persons deleted.
+func RecountPeople(tx *DB, personIDs []string) ([]string, error) {
+	if len(personIDs) == 0 {
+		return nil, nil
+	}
+	ids := models.Strings(personIDs)
+	if err := tx.Exec(`DELETE FROM person_containers WHERE person_id = ANY(?::text[])`, ids).Error; err != nil {
+		return nil, fmt.Errorf("recount people: %w", err)
+	}
+	if err := tx.Exec(`INSERT INTO person_containers (person_id, container_id, location_id, faces, items, first_seen, last_seen)
+SELECT pf.person_id, pf.container_id, min(i.location_id), sum(pf.weight), count(DISTINCT pf.item_id),
+	min(coalesce(i.last_modified, i.created_at)), max(coalesce(i.last_modified, i.created_at))
+FROM unnest(?::text[]) AS x(id)
+JOIN person_faces pf ON pf.person_id = x.id
+JOIN items i ON i.id = pf.item_id AND i.deleted_at IS NULL
+GROUP BY pf.person_id, pf.container_id`, ids).Error; err != nil {
+		return nil, fmt.Errorf("recount people: %w", err)
+	}
+	var gone []string
+	if err := tx.Raw(`DELETE FROM persons p WHERE p.id = ANY(?::text[])
+	AND NOT EXISTS (SELECT 1 FROM person_faces f WHERE f.person_id = p.id)
+	AND NOT EXISTS (SELECT 1 FROM person_references r WHERE r.person_id = p.id)
+RETURNING p.id`, ids).Scan(&gone).Error; err != nil {
+		return nil, fmt.Errorf("delete people without faces: %w", err)
+	}
+	return gone, nil
+}
+
+// DeleteFaceDescriptor deletes the stored descriptor of one face (a face
+// whose person was deleted keeps none).
+func DeleteFaceDescriptor(tx *DB, itemID, extractor string, face int) error {
+	if err := tx.Exec(`DELETE FROM face_descriptors WHERE item_id = ? AND extractor = ? AND face = ?`, itemID, extractor, face).
+		Error; err != nil {
+		return fmt.Errorf("delete face descriptor: %w", err)
+	}
+	return nil
+}
+
+// EraseAllPeople deletes every person, face code, exclusion, reference
+// and pending mark (FACIAL_RECOGNITION off), and returns the reference
+// pictures' paths (relative to DATA_DIR), whose files the caller removes.
+func EraseAllPeople(tx *DB) ([]string, error) {
+	var pictures []string
+	if err := tx.Raw(`SELECT picture FROM person_references UNION ALL
+SELECT thumbnail FROM person_references WHERE thumbnail <> ''`).Scan(&pictures).Error; err != nil {
+		return nil, fmt.Errorf("erase people: %w", err)
+	}
+	for _, table := range []string{"person_exclusions", "person_containers", "person_references", "person_faces", "persons",
+		"people_pending"} {
+		if err := tx.Exec(`DELETE FROM ` + table).Error; err != nil {
+			return nil, fmt.Errorf("erase people: %s: %w", table, err)
+		}
+	}
+	return pictures, nil
+}
+
+// int64s renders a Postgres bigint[] literal (GORM passes it as text).
+type int64s []int64
+
+func (a int64s) Value() (driver.Value, error) {
+	b := []byte{'{'}
+	for i, v := range a {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, v, 10)
+	}
+	return string(append(b, '}')), nil
+}
+
+// CountPersons is the number of persons.
+func CountPersons(db *DB) (int64, error) {
+	var n int64
+	if err := db.Raw(`SELECT count(*) FROM persons`).Scan(&n).Error; err != nil {
+		return 0, fmt.Errorf("count persons: %w", err)
+	}
+	return n, nil
+}

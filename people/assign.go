@@ -1,0 +1,483 @@
+package people
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/metaharvest/metaharvest/internal/facedesc"
+	"github.com/metaharvest/metaharvest/internal/faceindex"
+	"github.com/metaharvest/metaharvest/internal/ids"
+	"github.com/metaharvest/metaharvest/internal/store"
+	"github.com/metaharvest/metaharvest/search"
+)
+
+// Assigner gives the faces of pending items their persons (see the
+// package documentation). Every worker runs one; they take turns through
+// the people lock.
+type Assigner struct {
+	DB     *store.DB
+	Logger *slog.Logger
+	Rule   Rule
+	// Poll is how often the pending list is looked at (time.Second when 0).
+	Poll time.Duration
+	// Batch is how many items one transaction takes (50 when 0).
+	Batch int
+	// Now is the clock of new persons (time.Now when nil).
+	Now func() time.Time
+
+	mu    sync.Mutex // one round at a time in this process
+	index *faceindex.Index
+	seq   int64          // the index holds every code up to this sequence number
+	refs  map[int64]bool // reference ids in the index
+	wake  chan struct{}  // Wake
+	once  sync.Once
+}
+
+func (a *Assigner) init() {
+	a.once.Do(func() {
+		a.wake = make(chan struct{}, 1)
+		if a.Logger == nil {
+			a.Logger = slog.New(slog.DiscardHandler)
+		}
+	})
+}
+
+func (a *Assigner) now() time.Time {
+	if a.Now != nil {
+		return a.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// Wake asks for a round now (a worker that just stored faces).
+func (a *Assigner) Wake() {
+	a.init()
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run assigns until ctx ends: whenever woken, and every Poll.
+func (a *Assigner) Run(ctx context.Context) {
+	a.init()
+	poll := a.Poll
+	if poll <= 0 {
+		poll = time.Second
+	}
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	for {
+		if err := a.Drain(ctx); err != nil && ctx.Err() == nil {
+			a.Logger.Warn("assign faces to people", slog.String("error", err.Error()))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-a.wake:
+		case <-t.C:
+		}
+	}
+}
+
+// Drain assigns until no item is pending (or another process holds the
+// lock, or ctx ends), and describes pending reference pictures.
+func (a *Assigner) Drain(ctx context.Context) error {
+	a.init()
+	for ctx.Err() == nil {
+		pending, err := store.PeoplePending(a.DB.WithContext(ctx))
+		if err != nil || !pending {
+			return err
+		}
+		n, err := a.Round(ctx)
+		if err != nil || n == 0 {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// Round assigns the faces of up to Batch pending items in one transaction
+// and returns how many items it finished (0 when none is pending or
+// another process holds the lock).
+func (a *Assigner) Round(ctx context.Context) (int, error) {
+	a.init()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	done := 0
+	err := a.DB.WithContext(ctx).Transaction(func(tx *store.DB) error {
+		ok, err := store.TryLockPeople(tx)
+		if err != nil || !ok {
+			return err
+		}
+		if err := a.catchUp(tx); err != nil {
+			return err
+		}
+		batch := a.Batch
+		if batch <= 0 {
+			batch = 50
+		}
+		items, err := store.PendingPeopleItems(tx, batch)
+		if err != nil || len(items) == 0 {
+			return err
+		}
+		touched, err := a.assign(tx, items)
+		if err != nil {
+			return err
+		}
+		if _, err := store.RecountPeople(tx, touched); err != nil {
+			return err
+		}
+		if err := search.MarkDirty(tx, items...); err != nil {
+			return err
+		}
+		if err := store.DonePeopleItems(tx, items); err != nil {
+			return err
+		}
+		done = len(items)
+		return nil
+	})
+	if err != nil {
+		// The index may hold codes of faces this transaction did not
+		// keep: it is built again from the database next time.
+		a.index = nil
+		return 0, err
+	}
+	return done, nil
+}
+
+// catchUp brings the index up to date with person_faces (and the
+// reference pictures), building it when there is none. tx holds the
+// people lock: no code changes meanwhile.
+func (a *Assigner) catchUp(tx *store.DB) error {
+	if a.index == nil {
+		a.index, a.seq, a.refs = faceindex.New(), 0, map[int64]bool{}
+	}
+	for {
+		rows, err := store.FaceCodesAfter(tx, a.seq, 10000)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			a.seq = r.Seq
+			if r.Code == nil {
+				a.index.Remove(r.ID)
+				continue
+			}
+			c, err := faceindex.FromBytes(r.Code)
+			if err != nil {
+				a.index.Remove(r.ID)
+				continue
+			}
+			a.index.Add(r.ID, c)
+		}
+		if len(rows) < 10000 {
+			break
+		}
+	}
+	refs, err := store.ReferenceCodes(tx)
+	if err != nil {
+		return err
+	}
+	seen := map[int64]bool{}
+	for _, r := range refs {
+		seen[r.ID] = true
+		if a.refs[r.ID] {
+			continue
+		}
+		if c, err := faceindex.FromBytes(r.Code); err == nil {
+			a.index.Add(-r.ID, c)
+			a.refs[r.ID] = true
+		}
+	}
+	for id := range a.refs {
+		if !seen[id] {
+			a.index.Remove(-id)
+			delete(a.refs, id)
+		}
+	}
+	return nil
+}
+
+// itemFaces is vendor_faces' view of an item's faces: which of its own
+// persons each face is of, and in which frame.
+type itemFaces struct {
+	count  map[string]int            // local person -> faces
+	frames map[string]map[int64]bool // local person -> frame times (ms; -1 a picture)
+	span   map[string][2]int64       // local person -> first, last ms
+	total  int                       // faces in the list
+}
+
+func parseFaces(raw json.RawMessage) itemFaces {
+	out := itemFaces{count: map[string]int{}, frames: map[string]map[int64]bool{}, span: map[string][2]int64{}}
+	var faces []struct {
+		PersonID string   `json:"person_id"`
+		Time     *float64 `json:"time"`
+	}
+	_ = json.Unmarshal(raw, &faces) // data that is not a list of faces has none
+	out.total = len(faces)
+	for _, f := range faces {
+		if f.PersonID == "" {
+			continue
+		}
+		ms := int64(-1)
+		if f.Time != nil && !math.IsNaN(*f.Time) && !math.IsInf(*f.Time, 0) {
+			ms = int64(math.Round(*f.Time * 1000))
+		}
+		out.count[f.PersonID]++
+		if out.frames[f.PersonID] == nil {
+			out.frames[f.PersonID] = map[int64]bool{}
+		}
+		out.frames[f.PersonID][ms] = true
+		sp, ok := out.span[f.PersonID]
+		if !ok {
+			sp = [2]int64{ms, ms}
+		}
+		out.span[f.PersonID] = [2]int64{min(sp[0], ms), max(sp[1], ms)}
+	}
+	return out
+}
+
+// together reports whether two of the item's own persons share a frame:
+// then they are two people.
+func (f itemFaces) together(a, b string) bool {
+	if a == b {
+		return false
+	}
+	fa, fb := f.frames[a], f.frames[b]
+	if len(fa) > len(fb) {
+		fa, fb = fb, fa
+	}
+	for t := range fa {
+		if fb[t] {
+			return true
+		}
+	}
+	return false
+}
+
+type faceKey struct {
+	item, extractor string
+	face            int
+}
+
+// assign reconciles the faces of items with their descriptors and returns
+// the persons whose faces changed.
+func (a *Assigner) assign(tx *store.DB, itemIDs []string) ([]string, error) {
+	items, err := store.PeopleItems(tx, itemIDs)
+	if err != nil {
+		return nil, err
+	}
+	descs, err := store.FaceDescriptorsOf(tx, itemIDs...)
+	if err != nil {
+		return nil, err
+	}
+	old, err := store.PersonFacesOf(tx, itemIDs)
+	if err != nil {
+		return nil, err
+	}
+	byItem := map[string][]store.FaceDescriptor{}
+	for _, d := range descs {
+		byItem[d.ItemID] = append(byItem[d.ItemID], d)
+	}
+	oldByKey := map[faceKey]store.PersonFace{}
+	for _, f := range old {
+		oldByKey[faceKey{f.ItemID, f.Extractor, f.Face}] = f
+	}
+	touched := map[string]bool{}
+	kept := map[faceKey]bool{}
+	for _, it := range items {
+		if !it.Live {
+			continue // its faces go below
+		}
+		if err := a.assignItem(tx, it, byItem[it.ID], oldByKey, kept, touched); err != nil {
+			return nil, err
+		}
+	}
+	live := map[string]int{} // live item -> its faces in vendor_faces' data
+	for _, it := range items {
+		if it.Live {
+			live[it.ID] = parseFaces(it.Faces).total
+		}
+	}
+	var gone []int64
+	for k, f := range oldByKey {
+		if f.Code == nil && k.face < live[k.item] {
+			// An unknown face (its person deleted) has no descriptor and
+			// stays, unknown, while its item shows it.
+			continue
+		}
+		if !kept[k] {
+			gone = append(gone, f.ID)
+			if f.PersonID != nil {
+				touched[*f.PersonID] = true
+			}
+		}
+	}
+	if err := store.DeletePersonFaces(tx, gone); err != nil {
+		return nil, err
+	}
+	for _, id := range gone {
+		a.index.Remove(id)
+	}
+	out := make([]string, 0, len(touched))
+	for id := range touched {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// assignItem gives each described face of a live item its person.
+func (a *Assigner) assignItem(tx *store.DB, it store.PeopleItem, descs []store.FaceDescriptor,
+	old map[faceKey]store.PersonFace, kept map[faceKey]bool, touched map[string]bool) error {
+	faces := parseFaces(it.Faces)
+	described := map[string]int{} // local person -> described faces
+	for _, d := range descs {
+		described[d.PersonID]++
+	}
+	given := map[string]int{} // local person -> weight handed out
+	// persons of this item so far, and their local persons: a person is
+	// never given to two local persons that share a frame.
+	locals := map[string][]string{}
+	allowed := func(person, local string) bool {
+		for _, l := range locals[person] {
+			if faces.together(l, local) {
+				return false
+			}
+		}
+		return true
+	}
+	type todo struct {
+		d    store.FaceDescriptor
+		row  store.PersonFace
+		vec  []float32
+		code faceindex.Code
+		excl []string
+	}
+	var fresh []todo
+	for _, d := range descs {
+		k := faceKey{d.ItemID, d.Extractor, d.Face}
+		kept[k] = true
+		prev, had := old[k]
+		row := store.PersonFace{ItemID: d.ItemID, Extractor: d.Extractor, Face: d.Face, ContainerID: it.ContainerID,
+			LocalPerson: d.PersonID, TimeMS: d.TimeMS, Area: d.Width * d.Height, Thumbnail: d.Thumbnail,
+			DescribedAt: d.CreatedAt}
+		// The described faces of a local person stand for all its faces.
+		n, dn := max(1, faces.count[d.PersonID]), max(1, described[d.PersonID])
+		row.Weight = n / dn
+		if given[d.PersonID] == 0 {
+			row.Weight += n % dn
+		}
+		given[d.PersonID] += row.Weight
+		if sp, ok := faces.span[d.PersonID]; ok && sp[0] >= 0 {
+			row.FirstMS, row.LastMS = &sp[0], &sp[1]
+		}
+		if had {
+			row.ID = prev.ID
+		}
+		if had && prev.Code == nil {
+			// Its person was deleted: the face stays unknown and keeps no
+			// descriptor.
+			if err := store.DeleteFaceDescriptor(tx, d.ItemID, d.Extractor, d.Face); err != nil {
+				return err
+			}
+			if _, err := store.SavePersonFace(tx, row); err != nil {
+				return err
+			}
+			continue
+		}
+		vec, err := facedesc.Dequantize(d.Descriptor)
+		if err != nil {
+			continue // a descriptor that cannot be read joins nobody
+		}
+		code := faceindex.Encode(vec)
+		row.Code = code.Bytes()
+		if had && prev.PersonID != nil && prev.Code != nil {
+			if pc, err := faceindex.FromBytes(prev.Code); err == nil && faceindex.Distance(pc, code) <= SameFaceBits {
+				// The same face harvested again keeps its person.
+				row.PersonID, row.Pinned = prev.PersonID, prev.Pinned
+				id, err := store.SavePersonFace(tx, row)
+				if err != nil {
+					return err
+				}
+				a.index.Add(id, code)
+				locals[*row.PersonID] = append(locals[*row.PersonID], d.PersonID)
+				if prev.DescribedAt != d.CreatedAt || prev.Weight != row.Weight {
+					touched[*row.PersonID] = true
+				}
+				continue
+			}
+		}
+		if had && prev.PersonID != nil {
+			touched[*prev.PersonID] = true
+		}
+		fresh = append(fresh, todo{d: d, row: row, vec: vec, code: code, excl: prev.Exclusions})
+	}
+	for _, f := range fresh {
+		excluded := map[string]bool{}
+		for _, p := range f.excl {
+			excluded[p] = true
+		}
+		person, err := a.nearest(tx, f.vec, f.code, func(p string) bool { return !excluded[p] && allowed(p, f.d.PersonID) })
+		if err != nil {
+			return err
+		}
+		if person == "" {
+			person = ids.New()
+			if err := store.NewPerson(tx, person, a.now()); err != nil {
+				return err
+			}
+		}
+		f.row.PersonID = &person
+		id, err := store.SavePersonFace(tx, f.row)
+		if err != nil {
+			return err
+		}
+		a.index.Add(id, f.code)
+		locals[person] = append(locals[person], f.d.PersonID)
+		touched[person] = true
+	}
+	return nil
+}
+
+// nearest is the person the face of vec (code) joins under the Rule, ""
+// for a new person.
+func (a *Assigner) nearest(tx *store.DB, vec []float32, code faceindex.Code, allowed func(string) bool) (string, error) {
+	hits := a.index.Search(code, a.Rule.candidates())
+	if len(hits) == 0 {
+		return "", nil
+	}
+	ids := make([]int64, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	cands, err := store.Candidates(tx, ids)
+	if err != nil {
+		return "", err
+	}
+	found := map[int64]bool{}
+	sims := map[string][]float64{}
+	for _, c := range cands {
+		found[c.ID] = true
+		v, err := facedesc.Dequantize(c.Descriptor)
+		if err != nil || len(v) != len(vec) {
+			continue
+		}
+		sims[c.PersonID] = append(sims[c.PersonID], facedesc.Cosine(vec, v))
+	}
+	for _, h := range hits {
+		if !found[h.ID] && h.ID > 0 {
+			// Gone since the index learnt of it (its item deleted), or
+			// unknown now: never proposed again.
+			a.index.Remove(h.ID)
+		}
+	}
+	p, _ := a.Rule.Choose(sims, allowed)
+	return p, nil
+}
