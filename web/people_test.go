@@ -59,8 +59,8 @@ func TestPeoplePages(t *testing.T) {
 		t.Errorf("unnamed filter lists a named person")
 	}
 	item := c.page("/items/"+url.PathEscape(c.clip), viewer, http.StatusOK)
-	if !strings.Contains(item, "<dt>People</dt><dd>Ann &lt;b&gt;Lee&lt;/b&gt;</dd>") {
-		t.Errorf("the item's facts do not name the person")
+	if !strings.Contains(item, `<dt>Objects and people</dt><dd><a href="/people/`+url.PathEscape(ann)+`">Ann &lt;b&gt;Lee&lt;/b&gt;</a></dd>`) {
+		t.Errorf("the item's summary does not name the person with a link to their page")
 	}
 	if !strings.Contains(item, `Ann &lt;b&gt;Lee&lt;/b&gt;`) || strings.Contains(item, "Person local-ann") {
 		t.Errorf("the faces lane does not name the person")

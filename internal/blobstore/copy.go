@@ -156,13 +156,14 @@ func copyOne(ctx context.Context, from, to Store, src, dst Info, present, verify
 	if err != nil {
 		return false, false, false, fmt.Errorf("copy %s: %w", src.Key, err)
 	}
-	info, err := to.Put(ctx, src.Key, o, o.Info().Size)
+	_, err = to.Put(ctx, src.Key, o, o.Info().Size)
 	o.Close()
 	if err != nil {
 		return false, false, false, fmt.Errorf("copy %s: %w", src.Key, err)
 	}
 	if verify {
-		if info, err = to.Stat(ctx, src.Key); err != nil {
+		info, err := to.Stat(ctx, src.Key)
+		if err != nil {
 			return false, false, false, fmt.Errorf("verify %s: %w", src.Key, err)
 		}
 		same, err := sameContent(ctx, from, to, src, info)
