@@ -16,6 +16,7 @@ import (
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/export"
 	"github.com/metaharvest/metaharvest/internal/store"
+	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 )
 
@@ -87,11 +88,11 @@ func (s *Server) exportCompilation(c *gin.Context) error {
 	seq := export.Sequence{ID: cp.ID, Title: cp.Name}
 	for _, e := range entries {
 		src := sources[e.ItemID]
-		typ := search.MediaType(e.MimeType)
+		typ := models.MediaType(e.MimeType)
 		seq.Clips = append(seq.Clips, export.Clip{ItemID: e.ItemID, Name: e.Filename,
 			Source: search.StoreURL(src.LocationKind, src.LocationName, src.ContainerName, src.Path),
 			In:     e.InPoint, Out: e.OutPoint, Duration: src.Duration, FrameRate: src.FrameRate, StartTimecode: src.Timecode,
-			HasVideo: src.VideoStreams > 0 || typ == search.TypeVideo && src.Duration > 0,
+			HasVideo: src.VideoStreams > 0 || typ == models.TypeVideo && src.Duration > 0,
 			HasAudio: src.AudioStreams > 0})
 	}
 	var b bytes.Buffer
@@ -117,7 +118,7 @@ func (s *Server) exportItem(c *gin.Context) error {
 	var b bytes.Buffer
 	ctype := "application/json"
 	if format == "xmp" {
-		if search.MediaType(it.MimeType) != search.TypeImage {
+		if models.MediaType(it.MimeType) != models.TypeImage {
 			return apperr.InvalidField("format", "an XMP sidecar is made for pictures; export this item as json")
 		}
 		var meta map[string]any

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/metaharvest/metaharvest/search"
+	"github.com/metaharvest/metaharvest/models"
 )
 
 // The technical part of the item summary: the main audio and video streams
@@ -48,7 +48,7 @@ type summaryTechnicalJSON struct {
 
 func technicalSummary(meta metaReader, size int64, mime string) summaryTechnicalJSON {
 	return summaryTechnicalJSON{Audio: audioSummary(meta), Video: videoSummary(meta), Size: humanSize(size),
-		SizeBytes: size, FileType: search.MediaType(mime), MimeType: mime}
+		SizeBytes: size, FileType: models.MediaType(mime), MimeType: mime}
 }
 
 // metaReader gives the data of each extractor of an item.

@@ -325,7 +325,7 @@ func documentOf(r itemRow) (Document, error) {
 	doc[FieldContainerID] = r.ContainerID
 	doc[FieldContainerName] = r.ContainerName
 	doc[FieldStoreURL] = StoreURL(r.LocationKind, r.LocationName, r.ContainerName, r.Path)
-	doc[FieldType] = MediaType(r.MimeType)
+	doc[FieldType] = models.MediaType(r.MimeType)
 	doc[FieldExtension] = Extension(r.Name)
 	lg, cg := []string(r.LocationGroups), []string(r.ContainerGroups)
 	sort.Strings(lg)

@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/metaharvest/metaharvest/models"
 )
 
 // Document is one item as the search engine sees it: "_id", the base fields
@@ -49,18 +51,6 @@ const (
 	FieldPeople = "people"
 )
 
-// Media types (the "type" field and Request.Types).
-const (
-	TypeVideo    = "video"
-	TypeAudio    = "audio"
-	TypeImage    = "image"
-	TypeDocument = "document"
-	TypeOther    = "other"
-)
-
-// MediaTypes lists the values of the "type" field.
-var MediaTypes = []string{TypeVideo, TypeAudio, TypeImage, TypeDocument, TypeOther}
-
 // ID returns the document's _id ("" when missing or not a string).
 func (d Document) ID() string {
 	s, _ := d[FieldID].(string)
@@ -86,43 +76,6 @@ func stringList(v any) []string {
 		return out
 	}
 	return nil
-}
-
-// documentMIMEs are the non-text MIME types counted as documents.
-var documentMIMEs = map[string]bool{
-	"application/pdf":               true,
-	"application/msword":            true,
-	"application/rtf":               true,
-	"application/epub+zip":          true,
-	"application/vnd.ms-excel":      true,
-	"application/vnd.ms-powerpoint": true,
-	"application/json":              true,
-	"application/xml":               true,
-	"application/x-subrip":          true,
-	"message/rfc822":                true,
-}
-
-// MediaType derives the "type" field from a MIME type: video, audio, image,
-// document (text, PDF, office formats, e-mail) or other.
-func MediaType(mime string) string {
-	mime = strings.ToLower(strings.TrimSpace(mime))
-	if i := strings.IndexByte(mime, ';'); i >= 0 {
-		mime = strings.TrimSpace(mime[:i])
-	}
-	switch {
-	case strings.HasPrefix(mime, "video/"):
-		return TypeVideo
-	case strings.HasPrefix(mime, "audio/"):
-		return TypeAudio
-	case strings.HasPrefix(mime, "image/"):
-		return TypeImage
-	case strings.HasPrefix(mime, "text/"),
-		documentMIMEs[mime],
-		strings.HasPrefix(mime, "application/vnd.openxmlformats-officedocument."),
-		strings.HasPrefix(mime, "application/vnd.oasis.opendocument."):
-		return TypeDocument
-	}
-	return TypeOther
 }
 
 // Extension is the lower-case extension of a file name without its dot, as the
@@ -243,7 +196,7 @@ func PrepareItem(doc Document) (*Prepared, error) {
 		}
 		if !hasType {
 			mime, _ := doc[FieldMimeType].(string)
-			c[FieldType] = MediaType(mime)
+			c[FieldType] = models.MediaType(mime)
 		}
 		if !hasExt {
 			name, _ := doc[FieldName].(string)

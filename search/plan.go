@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/models"
 )
 
 // Limits of a request.
@@ -157,8 +158,8 @@ func Compile(req Request, cat *Catalogue, now time.Time) (*Plan, error) {
 
 	seenType := map[string]bool{}
 	for _, t := range req.Types {
-		if !slices.Contains(MediaTypes, t) {
-			pr.add("types", "unknown type %q (one of %s)", t, strings.Join(MediaTypes, ", "))
+		if !slices.Contains(models.MediaTypes, t) {
+			pr.add("types", "unknown type %q (one of %s)", t, strings.Join(models.MediaTypes, ", "))
 			continue
 		}
 		if !seenType[t] {
@@ -166,7 +167,7 @@ func Compile(req Request, cat *Catalogue, now time.Time) (*Plan, error) {
 			p.Types = append(p.Types, t)
 		}
 	}
-	if len(req.Types) > len(MediaTypes)*2 {
+	if len(req.Types) > len(models.MediaTypes)*2 {
 		pr.add("types", "too many types")
 	}
 

@@ -10,7 +10,6 @@ import (
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
-	"github.com/metaharvest/metaharvest/search"
 )
 
 // Compilations: the list (create, clone, delete) and a compilation's page
@@ -144,8 +143,8 @@ func (u *UI) compilationPage(w http.ResponseWriter, r *http.Request, p *access.P
 // entrySource is what plays an entry: the item page's player source (its
 // preview when there is one), nil for what is not audio or video.
 func (u *UI) entrySource(db *store.DB, e store.CompilationEntry) (*player, error) {
-	mt := search.MediaType(e.MimeType)
-	if mt != search.TypeVideo && mt != search.TypeAudio {
+	mt := models.MediaType(e.MimeType)
+	if mt != models.TypeVideo && mt != models.TypeAudio {
 		return nil, nil
 	}
 	arts, err := store.Artifacts(db, e.ItemID)

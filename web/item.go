@@ -177,7 +177,7 @@ func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 	if err != nil {
 		return err
 	}
-	mediaType := search.MediaType(it.MimeType)
+	mediaType := models.MediaType(it.MimeType)
 	page.TypeLabel = typeLabels[mediaType]
 	if name := formatNames[it.MimeType]; name != "" {
 		page.TypeLabel = name
@@ -207,7 +207,7 @@ func (u *UI) itemPage(w http.ResponseWriter, r *http.Request, p *access.Principa
 	page.Summary = u.itemSummary(&summaryContext{it: it, meta: meta, kind: mediaType, where: page.Where, typeName: page.TypeLabel,
 		caps: caps, errors: len(page.Errors), declared: u.declared(), persons: persons})
 	page.Exports = []exportLink{{"/api/data/items/" + url.PathEscape(it.ID) + "/export?format=json", "Metadata (JSON)"}}
-	if mediaType == search.TypeImage {
+	if mediaType == models.TypeImage {
 		page.Exports = append(page.Exports, exportLink{"/api/data/items/" + url.PathEscape(it.ID) + "/export?format=xmp", "XMP sidecar"})
 	}
 	if page.Player != nil {
@@ -297,10 +297,10 @@ func (u *UI) preview(page *itemPage, it models.Item, mediaType string, meta map[
 	if largest == nil {
 		largest = firstThumb(byKind["thumbnail"])
 	}
-	if th := largest; th != nil && page.Player != nil && mediaType == search.TypeVideo {
+	if th := largest; th != nil && page.Player != nil && mediaType == models.TypeVideo {
 		page.Player.Poster = search.ArtifactURL(th.Path)
 	}
-	if th := largest; th != nil && mediaType == search.TypeAudio {
+	if th := largest; th != nil && mediaType == models.TypeAudio {
 		// A recording's cover art or waveform, under its player.
 		alt, waveform := "Waveform of "+it.Name, true
 		if lookup(meta, "thumbnailer.picture") == "cover_art" {
@@ -311,12 +311,12 @@ func (u *UI) preview(page *itemPage, it models.Item, mediaType string, meta map[
 	} else if th := largest; th != nil && page.Player == nil {
 		page.Image = &picture{Src: search.ArtifactURL(th.Path), Href: page.ContentURL, Alt: "Preview of " + it.Name,
 			Width: th.Width, Height: th.Height}
-	} else if mediaType == search.TypeImage {
+	} else if mediaType == models.TypeImage {
 		// No thumbnail (yet): the picture itself, as an image element (no
 		// script of an SVG runs there).
 		page.Image = &picture{Src: page.ContentURL, Href: page.ContentURL, Alt: it.Name}
 	}
-	if page.Player != nil && mediaType == search.TypeVideo {
+	if page.Player != nil && mediaType == models.TypeVideo {
 		page.Filmstrip = filmstrip(it, meta, arts)
 	}
 	pages := byKind["page"]
@@ -375,11 +375,11 @@ func filmstrip(it models.Item, meta map[string]any, arts []models.Artifact) []fr
 // types): its preview when it has one (a format every browser plays), else
 // the original at contentURL.
 func mediaPlayer(it models.Item, mediaType, contentURL string, arts []models.Artifact) *player {
-	if mediaType != search.TypeVideo && mediaType != search.TypeAudio {
+	if mediaType != models.TypeVideo && mediaType != models.TypeAudio {
 		return nil
 	}
 	tag := "video"
-	if mediaType == search.TypeAudio {
+	if mediaType == models.TypeAudio {
 		tag = "audio"
 	}
 	pl := &player{Tag: tag, Src: contentURL, Type: it.MimeType}

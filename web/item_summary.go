@@ -41,7 +41,7 @@ type summaryPart struct {
 type summaryContext struct {
 	it       models.Item
 	meta     map[string]any
-	kind     string // search.TypeVideo ...
+	kind     string // models.TypeVideo ...
 	where    string // location / container
 	typeName string
 	caps     []models.Caption
@@ -143,13 +143,13 @@ func channelsText(n float64, layout string) string {
 func (u *UI) itemSummary(s *summaryContext) []summaryGroup {
 	var groups []summaryGroup
 	switch {
-	case s.kind == search.TypeVideo:
+	case s.kind == models.TypeVideo:
 		groups = append(groups, s.video())
-	case s.kind == search.TypeAudio:
+	case s.kind == models.TypeAudio:
 		groups = append(groups, s.audio())
-	case s.kind == search.TypeImage:
+	case s.kind == models.TypeImage:
 		groups = append(groups, s.photo())
-	case s.kind == search.TypeDocument || s.pages() > 0:
+	case s.kind == models.TypeDocument || s.pages() > 0:
 		groups = append(groups, s.document())
 	}
 	groups = append(groups, s.file())

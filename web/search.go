@@ -510,8 +510,8 @@ func makePager(st searchState, total int64) pager {
 	return pg
 }
 
-var typeLabels = map[string]string{search.TypeVideo: "Video", search.TypeAudio: "Audio", search.TypeImage: "Image",
-	search.TypeDocument: "Document", search.TypeOther: "Other"}
+var typeLabels = map[string]string{models.TypeVideo: "Video", models.TypeAudio: "Audio", models.TypeImage: "Image",
+	models.TypeDocument: "Document", models.TypeOther: "Other"}
 
 func (u *UI) resultView(st searchState, r search.Result, thumbs map[string]store.Thumbnail) resultView {
 	d := r.Result

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 )
 
@@ -252,11 +253,11 @@ func TestEngineDownIsAMessage(t *testing.T) {
 // type.
 func TestFormatLabel(t *testing.T) {
 	for _, c := range []struct{ kind, mime, want string }{
-		{search.TypeDocument, "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "Word document"},
-		{search.TypeVideo, "video/matroska", "Matroska video"},
-		{search.TypeAudio, "audio/wav", "WAV audio"},
-		{search.TypeOther, "application/x-foo", "Other · application/x-foo"},
-		{search.TypeOther, "", "Other"},
+		{models.TypeDocument, "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "Word document"},
+		{models.TypeVideo, "video/matroska", "Matroska video"},
+		{models.TypeAudio, "audio/wav", "WAV audio"},
+		{models.TypeOther, "application/x-foo", "Other · application/x-foo"},
+		{models.TypeOther, "", "Other"},
 		{"", "application/x-foo", "application/x-foo"},
 	} {
 		if got := formatLabel(c.kind, c.mime); got != c.want {

@@ -21,6 +21,7 @@ import (
 	"github.com/metaharvest/metaharvest/internal/export"
 	"github.com/metaharvest/metaharvest/internal/testdb"
 	"github.com/metaharvest/metaharvest/internal/testmeili"
+	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/search/meili"
 	"github.com/metaharvest/metaharvest/search/postgres"
@@ -43,7 +44,7 @@ func docs(from, n int) []search.Document {
 			search.FieldID:              fmt.Sprintf("%032x", i*2654435761%(1<<40)),
 			search.FieldName:            fmt.Sprintf("clip %06d.mp4", i),
 			search.FieldMimeType:        "video/mp4",
-			search.FieldType:            search.TypeVideo,
+			search.FieldType:            models.TypeVideo,
 			search.FieldSize:            float64(1000 + i),
 			search.FieldLocationID:      "loc",
 			search.FieldLocationName:    "Archive",

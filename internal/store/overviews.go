@@ -8,14 +8,14 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/metaharvest/metaharvest/search"
+	"github.com/metaharvest/metaharvest/models"
 )
 
 // Reports over what a viewer may see: counts by media type, duplicates,
 // insights, job progress. "Live" items are those not deleted.
 
 // goSpace holds every rune unicode.IsSpace accepts, which is what
-// strings.TrimSpace trims in search.MediaType.
+// strings.TrimSpace trims in models.MediaType.
 const goSpace = "\t\n\v\f\r \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 
 // goLowerFrom, goLowerTo map the non-ASCII runes that unicode.ToLower
@@ -24,7 +24,7 @@ const goSpace = "\t\n\v\f\r \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u20
 // lowers ASCII only.
 const goLowerFrom, goLowerTo = "\u0130\u212a", "ik"
 
-// MediaTypeSQL is search.MediaType as a SQL expression over the mime type
+// MediaTypeSQL is models.MediaType as a SQL expression over the mime type
 // column col, for grouping in the database. It must agree with MediaType
 // on every input (TestMediaTypeSQLAgreesWithSearch).
 func MediaTypeSQL(col string) string {
@@ -50,7 +50,7 @@ type TypeCount struct {
 }
 
 // TypeCounts counts the live items v may see by media type: one entry per
-// type of search.MediaTypes, in that order, zeros included.
+// type of models.MediaTypes, in that order, zeros included.
 func TypeCounts(db *gorm.DB, v Viewer) ([]TypeCount, error) {
 	vis, vargs := v.VisibleSQL("i.location_id", "i.container_id")
 	var rows []TypeCount
@@ -64,8 +64,8 @@ func TypeCounts(db *gorm.DB, v Viewer) ([]TypeCount, error) {
 	for _, r := range rows {
 		by[r.Type] = r
 	}
-	out := make([]TypeCount, len(search.MediaTypes))
-	for i, t := range search.MediaTypes {
+	out := make([]TypeCount, len(models.MediaTypes))
+	for i, t := range models.MediaTypes {
 		out[i] = by[t]
 		out[i].Type = t
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/metaharvest/metaharvest/internal/testdb"
 	"github.com/metaharvest/metaharvest/models"
-	"github.com/metaharvest/metaharvest/search"
 )
 
 // The constants MediaTypeSQL is built from cover exactly what Go's
@@ -85,7 +84,7 @@ func mediaTypeCorpus(t *testing.T) []string {
 	return c
 }
 
-// The SQL grouping of item types agrees with search.MediaType, the
+// The SQL grouping of item types agrees with models.MediaType, the
 // function that gives search documents their type.
 func TestMediaTypeSQLAgreesWithSearch(t *testing.T) {
 	t.Parallel()
@@ -104,13 +103,13 @@ func TestMediaTypeSQLAgreesWithSearch(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for i, r := range rows {
-		want := search.MediaType(corpus[i])
+		want := models.MediaType(corpus[i])
 		seen[want] = true
 		if r.Type != want {
-			t.Errorf("%q: SQL %q, search.MediaType %q", corpus[i], r.Type, want)
+			t.Errorf("%q: SQL %q, models.MediaType %q", corpus[i], r.Type, want)
 		}
 	}
-	if len(seen) != len(search.MediaTypes) {
+	if len(seen) != len(models.MediaTypes) {
 		t.Fatalf("corpus reaches only types %v", seen)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/internal/testdb"
+	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/search/searchtest"
 )
@@ -32,7 +33,7 @@ func TestEstimatedTotals(t *testing.T) {
 	admin := search.Visibility{All: true}
 	var videos int64
 	for _, d := range c.Docs {
-		if d[search.FieldType] == search.TypeVideo {
+		if d[search.FieldType] == models.TypeVideo {
 			videos++
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 )
 
@@ -75,8 +76,8 @@ func TestTermCountsFollowTheDocuments(t *testing.T) {
 				}
 				// The same documents through a filter that keeps every
 				// one: the aggregation then counts the documents.
-				every := search.Request{Aggregations: aggs(size), Types: []string{search.TypeImage, search.TypeVideo,
-					search.TypeAudio, search.TypeDocument, search.TypeOther}}
+				every := search.Request{Aggregations: aggs(size), Types: []string{models.TypeImage, models.TypeVideo,
+					models.TypeAudio, models.TypeDocument, models.TypeOther}}
 				counting, err := e.Search(ctx, every, vis)
 				if err != nil {
 					t.Fatal(err)

@@ -224,7 +224,7 @@ func (c *docColumns) addBase(p *search.Prepared) {
 
 	typ, _ := p.Public[search.FieldType].(string)
 	if typ == "" {
-		typ = search.TypeOther
+		typ = models.TypeOther
 	}
 	c.typ = append(c.typ, typ)
 	name, _ := p.Public[search.FieldName].(string)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 )
 
@@ -71,11 +72,11 @@ type format struct {
 }
 
 var formats = map[string][]format{
-	search.TypeVideo:    {{"mp4", "video/mp4", search.TypeVideo}, {"mov", "video/quicktime", search.TypeVideo}},
-	search.TypeAudio:    {{"mp3", "audio/mpeg", search.TypeAudio}, {"wav", "audio/wav", search.TypeAudio}},
-	search.TypeImage:    {{"jpg", "image/jpeg", search.TypeImage}, {"png", "image/png", search.TypeImage}},
-	search.TypeDocument: {{"pdf", "application/pdf", search.TypeDocument}, {"docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", search.TypeDocument}, {"txt", "text/plain", search.TypeDocument}},
-	search.TypeOther:    {{"zip", "application/zip", search.TypeOther}, {"bin", "application/octet-stream", search.TypeOther}},
+	models.TypeVideo:    {{"mp4", "video/mp4", models.TypeVideo}, {"mov", "video/quicktime", models.TypeVideo}},
+	models.TypeAudio:    {{"mp3", "audio/mpeg", models.TypeAudio}, {"wav", "audio/wav", models.TypeAudio}},
+	models.TypeImage:    {{"jpg", "image/jpeg", models.TypeImage}, {"png", "image/png", models.TypeImage}},
+	models.TypeDocument: {{"pdf", "application/pdf", models.TypeDocument}, {"docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", models.TypeDocument}, {"txt", "text/plain", models.TypeDocument}},
+	models.TypeOther:    {{"zip", "application/zip", models.TypeOther}, {"bin", "application/octet-stream", models.TypeOther}},
 }
 
 // Corpus is a generated set of documents and segments, with JSON-native
@@ -119,7 +120,7 @@ func NewCorpus(n int, seed uint64, now time.Time) *Corpus {
 		doc := c.document(r, i, ct)
 		c.Docs = append(c.Docs, doc)
 		c.byID[doc.ID()] = doc
-		if doc[search.FieldType] == search.TypeVideo && i%3 == 0 {
+		if doc[search.FieldType] == models.TypeVideo && i%3 == 0 {
 			c.Segments = append(c.Segments, segments(r, doc, ct)...)
 		}
 	}
@@ -188,15 +189,15 @@ func (c *Corpus) document(r *rand.Rand, i int, ct *container) search.Document {
 	var typ string
 	switch x := r.IntN(100); {
 	case x < 30:
-		typ = search.TypeVideo
+		typ = models.TypeVideo
 	case x < 45:
-		typ = search.TypeAudio
+		typ = models.TypeAudio
 	case x < 75:
-		typ = search.TypeImage
+		typ = models.TypeImage
 	case x < 95:
-		typ = search.TypeDocument
+		typ = models.TypeDocument
 	default:
-		typ = search.TypeOther
+		typ = models.TypeOther
 	}
 	f := pick(r, formats[typ])
 	hidden := len(ct.loc.groups) > 0 && !contains(ct.loc.groups, GroupA) || len(ct.groups) > 0 && !contains(ct.groups, GroupA)
@@ -230,7 +231,7 @@ func (c *Corpus) document(r *rand.Rand, i int, ct *container) search.Document {
 	}
 	var size float64
 	switch typ {
-	case search.TypeVideo:
+	case models.TypeVideo:
 		size = float64(1e7 + r.Int64N(5e9))
 		video := map[string]any{
 			"codec":      pick(r, []string{"h264", "hevc", "prores", "vp9"}),
@@ -267,7 +268,7 @@ func (c *Corpus) document(r *rand.Rand, i int, ct *container) search.Document {
 		if r.IntN(10) < 4 {
 			doc["labels"] = map[string]any{"names": anyList(pick(r, vocabulary), pick(r, vocabulary))}
 		}
-	case search.TypeAudio:
+	case models.TypeAudio:
 		size = float64(1e6 + r.Int64N(2e8))
 		doc["mediainfo"] = map[string]any{"audio": map[string]any{
 			"duration": math.Round((5+r.Float64()*3600)*100) / 100,
@@ -281,7 +282,7 @@ func (c *Corpus) document(r *rand.Rand, i int, ct *container) search.Document {
 			}
 			doc["speech_to_text"] = map[string]any{"text": text, "language": "en", "words": float64(len(strings.Fields(text)))}
 		}
-	case search.TypeImage:
+	case models.TypeImage:
 		size = float64(1e5 + r.Int64N(3e7))
 		camera := map[string]any{
 			"make":  pick(r, []string{"canon", "nikon", "sony", "fujifilm"}),
@@ -319,7 +320,7 @@ func (c *Corpus) document(r *rand.Rand, i int, ct *container) search.Document {
 		if r.IntN(2) == 0 {
 			doc["labels"] = map[string]any{"names": anyList(pick(r, vocabulary))}
 		}
-	case search.TypeDocument:
+	case models.TypeDocument:
 		size = float64(1e3 + r.Int64N(5e7))
 		text := sentence(r, 20+r.IntN(30))
 		if i%3 == 1 {

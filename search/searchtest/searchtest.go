@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/internal/apperr"
+	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 )
 
@@ -300,9 +301,9 @@ func (s *suite) limits(t *testing.T) {
 
 func (s *suite) types(t *testing.T) {
 	for _, v := range viewers {
-		got := s.allIDs(t, search.Request{Types: []string{search.TypeVideo, search.TypeAudio}}, v.vis)
+		got := s.allIDs(t, search.Request{Types: []string{models.TypeVideo, models.TypeAudio}}, v.vis)
 		want := selectDocs(s.c.Docs, v.vis, func(d search.Document) bool {
-			return d[search.FieldType] == search.TypeVideo || d[search.FieldType] == search.TypeAudio
+			return d[search.FieldType] == models.TypeVideo || d[search.FieldType] == models.TypeAudio
 		})
 		sameIDs(t, v.name+" types video,audio", got, want)
 	}
@@ -604,7 +605,7 @@ func (s *suite) sorts(t *testing.T) {
 }
 
 func (s *suite) paging(t *testing.T) {
-	want := selectDocs(s.c.Docs, userA, func(d search.Document) bool { return d[search.FieldType] == search.TypeImage })
+	want := selectDocs(s.c.Docs, userA, func(d search.Document) bool { return d[search.FieldType] == models.TypeImage })
 	got := s.allIDs(t, search.Request{Limit: 97, Types: []string{"image"}, SortFields: []search.SortField{{Field: "size", Asc: true}}}, userA)
 	sameIDs(t, "image pages by size", got, want)
 	got = s.allIDs(t, search.Request{Limit: 250}, userAB)
@@ -651,7 +652,7 @@ func (s *suite) cursor(t *testing.T) {
 	got := walk(search.Request{Limit: 17, Query: MarkerCaption, Only: []string{search.FieldName}}, userA)
 	sameIDs(t, "cursor over a text query", got, selectDocs(s.c.Docs, userA, func(d search.Document) bool { return hasWord(d, MarkerCaption) }))
 	got = walk(search.Request{Limit: 50, Types: []string{"image"}}, userAB)
-	sameIDs(t, "cursor over images", got, selectDocs(s.c.Docs, userAB, func(d search.Document) bool { return d[search.FieldType] == search.TypeImage }))
+	sameIDs(t, "cursor over images", got, selectDocs(s.c.Docs, userAB, func(d search.Document) bool { return d[search.FieldType] == models.TypeImage }))
 	// The page after the last id is empty.
 	all := walk(search.Request{Limit: 1000}, admin)
 	if resp := s.search(t, search.Request{Limit: 10, Cursor: &search.Cursor{After: all[len(all)-1]}}, admin); len(resp.Results) != 0 {

@@ -2,8 +2,8 @@
 // indexing pipeline (package search, not its engines): the search outbox
 // (outbox.go), the rows a search document and its segments are built from
 // (documents.go), and the containers whose groups changed. It is part of
-// the store layer, apart from package store because store imports search
-// (its reports share search.MediaType) and search imports these
+// the store layer, apart from package store because store imported search
+// (its reports share models.MediaType) and search imports these
 // statements: it imports nothing of metaharvest but models.
 //
 // As in package store, a statement runs on the *DB it is given: a handle
