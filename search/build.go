@@ -9,13 +9,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/metaharvest/metaharvest/internal/store/searchrows"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
 // BuildDocument derives the search document of one item from Postgres. ok is
 // false when the item does not exist or is deleted (its document must go).
-func BuildDocument(db *searchrows.DB, itemID string) (doc Document, ok bool, err error) {
+func BuildDocument(db *store.DB, itemID string) (doc Document, ok bool, err error) {
 	ctx := context.Background()
 	if db.Statement != nil && db.Statement.Context != nil {
 		ctx = db.Statement.Context
@@ -31,7 +31,7 @@ func BuildDocument(db *searchrows.DB, itemID string) (doc Document, ok bool, err
 // itemRow is what an item's document is made of: its row (read, or made
 // from a Fresh item) and the groups of its location and container.
 type itemRow struct {
-	searchrows.Item
+	store.DocItem
 	LocationGroups  models.Strings
 	ContainerGroups models.Strings
 	// data is the metadata of a Fresh item, decoded already (Metadata is
@@ -94,20 +94,20 @@ func (f *Fresh) row() itemRow {
 	}
 	// The row keeps microseconds, in UTC.
 	lm := f.LastModified.UTC().Truncate(time.Microsecond)
-	return itemRow{Item: searchrows.Item{ID: f.ID, Name: f.Name, Path: f.Path, Size: f.Size, LastModified: &lm, MimeType: f.MimeType,
+	return itemRow{DocItem: store.DocItem{ID: f.ID, Name: f.Name, Path: f.Path, Size: f.Size, LastModified: &lm, MimeType: f.MimeType,
 		LocationID: f.LocationID, LocationKind: f.LocationKind, LocationName: f.LocationName,
 		ContainerID: f.ContainerID, ContainerName: f.ContainerName}, data: data}
 }
 
 // BuildDocuments derives the documents of several items in one query; items
 // that do not exist or are deleted are absent from the map.
-func BuildDocuments(ctx context.Context, db *searchrows.DB, itemIDs []string) (map[string]Document, error) {
+func BuildDocuments(ctx context.Context, db *store.DB, itemIDs []string) (map[string]Document, error) {
 	return buildDocuments(ctx, db, itemIDs, nil)
 }
 
 // buildDocuments is BuildDocuments, with the rows of the fresh items (by
 // id) taken from them rather than read.
-func buildDocuments(ctx context.Context, db *searchrows.DB, itemIDs []string, fresh map[string]*Fresh) (map[string]Document, error) {
+func buildDocuments(ctx context.Context, db *store.DB, itemIDs []string, fresh map[string]*Fresh) (map[string]Document, error) {
 	out := make(map[string]Document, len(itemIDs))
 	if len(itemIDs) == 0 {
 		return out, nil
@@ -125,12 +125,12 @@ func buildDocuments(ctx context.Context, db *searchrows.DB, itemIDs []string, fr
 		}
 	}
 	if len(read) > 0 {
-		stored, err := searchrows.Items(db.WithContext(ctx), read)
+		stored, err := store.DocItems(db.WithContext(ctx), read)
 		if err != nil {
 			return nil, fmt.Errorf("load items for search: %w", err)
 		}
 		for _, it := range stored {
-			rows = append(rows, itemRow{Item: it})
+			rows = append(rows, itemRow{DocItem: it})
 		}
 	}
 	if err := addGroups(ctx, db, rows); err != nil {
@@ -161,7 +161,7 @@ func buildDocuments(ctx context.Context, db *searchrows.DB, itemIDs []string, fr
 // archive: [{person_id, name (once named), is_known}], most seen first, so
 // that their names are words of the item and a person is a filter and a
 // facet. Renaming a person marks their items dirty.
-func addPeople(ctx context.Context, db *searchrows.DB, docs map[string]Document) error {
+func addPeople(ctx context.Context, db *store.DB, docs map[string]Document) error {
 	if len(docs) == 0 {
 		return nil
 	}
@@ -169,7 +169,7 @@ func addPeople(ctx context.Context, db *searchrows.DB, docs map[string]Document)
 	for id := range docs {
 		ids = append(ids, id)
 	}
-	rows, err := searchrows.People(db.WithContext(ctx), ids)
+	rows, err := store.DocPeople(db.WithContext(ctx), ids)
 	if err != nil {
 		return fmt.Errorf("load people for search: %w", err)
 	}
@@ -191,7 +191,7 @@ func addPeople(ctx context.Context, db *searchrows.DB, docs map[string]Document)
 
 // addGroups sets the visibility lists of items from the groups of their
 // locations and containers, read once for the few of them a batch has.
-func addGroups(ctx context.Context, db *searchrows.DB, rows []itemRow) error {
+func addGroups(ctx context.Context, db *store.DB, rows []itemRow) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -207,7 +207,7 @@ func addGroups(ctx context.Context, db *searchrows.DB, rows []itemRow) error {
 			ctrs = append(ctrs, r.ContainerID)
 		}
 	}
-	groups, err := searchrows.GroupsOf(db.WithContext(ctx), locs, ctrs)
+	groups, err := store.DocGroupsOf(db.WithContext(ctx), locs, ctrs)
 	if err != nil {
 		return fmt.Errorf("load groups for search: %w", err)
 	}
@@ -233,7 +233,7 @@ const maxTranscriptBytes = 1 << 20
 // addTranscripts sets docs[id]["transcript"] = {text, languages, sources}
 // from the item's captions (subtitle tracks, caption files, speech,
 // uploads), so that what a video says is found by a text search.
-func addTranscripts(ctx context.Context, db *searchrows.DB, docs map[string]Document) error {
+func addTranscripts(ctx context.Context, db *store.DB, docs map[string]Document) error {
 	if len(docs) == 0 {
 		return nil
 	}
@@ -241,7 +241,7 @@ func addTranscripts(ctx context.Context, db *searchrows.DB, docs map[string]Docu
 	for id := range docs {
 		ids = append(ids, id)
 	}
-	rows, err := searchrows.Captions(db.WithContext(ctx), ids)
+	rows, err := store.DocCaptions(db.WithContext(ctx), ids)
 	if err != nil {
 		return fmt.Errorf("load captions for search: %w", err)
 	}
@@ -344,7 +344,7 @@ func StoreURL(kind, location, container, path string) string {
 // the items' custom field values, each typed by its field: a bool, a
 // number, a string, or a date as the RFC 3339 instant of its midnight UTC.
 // Saving or deleting a value marks the item dirty in the same transaction.
-func addCustomFields(ctx context.Context, db *searchrows.DB, docs map[string]Document) error {
+func addCustomFields(ctx context.Context, db *store.DB, docs map[string]Document) error {
 	if len(docs) == 0 {
 		return nil
 	}
@@ -352,7 +352,7 @@ func addCustomFields(ctx context.Context, db *searchrows.DB, docs map[string]Doc
 	for id := range docs {
 		ids = append(ids, id)
 	}
-	rows, err := searchrows.FieldValues(db.WithContext(ctx), ids)
+	rows, err := store.DocFieldValues(db.WithContext(ctx), ids)
 	if err != nil {
 		return fmt.Errorf("load custom field values for search: %w", err)
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/metaharvest/metaharvest/internal/store/searchrows"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -31,12 +31,12 @@ func CustomFieldKind(dataType string) Kind {
 }
 
 // Querier runs a query (a *sql.DB, a *sql.Tx); declared with the
-// statement (searchrows).
-type Querier = searchrows.Querier
+// statement (internal/store).
+type Querier = store.Querier
 
 // AddCustomFields adds every declared custom field to an item catalogue.
 func AddCustomFields(ctx context.Context, db Querier, cat *Catalogue) error {
-	fields, err := searchrows.CustomFields(ctx, db)
+	fields, err := store.DocCustomFields(ctx, db)
 	if err != nil {
 		return fmt.Errorf("load custom fields: %w", err)
 	}

@@ -88,6 +88,6 @@
 // (see outbox.go). GroupsChanged keeps visibility in line with groups.
 // Reindex rebuilds everything after Reset. Engine errors that mean "down"
 // match *apperr.Error with status 503 (Unavailable). The pipeline's
-// statements are in internal/store/searchrows; only the Indexer's LISTEN
+// statements are in internal/store (search*.go); only the Indexer's LISTEN
 // connection speaks to the driver here.
 package search

@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/metaharvest/metaharvest/internal/apperr"
-	"github.com/metaharvest/metaharvest/internal/store/searchrows"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // Engine is a search backend. The api searches through it and the workers feed
@@ -98,7 +98,7 @@ func Unavailable(err error) error {
 type Config struct {
 	// DB is the Postgres handle. The postgres backend keeps its index in it;
 	// every backend needs it for the outbox (Drain, Reindex).
-	DB *searchrows.DB
+	DB *store.DB
 	// MeiliURL selects the Meilisearch backend when set (MEILI_URL).
 	MeiliURL string
 	// MeiliAPIKey authenticates against Meilisearch (MEILI_API_KEY). Secret.

@@ -11,13 +11,13 @@ import (
 
 	"github.com/jackc/pgx/v5/stdlib"
 
-	"github.com/metaharvest/metaharvest/internal/store/searchrows"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // This is the one file of package search that speaks to the database
 // driver (database/sql, pgx): LISTEN holds a connection of its own for as
 // long as it waits for notifications, which no statement of the store
-// layer (internal/store/searchrows) does. internal/store's
+// layer (internal/store) does. internal/store's
 // TestSearchDoesNotImportTheDriver allows it these imports and no other
 // file of the package any.
 
@@ -29,7 +29,7 @@ import (
 // Every worker runs one; they share the outbox through its claims, so any
 // deployment with a worker converges, with or without a scheduler.
 type Indexer struct {
-	DB     *searchrows.DB
+	DB     *store.DB
 	Engine Engine
 	Logger *slog.Logger
 	// PollInterval is how often the outbox is looked at without a
@@ -56,7 +56,7 @@ const DefaultIndexerPoll = time.Second
 const DefaultMaintainInterval = 250 * time.Millisecond
 
 // NewIndexer returns an indexer; Run starts it.
-func NewIndexer(db *searchrows.DB, engine Engine, logger *slog.Logger) *Indexer {
+func NewIndexer(db *store.DB, engine Engine, logger *slog.Logger) *Indexer {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/internal/apperr"
 	"github.com/metaharvest/metaharvest/internal/ids"
-	"github.com/metaharvest/metaharvest/internal/store/searchrows"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // The outbox (table search_outbox) holds the ids of items whose search
@@ -36,7 +36,7 @@ import (
 //     dirty. Rows of a drainer that died are claimed again when its lease
 //     expires.
 //
-// The statements are internal/store/searchrows's (outbox.go there).
+// The statements are internal/store's (searchoutbox.go there).
 
 // OutboxChannel is the Postgres notification channel MarkDirty notifies.
 const OutboxChannel = "search_outbox"
@@ -47,12 +47,12 @@ var claimLease = 30 * time.Second
 
 // MarkDirty records that the search documents of these items must be rebuilt.
 // Call it with the transaction that changes the items.
-func MarkDirty(tx *searchrows.DB, itemIDs ...string) error {
+func MarkDirty(tx *store.DB, itemIDs ...string) error {
 	ids := uniqueIDs(itemIDs)
 	if len(ids) == 0 {
 		return nil
 	}
-	if err := searchrows.MarkDirty(tx, OutboxChannel, ids); err != nil {
+	if err := store.MarkDirty(tx, OutboxChannel, ids); err != nil {
 		return fmt.Errorf("mark items dirty for search: %w", err)
 	}
 	return nil
@@ -61,8 +61,8 @@ func MarkDirty(tx *searchrows.DB, itemIDs ...string) error {
 // MarkDirtyWhere marks every live item matching cond (a WHERE clause over
 // items with its arguments) dirty, in one statement; for changes that
 // concern many items at once.
-func MarkDirtyWhere(tx *searchrows.DB, cond string, args ...any) error {
-	if err := searchrows.MarkDirtyWhere(tx, OutboxChannel, cond, args...); err != nil {
+func MarkDirtyWhere(tx *store.DB, cond string, args ...any) error {
+	if err := store.MarkDirtyWhere(tx, OutboxChannel, cond, args...); err != nil {
 		return fmt.Errorf("mark items dirty for search: %w", err)
 	}
 	return nil
@@ -76,13 +76,13 @@ func MarkDirtyWhere(tx *searchrows.DB, cond string, args ...any) error {
 // not an outage) stays dirty without holding up the others: the rest is
 // indexed and the refusals are returned together. n counts the items
 // indexed or deleted.
-func Drain(ctx context.Context, db *searchrows.DB, engine Engine, batch int) (n int, err error) {
+func Drain(ctx context.Context, db *store.DB, engine Engine, batch int) (n int, err error) {
 	if batch <= 0 {
 		batch = drainBatch(engine)
 	}
 	once := drainOnce
 	if ti, ok := engine.(TxIndexer); ok {
-		once = func(ctx context.Context, db *searchrows.DB, _ Engine, batch int) (int, []error, error) {
+		once = func(ctx context.Context, db *store.DB, _ Engine, batch int) (int, []error, error) {
 			return drainTxOnce(ctx, db, ti, batch)
 		}
 	}
@@ -145,9 +145,9 @@ func upsertEach(ctx context.Context, engine Engine, docs []Document) (ok []strin
 // database's transactions, in one transaction (see the top of this file).
 // done counts the items indexed or removed; refused holds the items the
 // engine would not take (they stay dirty).
-func drainTxOnce(ctx context.Context, db *searchrows.DB, ti TxIndexer, batch int) (done int, refused []error, err error) {
-	err = db.WithContext(ctx).Transaction(func(tx *searchrows.DB) error {
-		ids, err := searchrows.LockOutbox(tx, batch)
+func drainTxOnce(ctx context.Context, db *store.DB, ti TxIndexer, batch int) (done int, refused []error, err error) {
+	err = db.WithContext(ctx).Transaction(func(tx *store.DB) error {
+		ids, err := store.LockOutbox(tx, batch)
 		if err != nil {
 			return fmt.Errorf("claim search outbox: %w", err)
 		}
@@ -157,7 +157,7 @@ func drainTxOnce(ctx context.Context, db *searchrows.DB, ti TxIndexer, batch int
 		// A harvest indexing these items in its own transaction holds
 		// their rows until it commits: wait for it, so that the documents
 		// built next see what it wrote (or make it wait for this batch).
-		if err := searchrows.LockItems(tx, ids); err != nil {
+		if err := store.LockItems(tx, ids); err != nil {
 			return fmt.Errorf("lock items to index: %w", err)
 		}
 		indexed, bad, err := indexEachTx(ctx, tx, ti, ids)
@@ -165,7 +165,7 @@ func drainTxOnce(ctx context.Context, db *searchrows.DB, ti TxIndexer, batch int
 			return err
 		}
 		refused = bad
-		if err := searchrows.ClearOutbox(tx, indexed); err != nil {
+		if err := store.ClearOutbox(tx, indexed); err != nil {
 			return fmt.Errorf("clear search outbox: %w", err)
 		}
 		done = len(indexed)
@@ -181,7 +181,7 @@ func drainTxOnce(ctx context.Context, db *searchrows.DB, ti TxIndexer, batch int
 // engine refuses it, one by one (each in a savepoint), so that a document
 // it cannot take leaves the others indexed. It returns the items indexed
 // and one error per item refused.
-func indexEachTx(ctx context.Context, tx *searchrows.DB, ti TxIndexer, ids []string) (indexed []string, refused []error, err error) {
+func indexEachTx(ctx context.Context, tx *store.DB, ti TxIndexer, ids []string) (indexed []string, refused []error, err error) {
 	// attempt reports a refusal apart from a failure that ends the drain.
 	attempt := func(savepoint string, ids []string) (refusedErr, failed error) {
 		if err := tx.SavePoint(savepoint).Error; err != nil {
@@ -222,9 +222,9 @@ func indexEachTx(ctx context.Context, tx *searchrows.DB, ti TxIndexer, ids []str
 
 // drainOnce indexes one batch. done counts the items indexed or removed;
 // refused holds the items the engine would not take (they stay dirty).
-func drainOnce(ctx context.Context, db *searchrows.DB, engine Engine, batch int) (done int, refused []error, err error) {
+func drainOnce(ctx context.Context, db *store.DB, engine Engine, batch int) (done int, refused []error, err error) {
 	token := ids.New()
-	rows, err := searchrows.ClaimOutbox(db.WithContext(ctx), claimLease, token, batch)
+	rows, err := store.ClaimOutbox(db.WithContext(ctx), claimLease, token, batch)
 	if err != nil {
 		return 0, nil, fmt.Errorf("claim search outbox: %w", err)
 	}
@@ -246,7 +246,7 @@ func drainOnce(ctx context.Context, db *searchrows.DB, engine Engine, batch int)
 			case <-t.C:
 				// A renewal that fails is tried again at the next tick,
 				// well within the lease.
-				_ = searchrows.RenewClaims(db.WithContext(ctx), claimLease, token)
+				_ = store.RenewClaims(db.WithContext(ctx), claimLease, token)
 			}
 		}
 	}()
@@ -255,7 +255,7 @@ func drainOnce(ctx context.Context, db *searchrows.DB, engine Engine, batch int)
 		// A fresh context: the rows must be released even when ctx ended.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		return searchrows.ReleaseClaims(db.WithContext(rctx), token)
+		return store.ReleaseClaims(db.WithContext(rctx), token)
 	}
 	fail := func(err error) (int, []error, error) {
 		if rerr := release(); rerr != nil {
@@ -319,7 +319,7 @@ func drainOnce(ctx context.Context, db *searchrows.DB, engine Engine, batch int)
 			doneSeqs = append(doneSeqs, r.Seq)
 		}
 	}
-	if err := searchrows.DeleteClaimed(db.WithContext(ctx), token, doneIDs, doneSeqs); err != nil {
+	if err := store.DeleteClaimed(db.WithContext(ctx), token, doneIDs, doneSeqs); err != nil {
 		return fail(fmt.Errorf("clear search outbox: %w", err))
 	}
 	// Rows whose item changed meanwhile, and refused ones, are left
@@ -333,11 +333,11 @@ func drainOnce(ctx context.Context, db *searchrows.DB, engine Engine, batch int)
 // Reindex rebuilds the index from scratch: it resets the engine, marks every
 // live item dirty and drains. Searches see a partial index until it is done;
 // items changed meanwhile are indexed in their latest state.
-func Reindex(ctx context.Context, db *searchrows.DB, engine Engine) (int, error) {
+func Reindex(ctx context.Context, db *store.DB, engine Engine) (int, error) {
 	if err := engine.Reset(ctx); err != nil {
 		return 0, fmt.Errorf("reset search engine: %w", err)
 	}
-	if err := searchrows.MarkAllDirty(db.WithContext(ctx)); err != nil {
+	if err := store.MarkAllDirty(db.WithContext(ctx)); err != nil {
 		return 0, fmt.Errorf("mark every item dirty for search: %w", err)
 	}
 	return Drain(ctx, db, engine, 0)
@@ -345,7 +345,7 @@ func Reindex(ctx context.Context, db *searchrows.DB, engine Engine) (int, error)
 
 // indexSegments replaces the segments of the items just indexed with the
 // ones stored for them (see BuildSegments).
-func indexSegments(ctx context.Context, db *searchrows.DB, engine Engine, docs []Document, skip map[string]bool) error {
+func indexSegments(ctx context.Context, db *store.DB, engine Engine, docs []Document, skip map[string]bool) error {
 	var ids []string
 	var indexed []Document
 	for _, d := range docs {
@@ -378,8 +378,8 @@ func indexSegments(ctx context.Context, db *searchrows.DB, engine Engine, docs [
 }
 
 // OutboxDepth counts the items waiting in the outbox.
-func OutboxDepth(ctx context.Context, db *searchrows.DB) (int64, error) {
-	n, err := searchrows.OutboxDepth(db.WithContext(ctx))
+func OutboxDepth(ctx context.Context, db *store.DB) (int64, error) {
+	n, err := store.OutboxDepth(db.WithContext(ctx))
 	if err != nil {
 		return 0, fmt.Errorf("count the search outbox: %w", err)
 	}
@@ -388,8 +388,8 @@ func OutboxDepth(ctx context.Context, db *searchrows.DB) (int64, error) {
 
 // OutboxLastSeq is the sequence number of the latest mark still in the
 // outbox (0 when it is empty).
-func OutboxLastSeq(ctx context.Context, db *searchrows.DB) (int64, error) {
-	n, err := searchrows.OutboxLastSeq(db.WithContext(ctx))
+func OutboxLastSeq(ctx context.Context, db *store.DB) (int64, error) {
+	n, err := store.OutboxLastSeq(db.WithContext(ctx))
 	if err != nil {
 		return 0, fmt.Errorf("read the search outbox: %w", err)
 	}
@@ -398,8 +398,8 @@ func OutboxLastSeq(ctx context.Context, db *searchrows.DB) (int64, error) {
 
 // OutboxDepthThrough counts the outbox rows marked at or before sequence
 // number seq and not marked again since.
-func OutboxDepthThrough(ctx context.Context, db *searchrows.DB, seq int64) (int64, error) {
-	n, err := searchrows.OutboxDepthThrough(db.WithContext(ctx), seq)
+func OutboxDepthThrough(ctx context.Context, db *store.DB, seq int64) (int64, error) {
+	n, err := store.OutboxDepthThrough(db.WithContext(ctx), seq)
 	if err != nil {
 		return 0, fmt.Errorf("count the search outbox: %w", err)
 	}
@@ -409,8 +409,8 @@ func OutboxDepthThrough(ctx context.Context, db *searchrows.DB, seq int64) (int6
 // RebuildStart is what a rebuild of the whole index (metaharvest reindex)
 // starts from: the database's clock, against which items changed since are
 // found (updated_at), and the number of live items it sends.
-func RebuildStart(ctx context.Context, db *searchrows.DB) (now time.Time, items int64, err error) {
-	now, items, err = searchrows.RebuildStart(db.WithContext(ctx))
+func RebuildStart(ctx context.Context, db *store.DB) (now time.Time, items int64, err error) {
+	now, items, err = store.RebuildStart(db.WithContext(ctx))
 	if err != nil {
 		return time.Time{}, 0, fmt.Errorf("read the state a reindex starts from: %w", err)
 	}

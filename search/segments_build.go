@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/metaharvest/metaharvest/internal/store/searchrows"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // Segments come from extractors (extractors.Result.Segments), stored by the
@@ -21,7 +21,7 @@ import (
 
 // BuildSegments returns the segments of the given item documents, by item
 // id, with the visibility lists of their documents.
-func BuildSegments(ctx context.Context, db *searchrows.DB, docs []Document) (map[string][]Segment, error) {
+func BuildSegments(ctx context.Context, db *store.DB, docs []Document) (map[string][]Segment, error) {
 	out := map[string][]Segment{}
 	if len(docs) == 0 {
 		return out, nil
@@ -32,7 +32,7 @@ func BuildSegments(ctx context.Context, db *searchrows.DB, docs []Document) (map
 		byID[d.ID()] = d
 		ids = append(ids, d.ID())
 	}
-	rows, err := searchrows.SegmentParts(db.WithContext(ctx), ids)
+	rows, err := store.DocSegmentParts(db.WithContext(ctx), ids)
 	if err != nil {
 		return nil, fmt.Errorf("load segments: %w", err)
 	}
@@ -105,12 +105,12 @@ func BuildSegments(ctx context.Context, db *searchrows.DB, docs []Document) (map
 
 // segmentPersons maps (item, the item's own person) to its person across
 // the archive.
-func segmentPersons(ctx context.Context, db *searchrows.DB, ids []string) (map[[2]string]searchrows.Person, error) {
-	rows, err := searchrows.People(db.WithContext(ctx), ids)
+func segmentPersons(ctx context.Context, db *store.DB, ids []string) (map[[2]string]store.DocPerson, error) {
+	rows, err := store.DocPeople(db.WithContext(ctx), ids)
 	if err != nil {
 		return nil, fmt.Errorf("load people of segments: %w", err)
 	}
-	out := make(map[[2]string]searchrows.Person, len(rows))
+	out := make(map[[2]string]store.DocPerson, len(rows))
 	for _, r := range rows {
 		out[[2]string{r.ItemID, r.LocalPerson}] = r
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
-	"github.com/metaharvest/metaharvest/internal/store/searchrows"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // Captions are linked to segments by time when the segments are built, so
@@ -80,8 +80,8 @@ type timedCue struct {
 
 // loadTimedCaptions reads the captions of items, in the order the items'
 // transcript.text lists them (by time stored, then id).
-func loadTimedCaptions(ctx context.Context, db *searchrows.DB, ids []string) (map[string][]timedCaption, error) {
-	rows, err := searchrows.Captions(db.WithContext(ctx), ids)
+func loadTimedCaptions(ctx context.Context, db *store.DB, ids []string) (map[string][]timedCaption, error) {
+	rows, err := store.DocCaptions(db.WithContext(ctx), ids)
 	if err != nil {
 		return nil, fmt.Errorf("load captions for segments: %w", err)
 	}

@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/metaharvest/metaharvest/internal/store/searchrows"
+	"github.com/metaharvest/metaharvest/internal/store"
 )
 
 // Conn is what an engine that indexes inside the caller's transaction
 // writes with: a *sql.Tx, or a GORM transaction's ConnPool. It is
-// declared with the statements (searchrows), so that search needs no
+// declared with the statements (internal/store), so that search needs no
 // database/sql for it.
-type Conn = searchrows.Conn
+type Conn = store.Conn
 
 // TxIndexer is an engine that keeps its index in the platform's database
 // (the Postgres backend). It indexes inside the transaction that changes
@@ -43,8 +43,8 @@ type VisibilityRefresher interface {
 // groups of locations or containers: in tx with an engine that can
 // (VisibilityRefresher), otherwise by marking the items of the containers
 // concerned for the drain (the engine then follows within moments).
-func GroupsChanged(ctx context.Context, tx *searchrows.DB, engine Engine, locationIDs, containerIDs []string) error {
-	ctrs, err := searchrows.ContainersOf(tx, locationIDs, containerIDs)
+func GroupsChanged(ctx context.Context, tx *store.DB, engine Engine, locationIDs, containerIDs []string) error {
+	ctrs, err := store.ContainersOf(tx, locationIDs, containerIDs)
 	if err != nil {
 		return fmt.Errorf("containers whose groups changed: %w", err)
 	}
@@ -52,13 +52,13 @@ func GroupsChanged(ctx context.Context, tx *searchrows.DB, engine Engine, locati
 		return nil
 	}
 	if r, ok := engine.(VisibilityRefresher); ok {
-		conn, err := searchrows.TxConn(tx)
+		conn, err := store.TxConn(tx)
 		if err != nil {
 			return fmt.Errorf("refresh visibility: %w", err)
 		}
 		return r.RefreshVisibilityTx(ctx, conn, ctrs)
 	}
-	if err := searchrows.MarkContainersDirty(tx, OutboxChannel, ctrs); err != nil {
+	if err := store.MarkContainersDirty(tx, OutboxChannel, ctrs); err != nil {
 		return fmt.Errorf("mark items dirty for search: %w", err)
 	}
 	return nil
@@ -88,14 +88,14 @@ type Indexed struct {
 // for the outbox drain (MarkDirty). A batch the engine refuses does not
 // fail tx: the index writes are rolled back to a savepoint and the items
 // are marked instead. Database errors fail tx, as any other statement's.
-func IndexInTx(ctx context.Context, tx *searchrows.DB, engine Engine, itemIDs ...string) (Indexed, error) {
+func IndexInTx(ctx context.Context, tx *store.DB, engine Engine, itemIDs ...string) (Indexed, error) {
 	return IndexFreshInTx(ctx, tx, engine, nil, itemIDs...)
 }
 
 // IndexFreshInTx is IndexInTx for items of which some are fresh: written
 // whole by tx, their documents are made from what the caller holds (Fresh)
 // rather than read back. A fresh item must be among itemIDs.
-func IndexFreshInTx(ctx context.Context, tx *searchrows.DB, engine Engine, fresh []Fresh, itemIDs ...string) (Indexed, error) {
+func IndexFreshInTx(ctx context.Context, tx *store.DB, engine Engine, fresh []Fresh, itemIDs ...string) (Indexed, error) {
 	ids := uniqueIDs(itemIDs)
 	if len(ids) == 0 {
 		return Indexed{}, nil
@@ -127,7 +127,7 @@ func IndexFreshInTx(ctx context.Context, tx *searchrows.DB, engine Engine, fresh
 
 // indexItemsTx builds the documents and segments of items from what tx
 // sees and writes them with tx's connection.
-func indexItemsTx(ctx context.Context, tx *searchrows.DB, ti TxIndexer, ids []string, fresh map[string]*Fresh) error {
+func indexItemsTx(ctx context.Context, tx *store.DB, ti TxIndexer, ids []string, fresh map[string]*Fresh) error {
 	docs, err := buildDocuments(ctx, tx, ids, fresh)
 	if err != nil {
 		return err
@@ -155,7 +155,7 @@ func indexItemsTx(ctx context.Context, tx *searchrows.DB, ti TxIndexer, ids []st
 	for _, d := range present {
 		segs = append(segs, byItem[d.ID()]...)
 	}
-	conn, err := searchrows.TxConn(tx)
+	conn, err := store.TxConn(tx)
 	if err != nil {
 		return fmt.Errorf("index items in transaction: %w", err)
 	}

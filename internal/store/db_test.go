@@ -34,8 +34,9 @@ func TestHandlersDoNotImportTheDriver(t *testing.T) {
 
 // Package search (not its engines, search/postgres and search/meili, which
 // keep their indexes with SQL and HTTP of their own) runs its statements
-// through internal/store/searchrows, and names the database as
-// searchrows.DB. One file is the exception: indexer.go LISTENs on a
+// through internal/store (searchdocs.go, searchoutbox.go,
+// searchvisibility.go, searchconn.go), and names the database as
+// store.DB. One file is the exception: indexer.go LISTENs on a
 // driver connection of its own (pgx's, through database/sql), which a
 // statement cannot do; it may import those and nothing else of the driver.
 func TestSearchDoesNotImportTheDriver(t *testing.T) {
@@ -47,7 +48,7 @@ func TestSearchDoesNotImportTheDriver(t *testing.T) {
 			if filepath.Base(f) == "indexer.go" && listen[path] {
 				continue
 			}
-			t.Errorf("%s imports %s: run the statement through internal/store/searchrows", f, path)
+			t.Errorf("%s imports %s: run the statement through internal/store", f, path)
 		}
 	}
 	if checked < 15 {

@@ -15,9 +15,9 @@
 // one transaction.
 //
 // The search package's indexing pipeline (its outbox, and the rows search
-// documents and segments are built from) has its statements in the
-// sub-package internal/store/searchrows: this package imports search, so
-// search cannot import it. Only search/indexer.go, which LISTENs for the
+// documents and segments are built from) has its statements here too, in
+// the files named search*.go (store does not import search; the media
+// types both use are in models). Only search/indexer.go, which LISTENs for the
 // outbox's notifications on a connection of its own, speaks to the driver
 // there (TestSearchDoesNotImportTheDriver); the engines (search/postgres,
 // search/meili) keep their indexes with statements of their own.

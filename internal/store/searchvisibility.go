@@ -1,4 +1,4 @@
-package searchrows
+package store
 
 import "github.com/metaharvest/metaharvest/models"
 

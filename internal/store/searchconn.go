@@ -1,17 +1,10 @@
-package searchrows
+package store
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
-
-	"gorm.io/gorm"
 )
-
-// DB is what the statements run on. It is an alias, as store.DB is, so
-// that search names the database handle (search.Config, Indexer, Drain)
-// without importing the driver, and its callers pass theirs unchanged.
-type DB = gorm.DB
 
 // Conn is what an engine that indexes inside the caller's transaction
 // writes with: a *sql.Tx, or a GORM transaction's ConnPool (search.Conn).

@@ -1,4 +1,4 @@
-package searchrows
+package store
 
 import (
 	"database/sql/driver"
