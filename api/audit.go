@@ -31,13 +31,13 @@ var auditCatalogue = map[string][]string{
 	"savedsearch":      {"create", "update", "delete"},
 	"search":           {"export"},
 	"feature":          {"enable", "disable"},
-	// collaboration (routes_collaboration.go)
+	// collaboration (routes.go)
 	"compilation":  {"create", "update", "delete", "add-item", "remove-item", "order-items", "clone"},
 	"comment":      {"create", "update", "delete"},
 	"field":        {"create", "update", "delete", "order"},
 	"fielddata":    {"set", "delete"},
 	"logotraining": {"create", "check", "complete"},
-	// people (routes_people.go)
+	// people (routes.go)
 	"person": {"rename", "hide", "show", "merge", "move-face", "reject-face", "delete", "teach"},
 }
 

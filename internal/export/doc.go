@@ -5,7 +5,7 @@
 // 3600 edit decision list or OpenTimelineIO JSON, and a picture's
 // metadata as an XMP sidecar.
 //
-// The api serves them (api/routes_exports.go) and the web pages link to
+// The api serves them (api/exports.go) and the web pages link to
 // those routes; nothing here reads a request or the database: callers pass
 // an engine, the clips of a compilation (store.ClipSources) or an item's
 // metadata. Every text that came from a file or a user (names, paths,
