@@ -8,22 +8,6 @@ import (
 	"github.com/metaharvest/metaharvest/internal/store"
 )
 
-// adminRoutes lists the administration pages: users, groups, roles, API keys, extractors, summaries.
-//
-// The overview (/admin) is open to whoever may open any of the screens:
-// no single scope says that, so the route is ScopePublic and adminOverview
-// checks the session and canAdminister itself (a 403 page otherwise).
-func (u *UI) adminRoutes() []Route {
-	return []Route{
-		{"GET", "/admin", ScopePublic, u.adminOverview},
-		{"GET", "/admin/users", "users:read", u.adminUsersPage},
-		{"GET", "/admin/groups", "groups:read", u.adminGroupsPage},
-		{"GET", "/admin/roles", "roles:read", u.adminRolesPage},
-		{"GET", "/admin/keys", "apikeys:read", u.adminKeysPage},
-		{"GET", "/admin/extractors", "extractors:read", u.adminExtractorsPage},
-	}
-}
-
 // adminScreen is one administration screen and the scope that opens it.
 type adminScreen struct {
 	Key, Href, Label, Scope, About string

@@ -6,14 +6,6 @@ import (
 	"github.com/metaharvest/metaharvest/internal/access"
 )
 
-// collabRoutes lists collaboration: comments and custom fields on the item page, compilations.
-func (u *UI) collabRoutes() []Route {
-	return []Route{
-		{"GET", "/compilations", "compilations:read", u.compilationsPage},
-		{"GET", "/compilations/{id}", "compilations:read", u.compilationPage},
-	}
-}
-
 // collabAssets adds the section's stylesheet and a script to a page.
 func (u *UI) collabAssets(b *base, script string) {
 	b.Nav = "compilations"

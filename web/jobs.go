@@ -12,14 +12,6 @@ import (
 	"github.com/metaharvest/metaharvest/models"
 )
 
-// jobRoutes lists the jobs pages: harvests with live progress, a job's items and errors, cancel, starting a harvest.
-func (u *UI) jobRoutes() []Route {
-	return []Route{
-		{"GET", "/jobs", "activity:read", u.jobsPage},
-		{"GET", "/jobs/{id}", "activity:read", u.jobPage},
-	}
-}
-
 // jobsShown is how many jobs the list shows, newest first.
 const jobsShown = 100
 

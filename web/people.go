@@ -19,13 +19,6 @@ import (
 // remove wrong faces). They read through the store layer with the api's
 // visibility; they change through the api (js/people.js).
 
-func (u *UI) peopleRoutes() []Route {
-	return []Route{
-		{"GET", "/people", "people:read", u.peoplePage},
-		{"GET", "/people/{id}", "people:read", u.personPage},
-	}
-}
-
 // peoplePageSize is how many faces the grid shows at once.
 const peoplePageSize = 60
 

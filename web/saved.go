@@ -9,13 +9,6 @@ import (
 	"github.com/metaharvest/metaharvest/internal/store"
 )
 
-// savedRoutes lists saved searches, and the search results' multi-select actions.
-func (u *UI) savedRoutes() []Route {
-	return []Route{
-		{"GET", "/saved", "savedsearches:read", u.savedPage},
-	}
-}
-
 // savedPage is GET /saved: the user's own saved searches (the api's list:
 // each user sees only theirs), each a link to the search page; rename and
 // delete go through the api from js/saved.js.

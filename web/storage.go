@@ -12,15 +12,6 @@ import (
 	"github.com/metaharvest/metaharvest/storage"
 )
 
-// storageRoutes lists the storage pages: locations and their containers, live harvests per container, uploads.
-func (u *UI) storageRoutes() []Route {
-	return []Route{
-		{"GET", "/storage", "locations:read", u.storagePage},
-		{"GET", "/storage/{id}", "locations:read", u.locationPage},
-		{"GET", "/upload", "uploads:write", u.uploadPage},
-	}
-}
-
 // storagePage is GET /storage: the locations the user may see (the api's
 // list and visibility) with their kind, settings (secrets never) and
 // container count, and, for users with locations:write, the form that

@@ -106,30 +106,6 @@ func New(d Deps) (*UI, error) {
 	return u, nil
 }
 
-// routeTable lists every page with its scope (a test checks that each has
-// one, and that a user without it gets a 403 page). Each section of the UI
-// lists its own routes in its file.
-//
-// Pages render what they show on the server, through the store layer with
-// the api's visibility. What a page changes it changes through the JSON
-// API, from its script (assets/js/api.js) with the session cookie and its
-// CSRF token: the api's validation, scopes and audit events, one system.
-func (u *UI) routeTable() []Route {
-	rs := []Route{
-		{"GET", "/signin", ScopePublic, u.signInPage},
-		{"POST", "/signin", ScopePublic, u.signIn},
-		{"POST", "/signout", ScopePublic, u.signOut},
-		{"GET", "/{$}", "search:read", u.searchPage},
-		{"GET", "/moments", "segments:read", u.momentsPage},
-		{"GET", "/items/{id}", "items:read", u.itemPage},
-	}
-	for _, section := range [][]Route{u.jobRoutes(), u.storageRoutes(), u.collabRoutes(), u.savedRoutes(), u.adminRoutes(),
-		u.peopleRoutes()} {
-		rs = append(rs, section...)
-	}
-	return rs
-}
-
 // Routes lists the page routes (for tests and docs).
 func (u *UI) Routes() []Route { return u.routes }
 
