@@ -98,7 +98,7 @@ admin-password: build
 # The race detector runs over the packages whose code starts goroutines or
 # shares state between them (worker, search, storage, the extractor
 # framework, internal, ...). RACE_FREE are tested without it; none of
-# their code starts a goroutine or holds a lock (cmd/metaharvest's
+# their code starts a goroutine or holds a lock (cmd/metaharvest/e2e's
 # TestRaceFreePackagesStartNoGoroutine keeps it so):
 # - api and web: their tests are HTTP calls one after the other. With the
 #   race detector the api tests took 131 CPU seconds instead of 30.
@@ -172,7 +172,7 @@ test-faults:
 	@set -euo pipefail; \
 	pgadmin=$$(deploy/setup.sh --s3); \
 	export TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$pgadmin}"; \
-	$(GO) test -count=1 -v -run '$(FAULT_TESTS)' ./cmd/metaharvest
+	$(GO) test -count=1 -v -run '$(FAULT_TESTS)' ./cmd/metaharvest/e2e
 
 # The bench needs the test servers too (versitygw for the s3 suite,
 # Meilisearch for the meili suite): setup.sh --s3.
