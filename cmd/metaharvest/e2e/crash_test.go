@@ -19,6 +19,9 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	// The registry the tests start jobs with in-process, and ask what is
+	// available, holds every family, as the binary's does.
+	_ "github.com/metaharvest/metaharvest/extractors/families"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/internal/queue"
 	"github.com/metaharvest/metaharvest/internal/testbucket"
