@@ -235,3 +235,46 @@ func TestPeopleAcrossTheArchive(t *testing.T) {
 		t.Errorf("%d person audit events", n)
 	}
 }
+
+// TestDeletingALocationRecountsItsPeople: a location's faces go with it; a
+// person also seen elsewhere keeps the faces left there, a person seen only
+// there disappears (docs/people.md, "Privacy").
+func TestDeletingALocationRecountsItsPeople(t *testing.T) {
+	t.Parallel()
+	e := newCollabEnv(t)
+	w := peopletest.NewFaces(45, 2)
+	e.harvestFaces(e.video, []testFace{{local: "v-ann", desc: w.Face(0)}})
+	e.harvestFaces(e.secret, []testFace{{local: "s-ann", desc: w.Face(0)}, {local: "s-carl", desc: w.Face(1)}})
+	a := &people.Assigner{DB: e.db, Rule: people.Rule{Threshold: 0.5}}
+	e.settle(a)
+	var ann, carl string
+	for _, p := range e.do("GET", "/api/data/people", e.adminToken, nil).status(200).json()["people"].([]any) {
+		pm := p.(map[string]any)
+		switch pm["num_items"].(float64) {
+		case 2:
+			ann = pm["person_id"].(string)
+		case 1:
+			carl = pm["person_id"].(string)
+		}
+	}
+	if ann == "" || carl == "" {
+		t.Fatalf("before: ann %q, carl %q", ann, carl)
+	}
+
+	e.do("DELETE", "/api/data/v3/locations/sec", e.adminToken, nil).status(200)
+	e.settle(a)
+	list := e.do("GET", "/api/data/people", e.adminToken, nil).status(200).json()
+	if got := personIDs(list["people"].([]any)); !slices.Equal(got, []string{ann}) {
+		t.Fatalf("people after the location's deletion: %v, want only %s", got, ann)
+	}
+	p := e.do("GET", "/api/data/people/"+ann, e.adminToken, nil).status(200).json()["person"].(map[string]any)
+	if p["num_items"].(float64) != 1 || p["num_faces"].(float64) != 1 {
+		t.Errorf("ann after the deletion: %v", p)
+	}
+	e.do("GET", "/api/data/people/"+carl, e.adminToken, nil).status(404)
+	var rows int64
+	e.db.Raw(`SELECT count(*) FROM persons WHERE id = ?`, carl).Scan(&rows)
+	if rows != 0 {
+		t.Errorf("the person seen only in the deleted location is still stored")
+	}
+}

@@ -78,7 +78,8 @@ func UpdateLocation(tx *gorm.DB, id, kind, name string, config models.JSON, vers
 }
 
 // DeleteLocation deletes a location for good in tx: its containers, items,
-// results and artifact rows go by foreign-key cascade. It returns the
+// results, artifact rows and faces go by foreign-key cascade, and the
+// people of those faces are counted again. It returns the
 // location's items (for search) and artifact paths (for their files).
 func DeleteLocation(tx *gorm.DB, id string) (itemIDs, artifactPaths []string, err error) {
 	// Items are reached through their containers (the index they have).
@@ -90,7 +91,19 @@ func DeleteLocation(tx *gorm.DB, id string) (itemIDs, artifactPaths []string, er
 		id).Scan(&artifactPaths).Error; err != nil {
 		return nil, nil, fmt.Errorf("artifacts of location %s: %w", id, err)
 	}
+	// The persons with faces here: their faces go with the items, so
+	// their counts are worked out again from the faces left elsewhere, and
+	// a person left with none disappears (docs/people.md, "Privacy").
+	var personIDs []string
+	if err := tx.Raw(`SELECT DISTINCT person_id FROM person_faces
+WHERE container_id IN (SELECT id FROM containers WHERE location_id = ?) AND person_id IS NOT NULL`, id).
+		Scan(&personIDs).Error; err != nil {
+		return nil, nil, fmt.Errorf("people of location %s: %w", id, err)
+	}
 	if err := tx.Delete(&models.Location{}, "id = ?", id).Error; err != nil {
+		return nil, nil, fmt.Errorf("delete location %s: %w", id, err)
+	}
+	if _, err := RecountPeople(tx, personIDs); err != nil {
 		return nil, nil, fmt.Errorf("delete location %s: %w", id, err)
 	}
 	return itemIDs, artifactPaths, nil
