@@ -14,6 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/metaharvest/metaharvest/internal/jsonleaf"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -179,6 +180,8 @@ type Prepared struct {
 	// LocationGroups and ContainerGroups are the visibility lists.
 	LocationGroups, ContainerGroups []string
 
+	// body is BodyText while Prepare walks the document.
+	body strings.Builder
 	// spare backs the one-value slices of Flat (most paths hold one value):
 	// one allocation for many.
 	spare []any
@@ -381,68 +384,66 @@ func Prepare(doc Document) (*Prepared, error) {
 	}
 	m = public
 	p.Public = m
-	var body strings.Builder
-	p.walk(m, "", 0, true, &body)
+	jsonleaf.Walker{Sorted: true}.Walk(m, p.leaf)
 	if name, ok := m[FieldName].(string); ok {
 		p.NameText = name
 	}
-	p.BodyText = body.String()
+	p.BodyText = p.body.String()
 	return p, nil
 }
 
-func (p *Prepared) walk(v any, prefix string, depth int, catalogued bool, body *strings.Builder) {
-	switch x := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			child := k
-			if prefix != "" {
-				child = prefix + "." + k
-			}
-			ok := catalogued && validSegment(k) && depth < maxPathDepth && len(child) <= maxPathLen
-			p.walk(x[k], child, depth+1, ok, body)
-		}
-	case []any:
-		for _, e := range x {
-			p.walk(e, prefix, depth, catalogued, body)
-		}
+// leaf takes one leaf of the public document into the body text and,
+// when its path is catalogued, into Flat, Dates and Kinds.
+func (p *Prepared) leaf(l jsonleaf.Leaf) {
+	path, body := l.Path, &p.body
+	switch x := l.Value.(type) {
 	case string:
 		if x == "" {
 			return
 		}
 		// Dates and digests are no words: ranges and DigestQuery find them.
-		if prefix != FieldName && Searchable(prefix) && body.Len() < maxTextBytes && !IsDigestField(prefix) && !looksLikeDate(x) {
+		if path != FieldName && Searchable(path) && body.Len() < maxTextBytes && !IsDigestField(path) && !looksLikeDate(x) {
 			if body.Len() > 0 {
 				body.WriteByte('\n')
 			}
 			body.WriteString(truncateUTF8(x, maxTextBytes-body.Len()))
 		}
-		if !catalogued || prefix == "" {
+		if !catalogued(l) {
 			return
 		}
 		if len(x) > maxValueLength {
-			p.add(prefix, truncateUTF8(x, maxValueLength)+"…", KindString)
+			p.add(path, truncateUTF8(x, maxValueLength)+"…", KindString)
 		} else if t, ok := ParseDateValue(x); ok {
-			p.add(prefix, v, KindDate)
-			p.addDate(prefix, float64(t.UnixNano())/1e9)
+			p.add(path, l.Value, KindDate)
+			p.addDate(path, float64(t.UnixNano())/1e9)
 		} else {
-			p.add(prefix, v, KindString) // v: x boxed again would allocate
+			p.add(path, l.Value, KindString) // l.Value: x boxed again would allocate
 		}
 	case json.Number:
 		f, err := x.Float64()
-		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || !catalogued || prefix == "" {
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || !catalogued(l) {
 			return
 		}
-		p.add(prefix, f, KindNumber)
+		p.add(path, f, KindNumber)
 	case bool:
-		if catalogued && prefix != "" {
-			p.add(prefix, x, KindBool)
+		if catalogued(l) {
+			p.add(path, x, KindBool)
 		}
 	}
+}
+
+// catalogued: the catalogue knows the leaf's path (see the limits above);
+// the others stay searchable as text.
+func catalogued(l jsonleaf.Leaf) bool {
+	if l.Path == "" || len(l.Keys) > maxPathDepth || len(l.Path) > maxPathLen {
+		return false
+	}
+	for _, k := range l.Keys {
+		if !validSegment(k) {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *Prepared) add(path string, v any, k Kind) {
@@ -545,40 +546,25 @@ type FieldText struct {
 // them, or those listed in only), sorted by path, each capped at maxBytes.
 func TextFields(doc map[string]any, only []string, maxBytes int) []FieldText {
 	byPath := map[string]*strings.Builder{}
-	var walk func(v any, path string)
-	walk = func(v any, path string) {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				p := k
-				if path != "" {
-					p = path + "." + k
-				}
-				walk(e, p)
-			}
-		case []any:
-			for _, e := range x {
-				walk(e, path)
-			}
-		case string:
-			if x == "" || !Searchable(path) || (len(only) > 0 && !slicesContains(only, path)) {
-				return
-			}
-			b := byPath[path]
-			if b == nil {
-				b = &strings.Builder{}
-				byPath[path] = b
-			}
-			if b.Len() >= maxBytes {
-				return
-			}
-			if b.Len() > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(truncateUTF8(x, maxBytes-b.Len()))
+	jsonleaf.Walk(doc, func(l jsonleaf.Leaf) {
+		x, ok := l.Value.(string)
+		path := l.Path
+		if !ok || x == "" || !Searchable(path) || (len(only) > 0 && !slicesContains(only, path)) {
+			return
 		}
-	}
-	walk(doc, "")
+		b := byPath[path]
+		if b == nil {
+			b = &strings.Builder{}
+			byPath[path] = b
+		}
+		if b.Len() >= maxBytes {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(truncateUTF8(x, maxBytes-b.Len()))
+	})
 	out := make([]FieldText, 0, len(byPath))
 	for p, b := range byPath {
 		out = append(out, FieldText{Path: p, Text: b.String()})

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/internal/jsonleaf"
 	"github.com/metaharvest/metaharvest/models"
 )
 
@@ -239,7 +240,7 @@ func (u *UI) panels(meta map[string]any) []panel {
 			}
 			g.Rows = append(g.Rows, row)
 		}
-		walkMeta(name, "", meta[name], emit)
+		walkMeta(name, meta[name], emit)
 		if len(g.Rows) > 0 {
 			byFamily[fam] = append(byFamily[fam], g)
 		}
@@ -280,29 +281,23 @@ func words(rel string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// walkMeta calls emit for each value below v: its search field, its path
-// below the extractor, its value as text; a list of scalars is one value
-// (joined, entries the negative count of its values), a list of objects
-// one row counting its entries.
-func walkMeta(field, rel string, v any, emit func(field, rel, value string, entries int)) {
-	switch x := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
+// walkMeta calls emit for each value of an extractor's data v: its search
+// field, its path below the extractor ("value" for v itself), its value
+// as text; a list of scalars is one value (joined, entries the negative
+// count of its values), a list of objects one row counting its entries.
+func walkMeta(extractor string, v any, emit func(field, rel, value string, entries int)) {
+	// The field joins every key with a dot, an empty key too (Path has
+	// no dot after an empty key).
+	field := func(l jsonleaf.Leaf) string {
+		if len(l.Keys) == 0 {
+			return extractor
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			sub := k
-			if rel != "" {
-				sub = rel + "." + k
-			}
-			walkMeta(field+"."+k, sub, x[k], emit)
-		}
-	case []any:
+		return extractor + "." + strings.Join(l.Keys, ".")
+	}
+	list := func(l jsonleaf.Leaf) bool {
 		var scalars []string
 		objects := 0
-		for _, e := range x {
+		for _, e := range l.Value.([]any) {
 			switch e.(type) {
 			case map[string]any, []any:
 				objects++
@@ -316,17 +311,19 @@ func walkMeta(field, rel string, v any, emit func(field, rel, value string, entr
 			if objects == 1 {
 				n = "1 entry"
 			}
-			emit(field, rel, n+" (in the raw data)", objects)
+			emit(field(l), l.Path, n+" (in the raw data)", objects)
 		} else if len(scalars) == 1 {
-			emit(field, rel, scalars[0], 0)
+			emit(field(l), l.Path, scalars[0], 0)
 		} else if len(scalars) > 1 {
-			emit(field, rel, strings.Join(scalars, ", "), -len(scalars))
+			emit(field(l), l.Path, strings.Join(scalars, ", "), -len(scalars))
 		}
-	case nil:
-	default:
+		return false // one row, not a row per element
+	}
+	jsonleaf.Walker{Sorted: true, Array: list}.Walk(v, func(l jsonleaf.Leaf) {
+		rel := l.Path
 		if rel == "" {
 			rel = "value"
 		}
-		emit(field, rel, str(x), 0)
-	}
+		emit(field(l), rel, str(l.Value), 0)
+	})
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
+	"github.com/metaharvest/metaharvest/internal/jsonleaf"
 )
 
 // garbageNames are the names garbage content is offered under, so that
@@ -203,34 +204,16 @@ func checkOutput(t testing.TB, info extractors.Info, name string, o extractors.O
 // declared type, as "path: problem" lines, sorted.
 func UndeclaredLeaves(data map[string]any, declared map[string]extractors.FieldType) []string {
 	var out []string
-	var walk func(prefix string, v any)
-	walk = func(prefix string, v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, child := range x {
-				p := k
-				if prefix != "" {
-					p = prefix + "." + k
-				}
-				walk(p, child)
-			}
-		case []any:
-			for _, child := range x {
-				walk(prefix, child)
-			}
-		case nil:
-		default:
-			typ, ok := declared[prefix]
-			if !ok {
-				out = append(out, fmt.Sprintf("%s: undeclared field (%T)", prefix, v))
-				return
-			}
-			if !fits(typ, x) {
-				out = append(out, fmt.Sprintf("%s: declared %s, got %T %v", prefix, typ, x, x))
-			}
+	jsonleaf.Walk(data, func(l jsonleaf.Leaf) {
+		typ, ok := declared[l.Path]
+		if !ok {
+			out = append(out, fmt.Sprintf("%s: undeclared field (%T)", l.Path, l.Value))
+			return
 		}
-	}
-	walk("", data)
+		if !fits(typ, l.Value) {
+			out = append(out, fmt.Sprintf("%s: declared %s, got %T %v", l.Path, typ, l.Value, l.Value))
+		}
+	})
 	sort.Strings(out)
 	return out
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/meilisearch/meilisearch-go"
 
+	"github.com/metaharvest/metaharvest/internal/jsonleaf"
 	"github.com/metaharvest/metaharvest/search"
 )
 
@@ -306,32 +307,15 @@ func decodeJSON(raw []byte, v any) error {
 // string holding a highlight tag is a fragment of its field.
 func highlights(formatted map[string]any, only []string) []search.Highlight {
 	byField := map[string][]string{}
-	var walk func(v any, path string)
-	walk = func(v any, path string) {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				if path == "" && strings.HasPrefix(k, "_") {
-					continue
-				}
-				p := k
-				if path != "" {
-					p = path + "." + k
-				}
-				walk(e, p)
-			}
-		case []any:
-			for _, e := range x {
-				walk(e, path)
-			}
-		case string:
-			if strings.Contains(x, search.HighlightPre) && search.Searchable(path) &&
-				(len(only) == 0 || contains(only, path)) {
-				byField[path] = append(byField[path], x)
-			}
+	jsonleaf.Walk(formatted, func(l jsonleaf.Leaf) {
+		x, ok := l.Value.(string)
+		path := l.Path
+		// Searchable leaves out the internal fields ("_id", "_location_groups").
+		if ok && strings.Contains(x, search.HighlightPre) && search.Searchable(path) &&
+			(len(only) == 0 || contains(only, path)) {
+			byField[path] = append(byField[path], x)
 		}
-	}
-	walk(formatted, "")
+	})
 	out := []search.Highlight{}
 	for f, frags := range byField {
 		out = append(out, search.Highlight{Field: f, Fragments: frags})

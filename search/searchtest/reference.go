@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/metaharvest/metaharvest/internal/jsonleaf"
 	"github.com/metaharvest/metaharvest/internal/wordmatch"
 	"github.com/metaharvest/metaharvest/search"
 )
@@ -56,29 +57,16 @@ func hasUnder(doc map[string]any, path string) bool {
 			return false
 		}
 	}
-	var has func(v any) bool
-	has = func(v any) bool {
-		switch x := v.(type) {
-		case map[string]any:
-			for _, e := range x {
-				if has(e) {
-					return true
-				}
-			}
-		case []any:
-			for _, e := range x {
-				if has(e) {
-					return true
-				}
-			}
+	has := false
+	jsonleaf.Walk(v, func(l jsonleaf.Leaf) {
+		switch x := l.Value.(type) {
 		case string:
-			return x != ""
+			has = has || x != ""
 		case float64, bool:
-			return true
+			has = true
 		}
-		return false
-	}
-	return has(v)
+	})
+	return has
 }
 
 func groupsOf(doc map[string]any, key string) []string {
@@ -170,28 +158,11 @@ var nonText = map[string]bool{"_id": true, "location_id": true, "store_container
 // textFields returns the string leaves of a document by path.
 func textFields(doc map[string]any) map[string][]string {
 	out := map[string][]string{}
-	var walk func(v any, path string)
-	walk = func(v any, path string) {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				p := k
-				if path != "" {
-					p = path + "." + k
-				}
-				walk(e, p)
-			}
-		case []any:
-			for _, e := range x {
-				walk(e, path)
-			}
-		case string:
-			if !nonText[path] && !strings.HasPrefix(path, "_") {
-				out[path] = append(out[path], x)
-			}
+	jsonleaf.Walk(map[string]any(doc), func(l jsonleaf.Leaf) {
+		if x, ok := l.Value.(string); ok && !nonText[l.Path] && !strings.HasPrefix(l.Path, "_") {
+			out[l.Path] = append(out[l.Path], x)
 		}
-	}
-	walk(map[string]any(doc), "")
+	})
 	return out
 }
 
