@@ -57,16 +57,6 @@ func FaceCodesAfter(tx *DB, seq int64, limit int) ([]FaceCode, error) {
 	return out, nil
 }
 
-// ReferenceCodes lists the codes of the reference pictures described.
-func ReferenceCodes(tx *DB) ([]FaceCode, error) {
-	var out []FaceCode
-	if err := tx.Raw(`SELECT id, code FROM person_references WHERE status = 'ready' AND code IS NOT NULL ORDER BY id`).
-		Scan(&out).Error; err != nil {
-		return nil, fmt.Errorf("reference codes: %w", err)
-	}
-	return out, nil
-}
-
 // PendingPeopleItems locks up to limit items waiting for their people,
 // oldest first, skipping those another transaction holds.
 func PendingPeopleItems(tx *DB, limit int) ([]string, error) {
@@ -298,10 +288,10 @@ func DeleteFaceDescriptor(tx *DB, itemID, extractor string, face int) error {
 
 // EraseAllPeople deletes every person, face code, exclusion, reference
 // and pending mark (FACIAL_RECOGNITION off), and returns the reference
-// pictures' paths (relative to DATA_DIR), whose files the caller removes.
+// pictures' keys in the artifact store, whose files the caller removes.
 func EraseAllPeople(tx *DB) ([]string, error) {
 	var pictures []string
-	if err := tx.Raw(`SELECT picture FROM person_references UNION ALL
+	if err := tx.Raw(`SELECT picture FROM person_references WHERE picture <> '' UNION ALL
 SELECT thumbnail FROM person_references WHERE thumbnail <> ''`).Scan(&pictures).Error; err != nil {
 		return nil, fmt.Errorf("erase people: %w", err)
 	}
