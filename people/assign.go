@@ -32,9 +32,9 @@ type Assigner struct {
 
 	mu    sync.Mutex // one round at a time in this process
 	index *faceindex.Index
-	seq   int64          // the index holds every code up to this sequence number
+	seq   int64               // the index holds every code up to this sequence number
 	refs  map[int64]reference // the described reference pictures, by id
-	wake  chan struct{}  // Wake
+	wake  chan struct{}       // Wake
 	once  sync.Once
 }
 

@@ -169,7 +169,7 @@ func (h *Handler) describePicture(ctx context.Context, ref store.PendingReferenc
 	f := o.Faces[best]
 	if f.Thumbnail != "" {
 		key := store.ReferencePrefix + ref.PersonID + "/" + strconv.FormatInt(ref.ID, 10) + "-face.jpg"
-		if err := h.Files.Artifacts.PutFile(ctx, key, filepath.Join(in.ArtifactDir, filepath.FromSlash(f.Thumbnail))); err != nil {
+		if err := h.Files.Artifacts.PutFile(ctx, key, filepath.Join(in.ArtifactDir, facesExtractor, filepath.FromSlash(f.Thumbnail))); err != nil {
 			return nil, "", "", fmt.Errorf("reference %d: face crop: %w", ref.ID, err)
 		}
 		crop = key
