@@ -5,7 +5,7 @@ import (
 	"context"
 	"image"
 	"image/jpeg"
-	"image/png"
+	_ "image/png" // PNG samples decode
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -64,9 +64,9 @@ func (f *fixture) settled(timeout time.Duration) {
 		}
 		if time.Now().After(deadline) {
 			var refs []struct {
-				ID             int64
-				Status, Error  string
-				Applied        bool
+				ID            int64
+				Status, Error string
+				Applied       bool
 			}
 			f.db.Raw(`SELECT id, status, error, applied FROM person_references ORDER BY id`).Scan(&refs)
 			var pending int
@@ -116,8 +116,6 @@ func mirrored(t *testing.T, sample string) []byte {
 	}
 	return out.Bytes()
 }
-
-var _ = png.Decode // PNG samples decode
 
 // A person taught from one picture is named from the first harvest that
 // sees another picture of them; a face harvested before a person is
