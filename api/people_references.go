@@ -220,8 +220,8 @@ func (s *Server) addReferences(c *gin.Context) error {
 	now := time.Now().UTC()
 	var keys []string
 	err = s.audited(c, "person", "teach", p.ID, strconv.Itoa(len(pics)), func(tx *store.DB) error {
-		var n int64
-		if err := tx.Raw(`SELECT count(*) FROM person_references WHERE person_id = ?`, p.ID).Scan(&n).Error; err != nil {
+		n, err := store.CountReferences(tx, p.ID)
+		if err != nil {
 			return err
 		}
 		if n+int64(len(pics)) > maxPersonReferences {

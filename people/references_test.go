@@ -1,11 +1,16 @@
 package people_test
 
 import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"gorm.io/gorm"
 
+	"github.com/metaharvest/metaharvest/internal/blobstore"
 	"github.com/metaharvest/metaharvest/internal/facedesc"
 	"github.com/metaharvest/metaharvest/internal/faceindex"
 	"github.com/metaharvest/metaharvest/internal/store"
@@ -115,5 +120,30 @@ func TestReferencePreferredForNewFaces(t *testing.T) {
 	}
 	if got := personOf(t, db, "b", 1); got == "ada" || got == "" {
 		t.Errorf("someone else's face is %q", got)
+	}
+}
+
+// Facial recognition turned off: every person goes with their reference
+// pictures, rows and files.
+func TestEraseAllRemovesReferences(t *testing.T) {
+	t.Parallel()
+	db := fixture(t)
+	w := peopletest.NewFaces(13, 1)
+	teach(t, db, "ada", "Ada", w.Face(0))
+	files := blobstore.NewDir(filepath.Join(t.TempDir(), "artifacts"))
+	ctx := context.Background()
+	key := store.ReferencePrefix + "ada/1.jpg"
+	if _, err := files.Put(ctx, key, strings.NewReader("jpeg"), 4); err != nil {
+		t.Fatal(err)
+	}
+	n, err := people.EraseAllFrom(ctx, db, files)
+	if err != nil || n != 1 {
+		t.Fatalf("erased %d, %v", n, err)
+	}
+	if c := count(t, db, `SELECT count(*) FROM person_references`); c != 0 {
+		t.Errorf("%d references left", c)
+	}
+	if _, err := files.Stat(ctx, key); !errors.Is(err, blobstore.ErrNotFound) {
+		t.Errorf("the picture is still there: %v", err)
 	}
 }

@@ -64,6 +64,10 @@ func (h *Handler) describeReferences(ctx context.Context) {
 // returns how many it described (ready or failed).
 func (h *Handler) DescribeReferences(ctx context.Context) (int, error) {
 	n := 0
+	// A look first, outside any transaction: most polls find nothing.
+	if pending, err := store.ReferencesPending(h.DB.WithContext(ctx)); err != nil || !pending {
+		return 0, err
+	}
 	for ctx.Err() == nil {
 		did, err := h.describeReference(ctx)
 		if err != nil || !did {

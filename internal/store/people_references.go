@@ -70,6 +70,15 @@ func SetReferencePicture(tx *DB, id int64, key string) error {
 	return nil
 }
 
+// CountReferences is the number of reference pictures of a person.
+func CountReferences(db *DB, person string) (int64, error) {
+	var n int64
+	if err := db.Raw(`SELECT count(*) FROM person_references WHERE person_id = ?`, person).Scan(&n).Error; err != nil {
+		return 0, fmt.Errorf("references of %s: %w", person, err)
+	}
+	return n, nil
+}
+
 // PersonReferences lists a person's reference pictures, oldest first: all
 // of them for an administrator, the viewer's own otherwise.
 func PersonReferences(db *DB, v Viewer, person string) ([]PersonReference, error) {
