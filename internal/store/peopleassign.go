@@ -202,8 +202,8 @@ func NewPerson(tx *DB, id string, now time.Time) error {
 	return nil
 }
 
-// Candidate is a face (ID > 0) or a reference picture (ID < 0: -its id)
-// the index proposed, as stored now: its person and descriptor.
+// Candidate is a face the index proposed, as stored now: its person,
+// where it is and its descriptor.
 type Candidate struct {
 	ID         int64
 	PersonID   string
@@ -212,36 +212,22 @@ type Candidate struct {
 	Descriptor []byte
 }
 
-// Candidates reads the faces and references of ids that still exist and
-// have a person; the others are gone from the index's point of view. A
-// face's descriptor is the one it was assigned from: an item harvested
-// again but not assigned yet has its faces of before left out.
+// Candidates reads the faces of ids that still exist and have a person;
+// the others are gone from the index's point of view. A face's descriptor
+// is the one it was assigned from: an item harvested again but not
+// assigned yet has its faces of before left out. (Reference pictures are
+// compared by the assigner from memory, not through the index.)
 func Candidates(tx *DB, ids []int64) ([]Candidate, error) {
-	var faces, refs []int64
-	for _, id := range ids {
-		if id > 0 {
-			faces = append(faces, id)
-		} else {
-			refs = append(refs, -id)
-		}
-	}
 	var out []Candidate
-	if len(faces) > 0 {
-		if err := tx.Raw(`SELECT pf.id, pf.person_id, pf.item_id, pf.time_ms, fd.descriptor
+	if len(ids) == 0 {
+		return out, nil
+	}
+	if err := tx.Raw(`SELECT pf.id, pf.person_id, pf.item_id, pf.time_ms, fd.descriptor
 FROM person_faces pf
 JOIN face_descriptors fd ON fd.item_id = pf.item_id AND fd.extractor = pf.extractor AND fd.face = pf.face
 	AND fd.created_at = pf.described_at
-WHERE pf.id = ANY(?) AND pf.person_id IS NOT NULL AND pf.code IS NOT NULL`, int64s(faces)).Scan(&out).Error; err != nil {
-			return nil, fmt.Errorf("candidate faces: %w", err)
-		}
-	}
-	if len(refs) > 0 {
-		var rs []Candidate
-		if err := tx.Raw(`SELECT -id AS id, person_id, '' AS item_id, descriptor FROM person_references
-WHERE id = ANY(?) AND status = 'ready' AND descriptor IS NOT NULL`, int64s(refs)).Scan(&rs).Error; err != nil {
-			return nil, fmt.Errorf("candidate references: %w", err)
-		}
-		out = append(out, rs...)
+WHERE pf.id = ANY(?) AND pf.person_id IS NOT NULL AND pf.code IS NOT NULL`, int64s(ids)).Scan(&out).Error; err != nil {
+		return nil, fmt.Errorf("candidate faces: %w", err)
 	}
 	return out, nil
 }
