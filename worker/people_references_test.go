@@ -16,6 +16,7 @@ import (
 
 	"github.com/metaharvest/metaharvest/extractors/extractortest"
 	"github.com/metaharvest/metaharvest/internal/blobstore"
+	"github.com/metaharvest/metaharvest/internal/facedesc"
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/internal/store"
 )
@@ -178,6 +179,24 @@ func TestTeachPersonFromPictures(t *testing.T) {
 	}
 	if got := f.facePerson("man.jpg"); got != "x" {
 		t.Errorf("X moved: %q", got)
+	}
+	// The margins, for the record: each reference against each face.
+	var refs2 []struct {
+		PersonID   string
+		Descriptor []byte
+	}
+	f.db.Raw(`SELECT person_id, descriptor FROM person_references WHERE status = 'ready' ORDER BY id`).Scan(&refs2)
+	var faces []struct {
+		Name       string
+		Descriptor []byte
+	}
+	f.db.Raw(`SELECT i.name, fd.descriptor FROM face_descriptors fd JOIN items i ON i.id = fd.item_id ORDER BY i.name, fd.face`).Scan(&faces)
+	for _, r := range refs2 {
+		rv, _ := facedesc.Dequantize(r.Descriptor)
+		for _, fc := range faces {
+			fv, _ := facedesc.Dequantize(fc.Descriptor)
+			t.Logf("reference of %s ~ %s: cosine %.3f", r.PersonID, fc.Name, facedesc.Cosine(rv, fv))
+		}
 	}
 	var left int
 	f.db.Raw(`SELECT count(*) FROM persons WHERE id = ?`, astronaut).Scan(&left)
