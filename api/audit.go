@@ -38,7 +38,7 @@ var auditCatalogue = map[string][]string{
 	"fielddata":    {"set", "delete"},
 	"logotraining": {"create", "check", "complete"},
 	// people (routes.go)
-	"person": {"rename", "hide", "show", "merge", "move-face", "reject-face", "delete", "teach"},
+	"person": {"rename", "hide", "show", "merge", "move-face", "reject-face", "delete", "teach", "delete-reference"},
 }
 
 // record writes an audit event in tx (the mutation's own transaction, so an

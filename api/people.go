@@ -2,8 +2,6 @@ package api
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -438,9 +436,7 @@ func (s *Server) deletePerson(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, f := range files {
-		_ = os.Remove(filepath.Join(s.Config.DataDir, filepath.FromSlash(f))) // gone already is fine
-	}
+	s.removeArtifactFiles(c, files)
 	c.JSON(http.StatusOK, gin.H{"person_id": p.ID, "deleted": true})
 	return nil
 }

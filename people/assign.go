@@ -32,9 +32,9 @@ type Assigner struct {
 
 	mu    sync.Mutex // one round at a time in this process
 	index *faceindex.Index
-	seq   int64          // the index holds every code up to this sequence number
-	refs  map[int64]bool // reference ids in the index
-	wake  chan struct{}  // Wake
+	seq   int64               // the index holds every code up to this sequence number
+	refs  map[int64]reference // the described reference pictures, by id
+	wake  chan struct{}       // Wake
 	once  sync.Once
 }
 
@@ -85,14 +85,20 @@ func (a *Assigner) Run(ctx context.Context) {
 	}
 }
 
-// Drain assigns until no item is pending (or another process holds the
-// lock, or ctx ends), and describes pending reference pictures.
+// Drain assigns until no item is pending and every described reference
+// picture has named its faces (or another process holds the lock, or ctx
+// ends).
 func (a *Assigner) Drain(ctx context.Context) error {
 	a.init()
 	for ctx.Err() == nil {
 		pending, err := store.PeoplePending(a.DB.WithContext(ctx))
-		if err != nil || !pending {
+		if err != nil {
 			return err
+		}
+		if !pending {
+			if pending, err = store.ReferencesToApply(a.DB.WithContext(ctx)); err != nil || !pending {
+				return err
+			}
 		}
 		n, err := a.Round(ctx)
 		if err != nil || n == 0 {
@@ -102,9 +108,10 @@ func (a *Assigner) Drain(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// Round assigns the faces of up to Batch pending items in one transaction
-// and returns how many items it finished (0 when none is pending or
-// another process holds the lock).
+// Round names the faces that match reference pictures described since,
+// then assigns the faces of up to Batch pending items, in one transaction,
+// and returns how many references and items it finished (0 when none
+// waits or another process holds the lock).
 func (a *Assigner) Round(ctx context.Context) (int, error) {
 	a.init()
 	a.mu.Lock()
@@ -118,6 +125,11 @@ func (a *Assigner) Round(ctx context.Context) (int, error) {
 		if err := a.catchUp(tx); err != nil {
 			return err
 		}
+		applied, err := a.applyReferences(tx)
+		if err != nil {
+			return err
+		}
+		done = applied
 		batch := a.Batch
 		if batch <= 0 {
 			batch = 50
@@ -139,7 +151,7 @@ func (a *Assigner) Round(ctx context.Context) (int, error) {
 		if err := store.DonePeopleItems(tx, items); err != nil {
 			return err
 		}
-		done = len(items)
+		done += len(items)
 		return nil
 	})
 	if err != nil {
@@ -156,7 +168,7 @@ func (a *Assigner) Round(ctx context.Context) (int, error) {
 // people lock: no code changes meanwhile.
 func (a *Assigner) catchUp(tx *store.DB) error {
 	if a.index == nil {
-		a.index, a.seq, a.refs = faceindex.New(), 0, map[int64]bool{}
+		a.index, a.seq, a.refs = faceindex.New(), 0, nil
 	}
 	for {
 		rows, err := store.FaceCodesAfter(tx, a.seq, 10000)
@@ -180,28 +192,138 @@ func (a *Assigner) catchUp(tx *store.DB) error {
 			break
 		}
 	}
-	refs, err := store.ReferenceCodes(tx)
+	return a.loadReferences(tx)
+}
+
+// reference is a described reference picture: its person and descriptor.
+type reference struct {
+	person  string
+	vec     []float32
+	applied bool
+}
+
+// loadReferences brings the described reference pictures up to date
+// (their persons change with merges; descriptors are read once).
+func (a *Assigner) loadReferences(tx *store.DB) error {
+	known := make(map[int64]bool, len(a.refs))
+	for id := range a.refs {
+		known[id] = true
+	}
+	rows, err := store.ReadyReferences(tx, known)
 	if err != nil {
 		return err
 	}
-	seen := map[int64]bool{}
-	for _, r := range refs {
-		seen[r.ID] = true
-		if a.refs[r.ID] {
-			continue
+	refs := make(map[int64]reference, len(rows))
+	for _, r := range rows {
+		ref, ok := a.refs[r.ID]
+		if !ok {
+			v, err := facedesc.Dequantize(r.Descriptor)
+			if err != nil {
+				continue // a descriptor that cannot be read names nobody
+			}
+			ref.vec = v
 		}
-		if c, err := faceindex.FromBytes(r.Code); err == nil {
-			a.index.Add(-r.ID, c)
-			a.refs[r.ID] = true
-		}
+		ref.person, ref.applied = r.PersonID, r.Applied
+		refs[r.ID] = ref
 	}
-	for id := range a.refs {
-		if !seen[id] {
-			a.index.Remove(-id)
-			delete(a.refs, id)
-		}
-	}
+	a.refs = refs
 	return nil
+}
+
+// ApplyCandidates is how many nearest faces of a reference picture the
+// index proposes when it names the faces already in the archive.
+const ApplyCandidates = 512
+
+// applyReferences names the faces of the archive that match a reference
+// picture described since the last round: each face within the
+// threshold of it joins its person unless a user put the face where it is,
+// marked it "not this person", or named its person (see store.ClaimFaces);
+// of the faces of one frame, only the nearest. It returns how many
+// references it applied.
+func (a *Assigner) applyReferences(tx *store.DB) (int, error) {
+	var todo []int64
+	for id, r := range a.refs {
+		if !r.applied {
+			todo = append(todo, id)
+		}
+	}
+	sort.Slice(todo, func(i, j int) bool { return todo[i] < todo[j] })
+	touched := map[string]bool{}
+	var items []string
+	for _, id := range todo {
+		ref := a.refs[id]
+		hits := a.index.Search(faceindex.Encode(ref.vec), ApplyCandidates)
+		ids := make([]int64, 0, len(hits))
+		for _, h := range hits {
+			if h.ID > 0 {
+				ids = append(ids, h.ID)
+			}
+		}
+		cands, err := store.Candidates(tx, ids)
+		if err != nil {
+			return 0, err
+		}
+		type frameKey struct {
+			item string
+			ms   int64
+		}
+		best := map[frameKey]store.Candidate{}
+		bestSim := map[frameKey]float64{}
+		for _, c := range cands {
+			if c.ID <= 0 || c.PersonID == ref.person {
+				continue
+			}
+			v, err := facedesc.Dequantize(c.Descriptor)
+			if err != nil || len(v) != len(ref.vec) {
+				continue
+			}
+			sim := facedesc.Cosine(ref.vec, v)
+			if sim < a.Rule.Threshold {
+				continue
+			}
+			k := frameKey{c.ItemID, -1}
+			if c.TimeMS != nil {
+				k.ms = *c.TimeMS
+			}
+			if prev, ok := bestSim[k]; !ok || sim > prev || (sim == prev && c.ID < best[k].ID) {
+				best[k], bestSim[k] = c, sim
+			}
+		}
+		claim := make([]int64, 0, len(best))
+		for _, c := range best {
+			claim = append(claim, c.ID)
+		}
+		claimed, err := store.ClaimFaces(tx, ref.person, claim)
+		if err != nil {
+			return 0, err
+		}
+		if len(claimed) > 0 {
+			touched[ref.person] = true
+		}
+		for _, f := range claimed {
+			touched[f.From] = true
+			items = append(items, f.ItemID)
+		}
+		if err := store.AppliedReference(tx, id); err != nil {
+			return 0, err
+		}
+		ref.applied = true
+		a.refs[id] = ref
+	}
+	if len(touched) > 0 {
+		persons := make([]string, 0, len(touched))
+		for p := range touched {
+			persons = append(persons, p)
+		}
+		sort.Strings(persons)
+		if _, err := store.RecountPeople(tx, persons); err != nil {
+			return 0, err
+		}
+		if err := search.MarkDirty(tx, items...); err != nil {
+			return 0, err
+		}
+	}
+	return len(todo), nil
 }
 
 // itemFaces is vendor_faces' view of an item's faces: which of its own
@@ -447,8 +569,21 @@ func (a *Assigner) assignItem(tx *store.DB, it store.PeopleItem, descs []store.F
 }
 
 // nearest is the person the face of vec (code) joins under the Rule, ""
-// for a new person.
+// for a new person. Reference pictures come first: a face within the
+// threshold of a person's reference picture joins that person (the
+// nearest such) whatever faces are nearer.
 func (a *Assigner) nearest(tx *store.DB, vec []float32, code faceindex.Code, allowed func(string) bool) (string, error) {
+	if len(a.refs) > 0 {
+		sims := map[string][]float64{}
+		for _, r := range a.refs {
+			if len(r.vec) == len(vec) {
+				sims[r.person] = append(sims[r.person], facedesc.Cosine(vec, r.vec))
+			}
+		}
+		if p, _ := (Rule{Threshold: a.Rule.Threshold}).Choose(sims, allowed); p != "" {
+			return p, nil
+		}
+	}
 	hits := a.index.Search(code, a.Rule.candidates())
 	if len(hits) == 0 {
 		return "", nil
@@ -472,7 +607,7 @@ func (a *Assigner) nearest(tx *store.DB, vec []float32, code faceindex.Code, all
 		sims[c.PersonID] = append(sims[c.PersonID], facedesc.Cosine(vec, v))
 	}
 	for _, h := range hits {
-		if !found[h.ID] && h.ID > 0 {
+		if !found[h.ID] {
 			// Gone since the index learnt of it (its item deleted), or
 			// unknown now: never proposed again.
 			a.index.Remove(h.ID)

@@ -16,6 +16,8 @@
 //   - the same face again (same index, code within SameFaceBits: an item
 //     harvested again) keeps its person, named or not, moved by hand or not;
 //   - a face whose person was deleted stays unknown, its descriptor deleted;
+//   - a new face within the Rule's threshold of a reference picture joins
+//     that picture's person (the nearest such), whatever faces are nearer;
 //   - a new face joins the person of the nearest face in the archive when
 //     their cosine similarity reaches the Rule's threshold, unless the face
 //     was marked "not this person" for that person, or that person is
@@ -29,8 +31,17 @@
 // read from Postgres, so an index that lags only proposes candidates that
 // are dropped.
 //
+// # Reference pictures
+//
+// A person taught from pictures (docs/people.md) has reference pictures
+// (person_references) that workers describe as vendor_faces describes a
+// harvested picture. The assigner keeps every described reference in
+// memory and, once for each new one, names the faces of the archive within
+// the threshold of it (store.ClaimFaces says which may move).
+//
 // The persons' per-container counts (person_containers) are worked out
-// again for the persons touched, persons left without face disappear, and
+// again for the persons touched, persons left without face (nor
+// reference picture) disappear, and
 // the items are marked dirty for search in the same transaction: their
 // documents carry their people's ids and names.
 package people

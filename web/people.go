@@ -158,6 +158,30 @@ type personPage struct {
 	Others                []personCard // merge candidates
 	CanWrite              bool
 	More                  int64
+	// References are the reference pictures the caller taught the person
+	// from (an administrator: all of them).
+	References []personRefView
+}
+
+// personRefView is a reference picture on a person's page.
+type personRefView struct {
+	ID                  int64
+	Status, Error       string
+	Picture, Face, Sent string
+}
+
+// referenceStatus says where a reference picture stands, in words.
+func referenceStatus(r store.PersonReference) string {
+	switch r.Status {
+	case "pending":
+		return "Waiting to be described"
+	case "failed":
+		return "Not usable"
+	}
+	if r.Applied {
+		return "Learnt"
+	}
+	return "Described"
 }
 
 func (u *UI) personPage(w http.ResponseWriter, r *http.Request, p *access.Principal) error {
@@ -206,6 +230,19 @@ func (u *UI) personPage(w http.ResponseWriter, r *http.Request, p *access.Princi
 			iv.Crops = append(iv.Crops, cv)
 		}
 		page.Items = append(page.Items, iv)
+	}
+	refs, err := store.PersonReferences(db, v, pr.ID)
+	if err != nil {
+		return err
+	}
+	for _, rf := range refs {
+		at := "/api/data/people/" + url.PathEscape(pr.ID) + "/references/" + strconv.FormatInt(rf.ID, 10)
+		rv := personRefView{ID: rf.ID, Status: referenceStatus(rf), Error: rf.Error, Picture: at + "/picture",
+			Sent: rf.CreatedAt.UTC().Format("2006-01-02 15:04")}
+		if rf.Thumbnail != "" {
+			rv.Face = at + "/face"
+		}
+		page.References = append(page.References, rv)
 	}
 	if page.CanWrite {
 		others, _, err := store.ListPeople(db, v, store.PeopleQuery{Limit: 200})

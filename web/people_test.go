@@ -70,3 +70,44 @@ func TestPeoplePages(t *testing.T) {
 		t.Errorf("search for the name: %.3000s", search)
 	}
 }
+
+// TestTeachPersonForms: a writer finds the "teach a person from pictures"
+// form on the People page and, on a person's page, the reference pictures
+// they sent with their status (and why one is not usable) and a form for
+// more; a person taught from pictures only is seen by the teacher, no one
+// else; a reader gets no form.
+func TestTeachPersonForms(t *testing.T) {
+	t.Parallel()
+	c := newCorpus(t)
+	writer := c.signInAs("teacher@example.com", "people:read", "people:write", "items:read")
+	var teacher string
+	if err := c.db.Raw(`SELECT id FROM users WHERE email = 'teacher@example.com'`).Scan(&teacher).Error; err != nil || teacher == "" {
+		t.Fatalf("teacher: %q %v", teacher, err)
+	}
+	for _, stmt := range []string{
+		`INSERT INTO persons (id, name, is_known) VALUES ('p-ada', 'Ada <i>L</i>', true)`,
+		`INSERT INTO person_references (person_id, picture, status, created_by) VALUES ('p-ada', 'people/p-ada/1.jpg', 'pending', '` + teacher + `')`,
+		`INSERT INTO person_references (person_id, picture, status, error, created_by) VALUES ('p-ada', 'people/p-ada/2.png', 'failed',
+		 'no face was found in the picture', '` + teacher + `')`,
+	} {
+		if err := c.db.Exec(stmt).Error; err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	grid := c.page("/people", writer, http.StatusOK)
+	if !strings.Contains(grid, `id="teach-form"`) || !strings.Contains(grid, `name="pictures"`) || !strings.Contains(grid, "Ada &lt;i&gt;L&lt;/i&gt;") {
+		t.Errorf("the People page of a writer: %.3000s", grid)
+	}
+	page := c.page("/people/p-ada", writer, http.StatusOK)
+	for _, want := range []string{`id="teach-more-form"`, "Waiting to be described", "Not usable", "no face was found in the picture",
+		`href="/api/data/people/p-ada/references/`, "delete-reference"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the taught person's page lacks %q", want)
+		}
+	}
+	reader := c.signInAs("reader@example.com", "people:read", "items:read")
+	c.page("/people/p-ada", reader, http.StatusNotFound)
+	if g := c.page("/people", reader, http.StatusOK); strings.Contains(g, "teach-form") || strings.Contains(g, "p-ada") {
+		t.Errorf("a reader's People page offers teaching or shows another's taught person")
+	}
+}

@@ -162,7 +162,16 @@ func (h *Handler) SweepArtifacts(ctx context.Context, task *asynq.Task) error {
 // to go on from ("" at the end) and how many files it removed.
 func SweepArtifacts(ctx context.Context, db *store.DB, s blobstore.Store, after string, pages int, olderThan time.Time) (string, int, error) {
 	known := func(ctx context.Context, keys []string) (map[string]bool, error) {
-		return store.KnownArtifacts(db.WithContext(ctx), keys)
+		out, err := store.KnownArtifacts(db.WithContext(ctx), keys)
+		if err != nil {
+			return nil, err
+		}
+		// Reference pictures of people (and their face crops) are kept too.
+		refs, err := store.KnownReferenceFiles(db.WithContext(ctx), keys)
+		for k := range refs {
+			out[k] = true
+		}
+		return out, err
 	}
 	total := 0
 	for range pages {

@@ -204,7 +204,7 @@ func TestPublishFailureRetriesTheItem(t *testing.T) {
 }
 
 // The sweep removes files no row names once they are old enough, and
-// keeps the files of rows.
+// keeps the files of rows (artifacts, reference pictures of people).
 func TestSweepArtifacts(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, nil)
@@ -219,7 +219,15 @@ func TestSweepArtifacts(t *testing.T) {
 	if err := f.db.Create(&models.Artifact{ItemID: item.ID, Path: kept, Extractor: "thumbnailer", Kind: "thumbnail"}).Error; err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{kept, "zz/orphan/frames/1.jpg", "aa/orphan/frames/2.jpg"} {
+	// A person's reference picture and its face crop are kept too.
+	if err := f.db.Exec(`INSERT INTO persons (id, name) VALUES ('p1', 'Ada')`).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := f.db.Exec(`INSERT INTO person_references (person_id, picture, thumbnail, status)
+VALUES ('p1', 'people/p1/1.jpg', 'people/p1/1-face.jpg', 'ready')`).Error; err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{kept, "zz/orphan/frames/1.jpg", "aa/orphan/frames/2.jpg", "people/p1/1.jpg", "people/p1/1-face.jpg"} {
 		if _, err := store.Put(ctx, k, strings.NewReader("x"), 1); err != nil {
 			t.Fatal(err)
 		}
@@ -232,7 +240,11 @@ func TestSweepArtifacts(t *testing.T) {
 		t.Fatalf("sweep: %q %d %v", next, removed, err)
 	}
 	left, _ := store.List(ctx, "", "", 10)
-	if len(left) != 1 || left[0].Key != kept {
+	keys := map[string]bool{}
+	for _, in := range left {
+		keys[in.Key] = true
+	}
+	if len(left) != 3 || !keys[kept] || !keys["people/p1/1-face.jpg"] || !keys["people/p1/1.jpg"] {
 		t.Fatalf("left %v", left)
 	}
 }

@@ -63,6 +63,9 @@ func Run(ctx context.Context, d Deps) error {
 		h.assigner = &people.Assigner{DB: d.DB, Logger: h.Logger, Rule: people.Rule{Threshold: d.Config.PeopleSamePerson},
 			Now: h.Now}
 		go h.assigner.Run(ctx)
+		// Reference pictures people are taught from are described here,
+		// by this process's vendor_faces (people_references.go).
+		go h.describeReferences(ctx)
 	}
 	var rp *reaper
 	if d.Redis != nil {

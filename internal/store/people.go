@@ -54,7 +54,7 @@ type PeopleQuery struct {
 // PeopleSorts are the orders of PeopleQuery.Sort.
 var PeopleSorts = []string{"faces", "items", "name", "recent"}
 
-const personColumns = `p.id, p.name, p.is_known, p.hidden, sum(pc.faces)::int AS faces, sum(pc.items)::int AS items,
+const personColumns = `p.id, p.name, p.is_known, p.hidden, coalesce(sum(pc.faces), 0)::int AS faces, coalesce(sum(pc.items), 0)::int AS items,
 	min(pc.first_seen) AS first_seen, max(pc.last_seen) AS last_seen, p.created_at, p.updated_at`
 
 // seenCounts restricts person_containers rows (alias pc) to the
@@ -72,13 +72,29 @@ func seenCounts(db *DB, v Viewer) (string, []any, error) {
 	return "pc.container_id = ANY(?::text[])", []any{models.Strings(ids)}, nil
 }
 
+// seenPeople is the FROM clause of the persons v sees (alias p) with v's
+// counts (alias pc): the persons with faces in the containers v sees, and
+// the persons v taught (or, for an administrator, anyone taught) from
+// reference pictures, which count nothing until a face is theirs.
+func seenPeople(db *DB, v Viewer) (string, []any, error) {
+	cond, args, err := seenCounts(db, v)
+	if err != nil {
+		return "", nil, err
+	}
+	from := ` FROM persons p JOIN (SELECT pc.person_id, pc.faces, pc.items, pc.first_seen, pc.last_seen
+	FROM person_containers pc WHERE ` + cond + `
+	UNION ALL SELECT DISTINCT r.person_id, 0, 0, NULL::timestamptz, NULL::timestamptz
+	FROM person_references r WHERE ? OR r.created_by = ?) pc ON pc.person_id = p.id`
+	return from, append(args, v.Admin, v.UserID), nil
+}
+
 // ListPeople lists the persons v sees, with v's counts, and their total.
 func ListPeople(db *DB, v Viewer, q PeopleQuery) ([]Person, int64, error) {
-	cond, args, err := seenCounts(db, v)
+	from, args, err := seenPeople(db, v)
 	if err != nil {
 		return nil, 0, err
 	}
-	where := []string{cond, "p.hidden = ?"}
+	where := []string{"p.hidden = ?"}
 	args = append(args, q.Hidden)
 	if q.Named != nil {
 		if *q.Named {
@@ -91,7 +107,7 @@ func ListPeople(db *DB, v Viewer, q PeopleQuery) ([]Person, int64, error) {
 		where = append(where, "p.name ILIKE ?")
 		args = append(args, "%"+likeEscaper.Replace(q.Name)+"%")
 	}
-	from := ` FROM persons p JOIN person_containers pc ON pc.person_id = p.id WHERE ` + strings.Join(where, " AND ")
+	from += ` WHERE ` + strings.Join(where, " AND ")
 	order := "faces DESC, p.id"
 	switch q.Sort {
 	case "items":
@@ -131,15 +147,15 @@ func ListPeople(db *DB, v Viewer, q PeopleQuery) ([]Person, int64, error) {
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // GetPerson is a person v sees; apperr not found otherwise (a person whose
-// faces are all in items v cannot see does not exist for v).
+// faces are all in items v cannot see, and whom v did not teach, does not
+// exist for v).
 func GetPerson(db *DB, v Viewer, id string) (Person, error) {
-	cond, args, err := seenCounts(db, v)
+	from, args, err := seenPeople(db, v)
 	if err != nil {
 		return Person{}, err
 	}
 	var out []Person
-	if err := db.Raw(`SELECT `+personColumns+` FROM persons p JOIN person_containers pc ON pc.person_id = p.id
-WHERE p.id = ? AND `+cond+` GROUP BY p.id`, append([]any{id}, args...)...).Scan(&out).Error; err != nil {
+	if err := db.Raw(`SELECT `+personColumns+from+` WHERE p.id = ? GROUP BY p.id`, append(args, id)...).Scan(&out).Error; err != nil {
 		return Person{}, fmt.Errorf("person %s: %w", id, err)
 	}
 	if len(out) == 0 {
@@ -393,11 +409,11 @@ func RejectFace(tx *DB, f FaceRef, person string) error {
 
 // DeletePerson deletes a person: its faces stay as unknown faces, without
 // code and without descriptor (face_descriptors rows deleted), its
-// reference pictures go. It returns the reference files (relative to
-// DATA_DIR) for the caller to remove after commit.
+// reference pictures go. It returns the reference files (keys of the
+// artifact store) for the caller to remove after commit.
 func DeletePerson(tx *DB, id string) ([]string, error) {
 	var files []string
-	if err := tx.Raw(`SELECT picture FROM person_references WHERE person_id = ? UNION ALL
+	if err := tx.Raw(`SELECT picture FROM person_references WHERE person_id = ? AND picture <> '' UNION ALL
 SELECT thumbnail FROM person_references WHERE person_id = ? AND thumbnail <> ''`, id, id).Scan(&files).Error; err != nil {
 		return nil, fmt.Errorf("delete person %s: %w", id, err)
 	}

@@ -57,16 +57,6 @@ func FaceCodesAfter(tx *DB, seq int64, limit int) ([]FaceCode, error) {
 	return out, nil
 }
 
-// ReferenceCodes lists the codes of the reference pictures described.
-func ReferenceCodes(tx *DB) ([]FaceCode, error) {
-	var out []FaceCode
-	if err := tx.Raw(`SELECT id, code FROM person_references WHERE status = 'ready' AND code IS NOT NULL ORDER BY id`).
-		Scan(&out).Error; err != nil {
-		return nil, fmt.Errorf("reference codes: %w", err)
-	}
-	return out, nil
-}
-
 // PendingPeopleItems locks up to limit items waiting for their people,
 // oldest first, skipping those another transaction holds.
 func PendingPeopleItems(tx *DB, limit int) ([]string, error) {
@@ -212,8 +202,8 @@ func NewPerson(tx *DB, id string, now time.Time) error {
 	return nil
 }
 
-// Candidate is a face (ID > 0) or a reference picture (ID < 0: -its id)
-// the index proposed, as stored now: its person and descriptor.
+// Candidate is a face the index proposed, as stored now: its person,
+// where it is and its descriptor.
 type Candidate struct {
 	ID         int64
 	PersonID   string
@@ -222,36 +212,22 @@ type Candidate struct {
 	Descriptor []byte
 }
 
-// Candidates reads the faces and references of ids that still exist and
-// have a person; the others are gone from the index's point of view. A
-// face's descriptor is the one it was assigned from: an item harvested
-// again but not assigned yet has its faces of before left out.
+// Candidates reads the faces of ids that still exist and have a person;
+// the others are gone from the index's point of view. A face's descriptor
+// is the one it was assigned from: an item harvested again but not
+// assigned yet has its faces of before left out. (Reference pictures are
+// compared by the assigner from memory, not through the index.)
 func Candidates(tx *DB, ids []int64) ([]Candidate, error) {
-	var faces, refs []int64
-	for _, id := range ids {
-		if id > 0 {
-			faces = append(faces, id)
-		} else {
-			refs = append(refs, -id)
-		}
-	}
 	var out []Candidate
-	if len(faces) > 0 {
-		if err := tx.Raw(`SELECT pf.id, pf.person_id, pf.item_id, pf.time_ms, fd.descriptor
+	if len(ids) == 0 {
+		return out, nil
+	}
+	if err := tx.Raw(`SELECT pf.id, pf.person_id, pf.item_id, pf.time_ms, fd.descriptor
 FROM person_faces pf
 JOIN face_descriptors fd ON fd.item_id = pf.item_id AND fd.extractor = pf.extractor AND fd.face = pf.face
 	AND fd.created_at = pf.described_at
-WHERE pf.id = ANY(?) AND pf.person_id IS NOT NULL AND pf.code IS NOT NULL`, int64s(faces)).Scan(&out).Error; err != nil {
-			return nil, fmt.Errorf("candidate faces: %w", err)
-		}
-	}
-	if len(refs) > 0 {
-		var rs []Candidate
-		if err := tx.Raw(`SELECT -id AS id, person_id, '' AS item_id, descriptor FROM person_references
-WHERE id = ANY(?) AND status = 'ready' AND descriptor IS NOT NULL`, int64s(refs)).Scan(&rs).Error; err != nil {
-			return nil, fmt.Errorf("candidate references: %w", err)
-		}
-		out = append(out, rs...)
+WHERE pf.id = ANY(?) AND pf.person_id IS NOT NULL AND pf.code IS NOT NULL`, int64s(ids)).Scan(&out).Error; err != nil {
+		return nil, fmt.Errorf("candidate faces: %w", err)
 	}
 	return out, nil
 }
@@ -298,10 +274,10 @@ func DeleteFaceDescriptor(tx *DB, itemID, extractor string, face int) error {
 
 // EraseAllPeople deletes every person, face code, exclusion, reference
 // and pending mark (FACIAL_RECOGNITION off), and returns the reference
-// pictures' paths (relative to DATA_DIR), whose files the caller removes.
+// pictures' keys in the artifact store, whose files the caller removes.
 func EraseAllPeople(tx *DB) ([]string, error) {
 	var pictures []string
-	if err := tx.Raw(`SELECT picture FROM person_references UNION ALL
+	if err := tx.Raw(`SELECT picture FROM person_references WHERE picture <> '' UNION ALL
 SELECT thumbnail FROM person_references WHERE thumbnail <> ''`).Scan(&pictures).Error; err != nil {
 		return nil, fmt.Errorf("erase people: %w", err)
 	}

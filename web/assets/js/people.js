@@ -3,7 +3,7 @@
 // faces that are not of this person. Every change goes through the api
 // (People API, docs/people.md).
 
-import { api, announce } from './api.js';
+import { api, announce, upload } from './api.js';
 
 const enc = encodeURIComponent;
 const status = () => document.getElementById('people-status');
@@ -40,6 +40,33 @@ for (const form of document.querySelectorAll('.person-card .name-form')) {
     if (await act(() => api('PATCH', `/api/data/people/${enc(id)}`, { name }), `Named ${name}.`)) {
       card.querySelector('.person-name').textContent = name;
       form.remove();
+    }
+  });
+}
+
+// Teaching a person from pictures: a form of name and pictures on the
+// People page, of more pictures on a person's page.
+function pictures(form) {
+  const data = new FormData();
+  for (const f of form.elements.pictures.files) {
+    data.append('pictures', f, f.name);
+  }
+  return data;
+}
+
+const teach = document.getElementById('teach-form');
+if (teach) {
+  teach.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const name = teach.elements.name.value.trim();
+    if (!name || teach.elements.pictures.files.length === 0) {
+      return;
+    }
+    const data = pictures(teach);
+    data.append('name', name);
+    let created = null;
+    if (await act(async () => { created = await upload('/api/data/people', data); }, `${name} is being taught.`)) {
+      window.location.assign(`/people/${enc(created.person.person_id)}`);
     }
   });
 }
@@ -86,6 +113,26 @@ if (page) {
       }
       if (await act(() => api('DELETE', path), 'Deleted.')) {
         window.location.assign('/people');
+      }
+    });
+  }
+  const more = document.getElementById('teach-more-form');
+  if (more) {
+    more.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      if (more.elements.pictures.files.length === 0) {
+        return;
+      }
+      if (await act(() => upload(`${path}/references`, pictures(more)), 'The pictures are being described.')) {
+        window.location.reload();
+      }
+    });
+  }
+  for (const btn of document.querySelectorAll('.delete-reference')) {
+    btn.addEventListener('click', async () => {
+      const li = btn.closest('li[data-reference-id]');
+      if (await act(() => api('DELETE', `${path}/references/${enc(li.dataset.referenceId)}`), 'The reference picture is removed.')) {
+        li.remove();
       }
     });
   }
