@@ -79,9 +79,22 @@ func RecentlyWalked(ctr models.Container, requestID string, at time.Time) bool {
 // ago (store.WalkingRecently). A harvest's walk ends well before its
 // items are harvested: a request repeated when the first one's job is
 // done is then skipped however long its items took.
-func skipsWalk(db *store.DB, ctr models.Container, requestID string, now time.Time) (bool, error) {
+//
+// A request started again under the same id (given, not made here: the
+// scheduler's live harvests) that was skipped stays skipped: its job is
+// recorded complete, and a walk must not run for it later.
+func skipsWalk(db *store.DB, ctr models.Container, requestID string, given bool, now time.Time) (bool, error) {
 	if RecentlyWalked(ctr, requestID, now) {
 		return true, nil
+	}
+	if given {
+		a, err := store.ReadJobActivity(db, requestID)
+		if err != nil {
+			return false, err
+		}
+		if a.Skipped != "" {
+			return true, nil
+		}
 	}
 	return store.WalkingRecently(db, ctr.ID, requestID, now.Add(-RecentWalkWindow), now)
 }
@@ -162,7 +175,7 @@ func (s *Starter) start(ctx context.Context, spec Spec) (string, string, error) 
 		return "", "", err
 	}
 	if spec.ItemID == "" && !spec.IgnoreRecentlyWalked {
-		skip, err := skipsWalk(db, ctr, job.RequestID, time.Now())
+		skip, err := skipsWalk(db, ctr, job.RequestID, spec.RequestID != "", time.Now())
 		if err != nil {
 			return "", "", err
 		}

@@ -240,7 +240,16 @@ func TestStartSkipsRecentlyWalkedContainer(t *testing.T) {
 	skipped("while the last walking harvest harvests", true)
 	s.DB.Model(&models.Job{}).Where("request_id = ?", walking).Update("enqueued_count", 0)
 	skipped("the last walking harvest finished just now", true)
-	// Finished a minute ago: walked.
+	// A request of a given id skipped now (a live harvest's) stays
+	// skipped when started again once the walk is over.
+	live := Spec{RequestID: "live-slot", LocationID: "l", ContainerID: "c2"}
+	if st, err := s.StartJob(ctx, live); err != nil || st.Skipped != SkipRecentlyWalked {
+		t.Fatalf("live harvest during a walk: %+v %v", st, err)
+	}
+	// Finished a minute ago: walked, except the request skipped before.
 	s.DB.Model(&models.Job{}).Where("request_id = ?", walking).Update("updated", time.Now().Add(-RecentWalkWindow-time.Second))
+	if st, err := s.StartJob(ctx, live); err != nil || st.Skipped != SkipRecentlyWalked {
+		t.Fatalf("the skipped live harvest started again: %+v %v", st, err)
+	}
 	skipped("the last walking harvest finished over a minute ago", false)
 }
