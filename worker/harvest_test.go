@@ -145,8 +145,9 @@ func (f *fixture) harvest(spec jobs.Spec) string {
 }
 
 // mediaJobWait bounds the wait for a harvest that runs ffmpeg or the
-// vision sidecar: it only catches a hang (30 s, the bound before, is a
-// few times what such a harvest takes alone under the race detector).
+// vision sidecar: it only catches a hang. The 30 s before were about ten
+// times what such a harvest took under -race at a load of 12 on 2 cores:
+// not much for ffmpeg and node, which a busier machine slows further.
 const mediaJobWait = 5 * time.Minute
 
 // waitJob polls until the walk is complete and every enqueued item has its
