@@ -28,7 +28,7 @@ type harvestRequest struct {
 // startHarvest validates the request, records the job and enqueues its
 // first task; progress is read from GET /api/control/harvest/{request_id}
 // and the activity endpoints. A harvest that will do nothing (a container
-// walked less than a minute ago) says so in its 202 body.
+// walked recently: jobs.RecentWalkWindow) says so in its 202 body.
 func (s *Server) startHarvest(c *gin.Context) error {
 	var req harvestRequest
 	if err := decodeJSON(c, &req); err != nil {
@@ -85,8 +85,9 @@ func (s *Server) startHarvest(c *gin.Context) error {
 	body := gin.H{"request_id": started.RequestID, "status_url": "/api/control/harvest/" + started.RequestID}
 	if started.Skipped != "" {
 		body["skipped"] = started.Skipped
-		body["message"] = fmt.Sprintf("the container was walked less than %d seconds ago, so nothing was harvested; "+
-			"send ignore_recently_walked: true to walk it again", int(jobs.RecentWalkWindow.Seconds()))
+		body["message"] = fmt.Sprintf("the container was walked, or its last harvest was still running or finished, "+
+			"less than %d seconds ago, so nothing was harvested; send ignore_recently_walked: true to walk it again",
+			int(jobs.RecentWalkWindow.Seconds()))
 	}
 	c.JSON(http.StatusAccepted, body)
 	return nil

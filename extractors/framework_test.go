@@ -3,6 +3,7 @@ package extractors
 import (
 	"context"
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -226,15 +227,41 @@ func TestRunnerCapsHeavyPrograms(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	// Waiting for a slot ends with ctx.
+	// Waiting for a slot ends with ctx. The slot is held by a program
+	// that has started (it said so) and runs until its input closes: a
+	// holder slept for and given 50 ms to take the slot did not always
+	// have it on a busy machine.
 	hold := NewRunner(1)
-	go hold.Run(context.Background(), Cmd{Name: "sleep", Args: []string{"1"}, Heavy: true})
-	time.Sleep(50 * time.Millisecond)
+	in, feed := io.Pipe()
+	up := &firstWrite{c: make(chan struct{})}
+	held := make(chan struct{})
+	go func() {
+		defer close(held)
+		hold.Run(context.Background(), Cmd{Name: "sh", Args: []string{"-c", "echo up; cat >/dev/null"}, Stdin: in, Stdout: up, Heavy: true})
+	}()
+	select {
+	case <-up.c:
+	case <-held:
+		t.Fatal("the holder of the slot ended before it said it was up")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	if _, err := hold.Run(ctx, Cmd{Name: "true", Heavy: true}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("waiting for a slot: %v", err)
 	}
+	feed.Close()
+	<-held
+}
+
+// firstWrite closes c on the first write to it.
+type firstWrite struct {
+	once sync.Once
+	c    chan struct{}
+}
+
+func (w *firstWrite) Write(p []byte) (int, error) {
+	w.once.Do(func() { close(w.c) })
+	return len(p), nil
 }
 
 func TestRunnerBoundsMemory(t *testing.T) {

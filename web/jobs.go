@@ -209,7 +209,7 @@ func jobKind(j models.Job) string {
 
 func jobStateLabel(st store.JobStatus) string {
 	if st.State == store.JobDone && st.Skipped != "" {
-		return "Skipped (walked less than a minute before)"
+		return "Skipped (walked recently)"
 	}
 	if l, ok := jobStateLabels[st.State]; ok {
 		return l

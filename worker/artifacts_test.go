@@ -89,7 +89,7 @@ func TestArtifactsPublishedAndReplaced(t *testing.T) {
 			ctx := context.Background()
 
 			round.Store(1)
-			f.waitJob(f.harvest(jobs.Spec{Extractors: []string{"frames"}}), 30*time.Second)
+			f.waitJob(f.harvest(jobs.Spec{Extractors: []string{"frames"}}), mediaJobWait)
 			var item models.Item
 			f.db.Where("path = 'clip.mp4'").Take(&item)
 			prefix := item.ID[:2] + "/" + item.ID + "/frames/"
@@ -126,7 +126,7 @@ func TestArtifactsPublishedAndReplaced(t *testing.T) {
 			// Round 2: new files; round 1's are removed once the rows are
 			// (just after the batch commits).
 			round.Store(2)
-			f.waitJob(f.harvest(jobs.Spec{ItemID: item.ID, Extractors: []string{"frames"}, Force: true}), 30*time.Second)
+			f.waitJob(f.harvest(jobs.Spec{ItemID: item.ID, Extractors: []string{"frames"}, Force: true}), mediaJobWait)
 			want = prefix + "frames/r2-0.jpg " + prefix + "frames/r2-1.jpg"
 			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 				got := strings.Join(keys(), " ")
@@ -213,7 +213,7 @@ func TestSweepArtifacts(t *testing.T) {
 	var item models.Item
 	f.write("a.txt", "a")
 	f.startWorker()
-	f.waitJob(f.harvest(jobs.Spec{}), 30*time.Second)
+	f.waitJob(f.harvest(jobs.Spec{}), mediaJobWait)
 	f.db.Where("path = 'a.txt'").Take(&item)
 	kept := item.ID[:2] + "/" + item.ID + "/thumbnailer/t.jpg"
 	if err := f.db.Create(&models.Artifact{ItemID: item.ID, Path: kept, Extractor: "thumbnailer", Kind: "thumbnail"}).Error; err != nil {

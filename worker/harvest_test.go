@@ -50,7 +50,10 @@ func newFixture(t *testing.T, reg *extractors.Registry) *fixture {
 	cfg.RedisNamespace = testredis.Namespace(t)
 	cfg.DataDir = t.TempDir()
 	cfg.WorkerConcurrency = 4
-	cfg.ExtractorTimeout = 30 * time.Second
+	// The extractors' time limit only ends a hang: under the race
+	// detector, on a busy machine, ffmpeg and the vision sidecar take
+	// many times what they take alone.
+	cfg.ExtractorTimeout = extractortest.RunLimit
 	db := testdb.New(t)
 	opt, err := queue.RedisOpt(cfg.RedisURL)
 	if err != nil {
@@ -140,6 +143,12 @@ func (f *fixture) harvest(spec jobs.Spec) string {
 	}
 	return id
 }
+
+// mediaJobWait bounds the wait for a harvest that runs ffmpeg or the
+// vision sidecar: it only catches a hang. The 30 s before were about ten
+// times what such a harvest took under -race at a load of 12 on 2 cores:
+// not much for ffmpeg and node, which a busier machine slows further.
+const mediaJobWait = 5 * time.Minute
 
 // waitJob polls until the walk is complete and every enqueued item has its
 // harvestend record.

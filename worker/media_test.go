@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/internal/jobs"
@@ -70,7 +69,7 @@ func TestHarvestRecordsSegmentsCaptionsAndArtifactsPerExtractor(t *testing.T) {
 	f.write("clip.mp4", "not really a video")
 	f.startWorker()
 	req := f.harvest(jobs.Spec{Extractors: []string{"faces", "frames"}})
-	f.waitJob(req, 30*time.Second)
+	f.waitJob(req, mediaJobWait)
 
 	var item models.Item
 	f.db.Where("path = 'clip.mp4'").Take(&item)
@@ -102,7 +101,7 @@ func TestHarvestRecordsSegmentsCaptionsAndArtifactsPerExtractor(t *testing.T) {
 	// artifacts stay.
 	round.Store(2)
 	req2 := f.harvest(jobs.Spec{ItemID: item.ID, Extractors: []string{"faces"}, Force: true})
-	f.waitJob(req2, 30*time.Second)
+	f.waitJob(req2, mediaJobWait)
 	f.db.Where("item_id = ?", item.ID).Order("extractor, time_ms").Find(&parts)
 	if len(parts) != 1 || parts[0].Extractor != "frames" {
 		t.Fatalf("round 2 segment parts: %+v", parts)
@@ -121,7 +120,7 @@ func TestHarvestRecordsSegmentsCaptionsAndArtifactsPerExtractor(t *testing.T) {
 	// Round 3, frames again: its segments, caption and artifacts are replaced.
 	round.Store(3)
 	req3 := f.harvest(jobs.Spec{ItemID: item.ID, Extractors: []string{"frames"}, Force: true})
-	f.waitJob(req3, 30*time.Second)
+	f.waitJob(req3, mediaJobWait)
 	f.db.Where("item_id = ?", item.ID).Order("extractor, time_ms").Find(&parts)
 	if len(parts) != 1 || parts[0].TimeMS != 3000 {
 		t.Fatalf("round 3 segment parts: %+v", parts)

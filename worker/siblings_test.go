@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/metaharvest/metaharvest/extractors"
 	"github.com/metaharvest/metaharvest/internal/jobs"
@@ -80,7 +79,7 @@ func TestSiblingsOfLocalItems(t *testing.T) {
 	}
 	f.startWorker()
 	req := f.harvest(jobs.Spec{Extractors: []string{"sidecars"}})
-	f.waitJob(req, 30*time.Second)
+	f.waitJob(req, mediaJobWait)
 
 	lister.mu.Lock()
 	defer lister.mu.Unlock()

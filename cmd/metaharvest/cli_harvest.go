@@ -45,7 +45,7 @@ func cliHarvest(ctx context.Context, c *cli, args []string) error {
 	ctr := fs.String("container", "", "container of the location: its id or its name (required)")
 	wait := fs.Bool("wait", false, "show the progress (files, rate, errors, ETA) until the harvest ends")
 	force := fs.Bool("force", false, "harvest every file, not only the new and changed ones")
-	again := fs.Bool("ignore-recently-walked", false, "harvest even if the container was walked less than a minute ago")
+	again := fs.Bool("ignore-recently-walked", false, "harvest even if the container was walked, or its last harvest ran, less than a minute ago")
 	priority := fs.Int("priority", 0, "1 (highest) to 10 (default 5)")
 	exts := fs.String("extractors", "", "comma-separated extractor names (default: the container's profile)")
 	interval := fs.Duration("interval", time.Second, "how often --wait asks for progress")

@@ -132,6 +132,20 @@ func cleanCode(c string) string {
 	return c
 }
 
+// Load starts loading the polygons the geocoder's levels may need (none
+// for cities alone) and waits for them under ctx, with the error Lookup
+// would give. The load happens once per process whoever asks: a caller
+// that calls Load first keeps the one-time load (seconds, a minute under
+// the race detector on a busy machine) out of the time limit of the
+// lookups that follow, as the tests do.
+func (g *Geocoder) Load(ctx context.Context) error {
+	if !g.levels.Countries && !g.levels.Provinces {
+		return nil
+	}
+	_, err := g.polygons(ctx)
+	return err
+}
+
 func (g *Geocoder) polygons(ctx context.Context) (*rgeo.Rgeo, error) {
 	l := g.layer
 	l.once.Do(func() { go l.load() })

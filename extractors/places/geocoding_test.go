@@ -30,6 +30,7 @@ var gpsSamples = []struct {
 func TestGeocodingSamplesDefaultLevels(t *testing.T) {
 	t.Parallel()
 	reg := registry(t, nil, "geocoding")
+	loaded(t, reg)
 	for _, s := range gpsSamples {
 		path := filepath.Join("testdata", s.file)
 		o := run(t, reg, "geocoding", path, exiftoolPrior(t, path))
@@ -50,6 +51,7 @@ func TestGeocodingSamplesProvinces(t *testing.T) {
 	}
 	t.Parallel()
 	reg := registry(t, map[string]string{"GEOCODING_LEVELS": "provinces,cities"}, "geocoding")
+	loaded(t, reg)
 	for _, s := range gpsSamples {
 		path := filepath.Join("testdata", s.file)
 		o := run(t, reg, "geocoding", path, exiftoolPrior(t, path))
@@ -64,6 +66,16 @@ func TestGeocodingSamplesProvinces(t *testing.T) {
 	p, err := g.Lookup(context.Background(), 48.8584, 2.2945)
 	if err != nil || p.CountryCode != "FR" || p.Region != "Paris" || p.RegionCode != "FR-75" {
 		t.Errorf("Eiffel Tower: %+v %v", p, err)
+	}
+}
+
+// loaded waits, without a time limit, for the polygons of the geocoding
+// extractor of reg: the one-time load (a minute under the race detector
+// on a busy machine) is not what the time limit of a run is for.
+func loaded(t *testing.T, reg *extractors.Registry) {
+	t.Helper()
+	if err := geoOf(t, reg).Load(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }
 

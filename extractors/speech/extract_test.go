@@ -258,12 +258,24 @@ func TestTimeLimitKeepsWhatWasHeard(t *testing.T) {
 	long := clips.File(t, "ten-minutes.flac", func(t testing.TB, p string) {
 		extractortest.FFmpeg(t, "-stream_loop", "200", "-i", "testdata/ill-disposed.wav", "-t", "600", "-c:a", "flac", p)
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// The stop comes 20 s in and the limit 100 s after it. Under a limit
+	// of 30 s, stopBefore's rule (TestStopBefore) leaves 10 s between the
+	// stop and the limit, and with three copies of this test at a load of
+	// 12 on 2 cores the recogniser took 4 to 5 s to finish the audio it
+	// had been fed and exit (logged below): only twice that margin.
+	x := newTestExtractor(600)
+	var stopAt time.Time
+	x.Recognizer.(*Pocketsphinx).stopAt = func(_, now time.Time) time.Time {
+		stopAt = now.Add(20 * time.Second)
+		return stopAt
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := extract(t, newTestExtractor(600), ctx, long)
+	res, err := extract(t, x, ctx, long)
+	t.Logf("returned %s after the stop", time.Since(stopAt).Round(time.Millisecond))
 	switch {
 	case err != nil:
-		// Only a machine too busy to start the recogniser in time.
+		// Only a machine too busy to decode the audio in 20 s.
 		if !extractors.IsTransient(err) {
 			t.Fatalf("err %v", err)
 		}
@@ -272,6 +284,21 @@ func TestTimeLimitKeepsWhatWasHeard(t *testing.T) {
 	}
 	if ctx.Err() != nil {
 		t.Error("returned after the time limit")
+	}
+}
+
+// A run stops feeding audio a tenth of its time before its limit, at
+// least 10 s and at most 2 min before.
+func TestStopBefore(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for left, want := range map[time.Duration]time.Duration{
+		30 * time.Second: 20 * time.Second, 5 * time.Minute: 270 * time.Second,
+		time.Hour: 58 * time.Minute, 5 * time.Second: -5 * time.Second,
+	} {
+		if got := stopBefore(now.Add(left), now).Sub(now); got != want {
+			t.Errorf("%s before the limit: stops after %s, want %s", left, got, want)
+		}
 	}
 }
 

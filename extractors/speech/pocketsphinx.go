@@ -46,6 +46,11 @@ type Pocketsphinx struct {
 	// Model is the model directory (ModelDir): en-us/ (acoustic model),
 	// en-us.lm.bin (language model), cmudict-en-us.dict (dictionary).
 	Model string
+
+	// stopAt says when a run that must end by deadline stops feeding
+	// audio; nil is stopBefore (a test stops earlier, to give the stop a
+	// wide margin on a busy machine).
+	stopAt func(deadline, now time.Time) time.Time
 }
 
 var _ Recognizer = (*Pocketsphinx)(nil)
@@ -179,7 +184,11 @@ func (p *Pocketsphinx) Recognize(ctx context.Context, a Audio) (*Transcript, err
 	}
 	stopAt := time.Time{}
 	if deadline, ok := ctx.Deadline(); ok {
-		stopAt = stopBefore(deadline, time.Now())
+		stop := p.stopAt
+		if stop == nil {
+			stop = stopBefore
+		}
+		stopAt = stop(deadline, time.Now())
 	}
 	audio, err := decodePCM(ctx, p.Run, a, stopAt)
 	if err != nil {

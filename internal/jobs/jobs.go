@@ -56,12 +56,13 @@ type Starter struct {
 	Registry *extractors.Registry
 }
 
-// RecentWalkWindow: a container walked less than this ago is not walked
-// again unless the request sets ignore_recently_walked.
+// RecentWalkWindow: a container walked less than this ago, or whose last
+// walking harvest is still running or finished less than this ago, is not
+// walked again unless the request sets ignore_recently_walked.
 const RecentWalkWindow = time.Minute
 
-// SkipRecentlyWalked is why a harvest of a container walked less than
-// RecentWalkWindow ago does nothing: its job completes at once, with a walk
+// SkipRecentlyWalked is why a harvest of a recently walked container does
+// nothing (see RecentWalkWindow): its job completes at once, with a walk
 // activity whose source is "skipped: " + SkipRecentlyWalked.
 const SkipRecentlyWalked = "recently_walked"
 
@@ -70,6 +71,32 @@ const SkipRecentlyWalked = "recently_walked"
 // RecentWalkWindow before, by another request.
 func RecentlyWalked(ctr models.Container, requestID string, at time.Time) bool {
 	return ctr.LastWalked != nil && ctr.LastWalked.After(at.Add(-RecentWalkWindow)) && ctr.RequestID != requestID
+}
+
+// skipsWalk reports whether a container harvest started at now skips its
+// walk: RecentlyWalked, or another harvest of the container is walking it
+// or harvesting what it listed, or finished less than RecentWalkWindow
+// ago (store.WalkingRecently). A harvest's walk ends well before its
+// items are harvested: a request repeated when the first one's job is
+// done is then skipped however long its items took.
+//
+// A request started again under the same id (given, not made here: the
+// scheduler's live harvests) that was skipped stays skipped: its job is
+// recorded complete, and a walk must not run for it later.
+func skipsWalk(db *store.DB, ctr models.Container, requestID string, given bool, now time.Time) (bool, error) {
+	if RecentlyWalked(ctr, requestID, now) {
+		return true, nil
+	}
+	if given {
+		a, err := store.ReadJobActivity(db, requestID)
+		if err != nil {
+			return false, err
+		}
+		if a.Skipped != "" {
+			return true, nil
+		}
+	}
+	return store.WalkingRecently(db, ctr.ID, requestID, now.Add(-RecentWalkWindow), now)
 }
 
 // Started is what Start did.
@@ -147,11 +174,17 @@ func (s *Starter) start(ctx context.Context, spec Spec) (string, string, error) 
 	if err != nil {
 		return "", "", err
 	}
-	if spec.ItemID == "" && !spec.IgnoreRecentlyWalked && RecentlyWalked(ctr, job.RequestID, time.Now()) {
-		if err := s.recordSkipped(ctx, job, ctr); err != nil {
+	if spec.ItemID == "" && !spec.IgnoreRecentlyWalked {
+		skip, err := skipsWalk(db, ctr, job.RequestID, spec.RequestID != "", time.Now())
+		if err != nil {
 			return "", "", err
 		}
-		return job.RequestID, SkipRecentlyWalked, nil
+		if skip {
+			if err := s.recordSkipped(ctx, job, ctr); err != nil {
+				return "", "", err
+			}
+			return job.RequestID, SkipRecentlyWalked, nil
+		}
 	}
 	if _, err := store.InsertJob(db, &job); err != nil {
 		return "", "", err

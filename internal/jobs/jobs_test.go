@@ -151,9 +151,10 @@ func TestStartRecordsJobAndEnqueues(t *testing.T) {
 	if err != nil || info.Pending != 2 {
 		t.Fatalf("walk queue: %+v %v", info, err)
 	}
-	// The same deterministic request id twice: one job, one task.
+	// The same deterministic request id twice: one job, one task (walking
+	// c2 again while job2 walks it takes ignore_recently_walked).
 	for i := 0; i < 2; i++ {
-		if _, err := s.Start(ctx, Spec{RequestID: "fixed", LocationID: "l", ContainerID: "c2"}); err != nil {
+		if _, err := s.Start(ctx, Spec{RequestID: "fixed", LocationID: "l", ContainerID: "c2", IgnoreRecentlyWalked: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -218,13 +219,37 @@ func TestStartSkipsRecentlyWalkedContainer(t *testing.T) {
 		t.Fatalf("a skipped job enqueued a walk: %+v", info)
 	}
 
-	// ignore_recently_walked walks anyway; so does a walk a minute old.
+	// ignore_recently_walked walks anyway.
 	st, err = s.StartJob(ctx, Spec{LocationID: "l", ContainerID: "c2", IgnoreRecentlyWalked: true})
 	if err != nil || st.Skipped != "" {
 		t.Fatalf("ignore_recently_walked: %+v %v", st, err)
 	}
+	walking := st.RequestID
 	s.DB.Model(&models.Container{}).Where("id = ?", "c2").Update("last_walked", time.Now().Add(-RecentWalkWindow-time.Second))
-	if st, err = s.StartJob(ctx, Spec{LocationID: "l", ContainerID: "c2"}); err != nil || st.Skipped != "" {
-		t.Fatalf("walked over a minute ago: %+v %v", st, err)
+	skipped := func(what string, want bool) {
+		t.Helper()
+		st, err := s.StartJob(ctx, Spec{LocationID: "l", ContainerID: "c2"})
+		if err != nil || (st.Skipped == SkipRecentlyWalked) != want {
+			t.Fatalf("%s: started %+v, %v; want skipped %v", what, st, err, want)
+		}
 	}
+	// A walk a minute old, but that harvest still walks; then it harvests
+	// the items it listed; then it finished less than a minute ago.
+	skipped("while the last walking harvest walks", true)
+	s.DB.Model(&models.Job{}).Where("request_id = ?", walking).Updates(map[string]any{"walk_complete": true, "enqueued_count": 1})
+	skipped("while the last walking harvest harvests", true)
+	s.DB.Model(&models.Job{}).Where("request_id = ?", walking).Update("enqueued_count", 0)
+	skipped("the last walking harvest finished just now", true)
+	// A request of a given id skipped now (a live harvest's) stays
+	// skipped when started again once the walk is over.
+	live := Spec{RequestID: "live-slot", LocationID: "l", ContainerID: "c2"}
+	if st, err := s.StartJob(ctx, live); err != nil || st.Skipped != SkipRecentlyWalked {
+		t.Fatalf("live harvest during a walk: %+v %v", st, err)
+	}
+	// Finished a minute ago: walked, except the request skipped before.
+	s.DB.Model(&models.Job{}).Where("request_id = ?", walking).Update("updated", time.Now().Add(-RecentWalkWindow-time.Second))
+	if st, err := s.StartJob(ctx, live); err != nil || st.Skipped != SkipRecentlyWalked {
+		t.Fatalf("the skipped live harvest started again: %+v %v", st, err)
+	}
+	skipped("the last walking harvest finished over a minute ago", false)
 }

@@ -79,6 +79,29 @@ func DueContainers(db *DB, before time.Time) ([]models.Container, error) {
 	return due, nil
 }
 
+// WalkingRecently reports whether a harvest of the container other than
+// requestID walks it: a container harvest (not of one item) neither
+// cancelled nor skipped that is unfinished (walk incomplete or fewer
+// harvestend rows than items enqueued) and progressed within a day, or
+// that last progressed after since (it finished less than that ago). Jobs
+// created more than a week before now are not looked at: the scheduler
+// no longer repairs them either.
+func WalkingRecently(db *DB, containerID, requestID string, since, now time.Time) (bool, error) {
+	var busy bool
+	err := db.Raw(`
+SELECT EXISTS (SELECT 1 FROM jobs j
+WHERE j.container_id = ? AND j.item_id = '' AND j.request_id <> ? AND NOT j.cancelled
+  AND j.created > ? AND j.updated > ?
+  AND NOT EXISTS (SELECT 1 FROM activities s WHERE s.request_id = j.request_id AND s.kind = 'walk' AND s.source LIKE 'skipped: %')
+  AND (j.updated > ? OR NOT j.walk_complete OR j.enqueued_count >
+       (SELECT count(*) FROM activities a WHERE a.request_id = j.request_id AND a.kind = 'harvestend')))`,
+		containerID, requestID, now.Add(-7*24*time.Hour), now.Add(-24*time.Hour), since).Scan(&busy).Error
+	if err != nil {
+		return false, fmt.Errorf("find a recent walk of container %s: %w", containerID, err)
+	}
+	return busy, nil
+}
+
 // StalledJobs lists, oldest first, the unfinished jobs created after since
 // that have not progressed since before: not cancelled, walk incomplete or
 // fewer harvestend rows than items enqueued.

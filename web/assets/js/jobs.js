@@ -22,7 +22,7 @@ const LABELS = {
 
 function stateLabel(st) {
   if (st.state === 'done' && st.skipped) {
-    return 'Skipped (walked less than a minute before)';
+    return 'Skipped (walked recently)';
   }
   return LABELS[st.state] || st.state;
 }
