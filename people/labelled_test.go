@@ -49,7 +49,7 @@ func loadLabelled(t *testing.T) []labelledFace {
 // assigner does (each face against the faces placed before it, by the
 // rule), and returns the share of faces in the largest group of their
 // person and the number of pairs of different people sharing a group.
-func grouping(faces []labelledFace, rule people.Rule, order []int) (grouped float64, merged int) {
+func grouping(faces []labelledFace, sim [][]float64, rule people.Rule, order []int) (grouped float64, merged int) {
 	group := map[int]string{}
 	next := 0
 	for _, i := range order {
@@ -59,7 +59,7 @@ func grouping(faces []labelledFace, rule people.Rule, order []int) (grouped floa
 		}
 		var cs []cand
 		for j := range group {
-			cs = append(cs, cand{facedesc.Cosine(faces[i].vec, faces[j].vec), j})
+			cs = append(cs, cand{sim[i][j], j})
 		}
 		sort.Slice(cs, func(a, b int) bool { return cs[a].sim > cs[b].sim })
 		if len(cs) > people.DefaultCandidates {
@@ -143,7 +143,7 @@ func meanOf(faces []labelledFace, keep func(labelledFace) bool) []float64 {
 
 // groupingMerge is grouping where a face within the threshold of several
 // persons also merges them.
-func groupingMerge(faces []labelledFace, th float64, order []int) (grouped float64, merged int) {
+func groupingMerge(faces []labelledFace, sim [][]float64, th float64, order []int) (grouped float64, merged int) {
 	group := map[int]int{}
 	next := 0
 	for _, i := range order {
@@ -153,7 +153,7 @@ func groupingMerge(faces []labelledFace, th float64, order []int) (grouped float
 		}
 		var cs []cand
 		for j := range group {
-			cs = append(cs, cand{cosine(faces[i].vec, faces[j].vec), j})
+			cs = append(cs, cand{sim[i][j], j})
 		}
 		hit := map[int]bool{}
 		best, bestSim := -1, -2.0
@@ -204,6 +204,19 @@ func groupingMerge(faces []labelledFace, th float64, order []int) (grouped float
 }
 
 // cosine of two unit vectors.
+// similarities is the matrix of similarity between every two faces, worked
+// out once for the many orders of arrival a rule is measured in.
+func similarities(faces []labelledFace, similarity func(a, b []float32) float64) [][]float64 {
+	out := make([][]float64, len(faces))
+	for i := range faces {
+		out[i] = make([]float64, len(faces))
+		for j := range faces {
+			out[i][j] = similarity(faces[i].vec, faces[j].vec)
+		}
+	}
+	return out
+}
+
 func cosine(a, b []float32) float64 {
 	var s float64
 	for k := range a {
@@ -231,10 +244,11 @@ func TestLabelledSet(t *testing.T) {
 	for i := range orders {
 		orders[i] = rng.Perm(len(faces))
 	}
+	raw := similarities(faces, facedesc.Cosine)
 	measure := func(rule people.Rule) (meanGrouped, minGrouped float64, maxMerged int) {
 		minGrouped = 1
 		for _, o := range orders {
-			g, m := grouping(faces, rule, o)
+			g, m := grouping(faces, raw, rule, o)
 			meanGrouped += g / float64(len(orders))
 			minGrouped = min(minGrouped, g)
 			maxMerged = max(maxMerged, m)
@@ -271,13 +285,14 @@ func TestLabelledSet(t *testing.T) {
 	}
 	other := func(fs []labelledFace, th float64, merge bool) (meanGrouped, minGrouped float64, maxMerged int) {
 		minGrouped = 1
+		mergeSim, ruleSim := similarities(fs, cosine), similarities(fs, facedesc.Cosine)
 		for _, o := range orders {
 			var g float64
 			var m int
 			if merge {
-				g, m = groupingMerge(fs, th, o)
+				g, m = groupingMerge(fs, mergeSim, th, o)
 			} else {
-				g, m = grouping(fs, people.Rule{Threshold: th}, o)
+				g, m = grouping(fs, ruleSim, people.Rule{Threshold: th}, o)
 			}
 			meanGrouped += g / float64(len(orders))
 			minGrouped = min(minGrouped, g)
