@@ -138,9 +138,9 @@ func Run(ctx context.Context, d Deps) error {
 	for track.count() > 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	left := track.givenBack()
+	finished, left := track.report()
 	h.Metrics.Requeued(left)
-	h.Logger.Info("worker stopped", slog.Int("finished", running-left), slog.Int("requeued", left),
+	h.Logger.Info("worker stopped", slog.Int("finished", finished), slog.Int("requeued", left),
 		slog.String("took", time.Since(start).Round(time.Millisecond).String()))
 	return nil
 }
@@ -155,6 +155,7 @@ type inflight struct {
 	n         int
 	stopping  bool
 	cancelled int
+	finished  int // handlers that ended, not cancelled, since stop
 }
 
 func (f *inflight) add(d int) {
@@ -169,6 +170,8 @@ func (f *inflight) done(ctx context.Context) {
 	f.n--
 	if f.stopping && ctx.Err() != nil {
 		f.cancelled++
+	} else if f.stopping {
+		f.finished++
 	}
 	f.mu.Unlock()
 }
@@ -179,11 +182,13 @@ func (f *inflight) stop() {
 	f.mu.Unlock()
 }
 
-// givenBack is how many handlers did not finish their task since stop.
-func (f *inflight) givenBack() int {
+// report is how many handlers finished their task since stop, and how
+// many did not (given back). A task asynq handed over just before the
+// stop may start its handler after it: it counts here either way.
+func (f *inflight) report() (finished, givenBack int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.n + f.cancelled
+	return f.finished, f.n + f.cancelled
 }
 
 func (f *inflight) count() int {
