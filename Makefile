@@ -118,6 +118,11 @@ admin-password: build
 # processes, Postgres or the browser; on two cores go test took 500 s at
 # the default and 448 to 469 s at 4 (with internal/testdb's drops out of
 # the tests' way), the cores busy about 90 % of the time.
+# -count=1: every run runs every test. go test would otherwise replay a
+# package's last pass from its cache when its code and files did not
+# change, but the tests talk to Postgres, Redis, ffmpeg and the other
+# servers and tools, which the cache knows nothing of: a replayed pass
+# proves nothing about this run.
 RACE_FREE := api web cmd extractors/archive extractors/broadcast extractors/captions extractors/documents \
   extractors/faces extractors/office extractors/probe extractors/recognition extractors/video
 # Each phase says how long it took (on stderr), so that a slow run shows
@@ -143,7 +148,7 @@ test:
 	pkgs=$$($(GO) list ./...); \
 	tests() { \
 	  local name=$$1 t=$$SECONDS rc=0; shift; \
-	  $(GO) test -vet=off -parallel 4 -timeout 20m "$$@" 2>&1 | tee "$$tmp/out" || rc=$$?; \
+	  $(GO) test -vet=off -count=1 -parallel 4 -timeout 20m "$$@" 2>&1 | tee "$$tmp/out" || rc=$$?; \
 	  phase "$$name" $$t; \
 	  if [ "$$rc" != 0 ]; then { echo "$$name:"; \
 	    grep -E '^ *--- FAIL: |^FAIL[[:space:]]|^panic: |^[^[:space:]]+\.go:[0-9]+:[0-9]+: ' "$$tmp/out" | sed 's/^/    /' || \
