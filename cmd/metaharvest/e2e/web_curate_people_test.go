@@ -3,6 +3,8 @@ package e2e
 import (
 	"fmt"
 	"net/url"
+	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -97,4 +99,29 @@ func curatePeople(e *curateEnv) {
 	b.open("/people/" + url.PathEscape(id))
 	b.waitFor("the person's page", `document.getElementById("page-title").textContent === "Grace Hopper"`)
 	b.accessible("a person's page", e.axe)
+
+	// Teach a person from a picture on the People page: their page lists
+	// the picture; removing it there removes it, and with it the person,
+	// who has no face in the archive.
+	picture, err := filepath.Abs(filepath.Join("..", "..", "..", "extractors", "faces", "testdata", "facematch-man-1.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.open("/people")
+	b.run("open the teach form", chromedp.Click(`details.teach-person summary`, chromedp.ByQuery))
+	b.run("teach a person", chromedp.SendKeys(`#teach-name`, "Ada Lindqvist", chromedp.ByID),
+		chromedp.SetUploadFiles(`#teach-pictures`, []string{picture}, chromedp.ByID),
+		chromedp.Click(`#teach-form button[type="submit"]`, chromedp.ByQuery))
+	b.waitFor("the taught person's page with the picture", `document.getElementById("page-title")?.textContent === "Ada Lindqvist" && document.querySelector("li[data-reference-id]") !== null`)
+	b.accessible("a taught person's page", e.axe)
+	taught, err := url.PathUnescape(path.Base(b.location()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if refs := c.call("GET", "/api/data/people/"+taught+"/references", nil, 200)["references"].([]any); len(refs) != 1 {
+		t.Fatalf("the api's references of the taught person: %v", refs)
+	}
+	b.run("remove the reference picture", chromedp.Click(`li[data-reference-id] .delete-reference`, chromedp.ByQuery))
+	b.waitFor("the picture gone from the page", `document.querySelector("li[data-reference-id]") === null`)
+	c.call("GET", "/api/data/people/"+taught, nil, 404)
 }
