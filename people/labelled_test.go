@@ -76,30 +76,7 @@ func grouping(faces []labelledFace, sim [][]float64, rule people.Rule, order []i
 		}
 		group[i] = p
 	}
-	byPerson := map[string]map[string]int{}
-	members := map[string]map[string]bool{}
-	for i, g := range group {
-		if byPerson[faces[i].person] == nil {
-			byPerson[faces[i].person] = map[string]int{}
-		}
-		byPerson[faces[i].person][g]++
-		if members[g] == nil {
-			members[g] = map[string]bool{}
-		}
-		members[g][faces[i].person] = true
-	}
-	n := 0
-	for _, gs := range byPerson {
-		best := 0
-		for _, c := range gs {
-			best = max(best, c)
-		}
-		n += best
-	}
-	for _, m := range members {
-		merged += len(m) * (len(m) - 1) / 2
-	}
-	return float64(n) / float64(len(faces)), merged
+	return score(faces, group)
 }
 
 // centered subtracts mean from every descriptor and normalises it again.
@@ -177,30 +154,7 @@ func groupingMerge(faces []labelledFace, sim [][]float64, th float64, order []in
 			}
 		}
 	}
-	byPerson := map[string]map[int]int{}
-	members := map[int]map[string]bool{}
-	for i, g := range group {
-		if byPerson[faces[i].person] == nil {
-			byPerson[faces[i].person] = map[int]int{}
-		}
-		byPerson[faces[i].person][g]++
-		if members[g] == nil {
-			members[g] = map[string]bool{}
-		}
-		members[g][faces[i].person] = true
-	}
-	n := 0
-	for _, gs := range byPerson {
-		b := 0
-		for _, c := range gs {
-			b = max(b, c)
-		}
-		n += b
-	}
-	for _, m := range members {
-		merged += len(m) * (len(m) - 1) / 2
-	}
-	return float64(n) / float64(len(faces)), merged
+	return score(faces, group)
 }
 
 // cosine of two unit vectors.
@@ -215,6 +169,35 @@ func similarities(faces []labelledFace, similarity func(a, b []float32) float64)
 		}
 	}
 	return out
+}
+
+// score is the share of faces in the largest group of their person, and
+// the number of pairs of different people sharing a group.
+func score[G comparable](faces []labelledFace, group map[int]G) (grouped float64, merged int) {
+	byPerson := map[string]map[G]int{}
+	members := map[G]map[string]bool{}
+	for i, g := range group {
+		if byPerson[faces[i].person] == nil {
+			byPerson[faces[i].person] = map[G]int{}
+		}
+		byPerson[faces[i].person][g]++
+		if members[g] == nil {
+			members[g] = map[string]bool{}
+		}
+		members[g][faces[i].person] = true
+	}
+	n := 0
+	for _, gs := range byPerson {
+		best := 0
+		for _, c := range gs {
+			best = max(best, c)
+		}
+		n += best
+	}
+	for _, m := range members {
+		merged += len(m) * (len(m) - 1) / 2
+	}
+	return float64(n) / float64(len(faces)), merged
 }
 
 func cosine(a, b []float32) float64 {
