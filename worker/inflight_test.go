@@ -20,11 +20,11 @@ func TestShutdownReportCountsHandlersByHowTheyEnded(t *testing.T) {
 	cancel()
 	f.done(cancelled)
 	f.done(running)
-	if finished, givenBack := f.report(); finished != 1 || givenBack != 1 {
-		t.Errorf("report = %d finished, %d given back; want 1 and 1", finished, givenBack)
+	if finished, givenBack, late := f.report(); finished != 1 || givenBack != 1 || late != 1 {
+		t.Errorf("report = %d finished, %d given back, %d started late; want 1, 1 and 1", finished, givenBack, late)
 	}
-	f.add(1) // still running when the report is made
-	if finished, givenBack := f.report(); finished != 1 || givenBack != 2 {
-		t.Errorf("report = %d finished, %d given back; want 1 and 2", finished, givenBack)
+	f.add(1) // starts late too, still running when the report is made
+	if finished, givenBack, late := f.report(); finished != 1 || givenBack != 2 || late != 2 {
+		t.Errorf("report = %d finished, %d given back, %d started late; want 1, 2 and 2", finished, givenBack, late)
 	}
 }

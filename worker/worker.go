@@ -138,9 +138,9 @@ func Run(ctx context.Context, d Deps) error {
 	for track.count() > 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	finished, left := track.report()
+	finished, left, late := track.report()
 	h.Metrics.Requeued(left)
-	h.Logger.Info("worker stopped", slog.Int("finished", finished), slog.Int("requeued", left),
+	h.Logger.Info("worker stopped", slog.Int("finished", finished), slog.Int("requeued", left), slog.Int("started_late", late),
 		slog.String("took", time.Since(start).Round(time.Millisecond).String()))
 	return nil
 }
@@ -156,11 +156,15 @@ type inflight struct {
 	stopping  bool
 	cancelled int
 	finished  int // handlers that ended, not cancelled, since stop
+	late      int // handlers that started after stop
 }
 
 func (f *inflight) add(d int) {
 	f.mu.Lock()
 	f.n += d
+	if f.stopping && d > 0 {
+		f.late += d
+	}
 	f.mu.Unlock()
 }
 
@@ -182,13 +186,14 @@ func (f *inflight) stop() {
 	f.mu.Unlock()
 }
 
-// report is how many handlers finished their task since stop, and how
-// many did not (given back). A task asynq handed over just before the
-// stop may start its handler after it: it counts here either way.
-func (f *inflight) report() (finished, givenBack int) {
+// report is how many handlers finished their task since stop, how many
+// did not (given back), and how many of them started after stop (a task
+// asynq handed over just before it): finished + givenBack is the running
+// count at the stop plus late.
+func (f *inflight) report() (finished, givenBack, late int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.finished, f.n + f.cancelled
+	return f.finished, f.n + f.cancelled, f.late
 }
 
 func (f *inflight) count() int {
