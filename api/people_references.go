@@ -16,6 +16,7 @@ import (
 	"github.com/metaharvest/metaharvest/internal/blobstore"
 	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/internal/store"
+	"github.com/metaharvest/metaharvest/people"
 )
 
 // Teaching a person from reference pictures (docs/people.md): like logo
@@ -264,30 +265,28 @@ func (s *Server) loadReference(c *gin.Context) (store.PersonReference, error) {
 }
 
 // DELETE /api/data/people/{id}/references/{ref}: the picture and its
-// descriptor go; the faces it named stay with the person. A person left
-// without faces nor references goes too.
+// descriptor go, and the faces it named are assigned again as if it had
+// never been taught (people.DeleteReference). A person left without faces
+// nor references goes too.
 func (s *Server) deleteReference(c *gin.Context) error {
 	r, err := s.loadReference(c)
 	if err != nil {
 		return err
 	}
-	var files, gone []string
+	var done people.DeletedReference
 	err = s.audited(c, "person", "delete-reference", r.PersonID, strconv.FormatInt(r.ID, 10), func(tx *store.DB) error {
 		if err := store.LockPeople(tx); err != nil {
 			return err
 		}
-		if files, err = store.DeleteReference(tx, r.ID); err != nil {
-			return err
-		}
-		gone, err = store.RecountPeople(tx, []string{r.PersonID})
+		done, err = people.DeleteReference(tx, r.ID, s.Config.PeopleSamePerson)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	s.removeArtifactFiles(c, files)
+	s.removeArtifactFiles(c, done.Files)
 	c.JSON(http.StatusOK, gin.H{"person_id": r.PersonID, "reference_id": r.ID, "deleted": true,
-		"person_deleted": len(gone) > 0})
+		"person_deleted": done.PersonDeleted, "faces_released": done.Released})
 	return nil
 }
 

@@ -105,19 +105,82 @@ func GetPersonReference(db *DB, v Viewer, person string, id int64) (PersonRefere
 	return out, nil
 }
 
-// DeleteReference deletes a reference picture and returns its files (keys
-// of the artifact store) for the caller to remove after commit. Faces it
-// named stay with their person. A person left without faces nor
-// reference goes with it (RecountPeople).
-func DeleteReference(tx *DB, id int64) ([]string, error) {
-	var rows []struct{ Picture, Thumbnail string }
-	if err := tx.Raw(`DELETE FROM person_references WHERE id = ? RETURNING picture, thumbnail`, id).Scan(&rows).Error; err != nil {
-		return nil, fmt.Errorf("delete reference %d: %w", id, err)
+// DeletedReference is what deleting a reference picture leaves to do: its
+// files (keys of the artifact store) to remove after commit, and its
+// person and descriptor (nil when it was never described), to let go of
+// the faces it named (people.DeleteReference).
+type DeletedReference struct {
+	PersonID   string
+	Descriptor []byte
+	Files      []string
+}
+
+// DeleteReference deletes a reference picture. The faces it named stay
+// with their person until the caller lets them go (ReleaseFaces); a
+// person left without faces nor reference goes with RecountPeople.
+func DeleteReference(tx *DB, id int64) (DeletedReference, error) {
+	var rows []struct {
+		PersonID, Picture, Thumbnail string
+		Descriptor                   []byte
+	}
+	if err := tx.Raw(`DELETE FROM person_references WHERE id = ? RETURNING person_id, picture, thumbnail, descriptor`, id).
+		Scan(&rows).Error; err != nil {
+		return DeletedReference{}, fmt.Errorf("delete reference %d: %w", id, err)
 	}
 	if len(rows) == 0 {
-		return nil, apperr.NotFound("reference picture", fmt.Sprint(id))
+		return DeletedReference{}, apperr.NotFound("reference picture", fmt.Sprint(id))
 	}
-	return referenceFiles(rows[0].Picture, rows[0].Thumbnail), nil
+	r := rows[0]
+	return DeletedReference{PersonID: r.PersonID, Descriptor: r.Descriptor, Files: referenceFiles(r.Picture, r.Thumbnail)}, nil
+}
+
+// PersonReferenceDescriptors are the descriptors of a person's described
+// reference pictures.
+func PersonReferenceDescriptors(tx *DB, person string) ([][]byte, error) {
+	var out [][]byte
+	if err := tx.Raw(`SELECT descriptor FROM person_references WHERE person_id = ? AND status = 'ready' AND descriptor IS NOT NULL ORDER BY id`,
+		person).Scan(&out).Error; err != nil {
+		return nil, fmt.Errorf("reference descriptors of %s: %w", person, err)
+	}
+	return out, nil
+}
+
+// PersonFaceDescriptor is a face of a person with the descriptor it was
+// assigned from.
+type PersonFaceDescriptor struct {
+	ID         int64
+	ItemID     string
+	Descriptor []byte
+}
+
+// UnpinnedFaceDescriptors are the faces of a person that no user put
+// there, with their descriptors.
+func UnpinnedFaceDescriptors(tx *DB, person string) ([]PersonFaceDescriptor, error) {
+	var out []PersonFaceDescriptor
+	if err := tx.Raw(`SELECT pf.id, pf.item_id, fd.descriptor
+FROM person_faces pf
+JOIN face_descriptors fd ON fd.item_id = pf.item_id AND fd.extractor = pf.extractor AND fd.face = pf.face
+	AND fd.created_at = pf.described_at
+WHERE pf.person_id = ? AND pf.code IS NOT NULL AND NOT pf.pinned ORDER BY pf.id`, person).Scan(&out).Error; err != nil {
+		return nil, fmt.Errorf("faces of %s: %w", person, err)
+	}
+	return out, nil
+}
+
+// ReleaseFaces forgets the persons of faces (ids of person_faces): their
+// items are pending again, so that the assigner gives them a person as it
+// does a face it never saw. It returns the items.
+func ReleaseFaces(tx *DB, ids []int64) ([]string, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var items []string
+	if err := tx.Raw(`WITH gone AS (DELETE FROM person_faces WHERE id = ANY(?) RETURNING item_id),
+pending AS (INSERT INTO people_pending (item_id) SELECT DISTINCT item_id FROM gone ON CONFLICT (item_id) DO NOTHING)
+SELECT DISTINCT item_id FROM gone ORDER BY item_id`, int64s(ids)).Scan(&items).Error; err != nil {
+		return nil, fmt.Errorf("release faces: %w", err)
+	}
+	return items, nil
 }
 
 func referenceFiles(keys ...string) []string {
