@@ -644,7 +644,11 @@ next:
 			continue
 		}
 		for _, g := range group {
-			apart, err := store.PersonsApart(tx, g.ID, p.ID)
+			small, big := g, p // the query reads the faces of the first
+			if small.Faces > big.Faces {
+				small, big = big, small
+			}
+			apart, err := store.PersonsApart(tx, small.ID, big.ID)
 			if err != nil {
 				return "", nil, err
 			}

@@ -269,6 +269,8 @@ func TestLabelledSet(t *testing.T) {
 				measure(people.Rule{Threshold: th, MergeBridged: true, MergeThreshold: th + up}))
 		}
 		row(th, "nearest+merge, 2 faces of each", measure(people.Rule{Threshold: th, MergeBridged: true, MergeSupport: 2}))
+		row(th, fmt.Sprintf("nearest+merge from %.2f, 2 faces of each", th+0.02),
+			measure(people.Rule{Threshold: th, MergeBridged: true, MergeThreshold: th + 0.02, MergeSupport: 2}))
 	}
 	// Other rules (docs/people.md): descriptors centred on the archive's
 	// mean (here the set's own mean: no label is used), or on the mean of
@@ -298,6 +300,7 @@ func TestLabelledSet(t *testing.T) {
 			for _, h := range halves {
 				r := measureOn(similarities(h, cosine), rule)
 				worst.mean, worst.worst, worst.merged = min(worst.mean, r.mean), min(worst.worst, r.worst), max(worst.merged, r.merged)
+				worst.merges = append(worst.merges, r.merges...) // of all splits
 			}
 			row(th, name+", centred (half's mean, worst split)", worst)
 		}

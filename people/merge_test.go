@@ -9,6 +9,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/metaharvest/metaharvest/internal/facedesc"
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/people"
 	"github.com/metaharvest/metaharvest/people/peopletest"
 )
@@ -275,5 +276,27 @@ func TestBridgingMergeKilledMidWay(t *testing.T) {
 	}
 	if n := count(t, db, `SELECT sum(faces) FROM person_containers WHERE person_id = ?`, pa); n != 4 {
 		t.Errorf("%d faces counted, want 4", n)
+	}
+}
+
+// A "not this person" mark outlives a merge of its person: it then holds
+// for the person left, so a bridging face does not merge across it.
+func TestExclusionOutlivesMerge(t *testing.T) {
+	t.Parallel()
+	db := fixture(t)
+	pa, pb, da, dbb := twoPeople(t, db, 26)
+	exec(t, db, `INSERT INTO persons (id) VALUES ('zed')`)
+	exec(t, db, `INSERT INTO person_exclusions (item_id, extractor, face, person_id) VALUES ('b', 'vendor_faces', 0, 'zed')`)
+	// A user merges zed into a's person ("this is also ...").
+	if err := db.Transaction(func(tx *gorm.DB) error { return store.MergePeople(tx, pa, []string{"zed"}, time.Now()) }); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, `SELECT count(*) FROM person_exclusions WHERE item_id = 'b' AND person_id = ?`, pa); n != 1 {
+		t.Fatalf("%d marks moved to the person left, want 1", n)
+	}
+	harvest(t, db, "c", "c1", []fakeFace{{local: "x", desc: between(t, da, dbb)}})
+	drain(t, &people.Assigner{DB: db, Rule: mergeRule})
+	if n := count(t, db, `SELECT count(*) FROM persons WHERE id IN (?, ?)`, pa, pb); n != 2 {
+		t.Errorf("%d of the two persons left, want 2", n)
 	}
 }

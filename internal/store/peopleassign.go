@@ -340,7 +340,8 @@ FROM persons p WHERE p.id = ANY(?) ORDER BY p.id FOR UPDATE OF p`, models.String
 // PersonsApart reports whether two persons are known to be two people: a
 // face of one was marked "not this person" for the other, or they have
 // faces of different people of an item in the same frame (the same
-// picture, or the same time of a video).
+// picture, or the same time of a video). It reads the faces of a: the
+// person with fewer faces first.
 func PersonsApart(tx *DB, a, b string) (bool, error) {
 	var apart bool
 	if err := tx.Raw(`SELECT EXISTS (SELECT 1 FROM person_exclusions e
