@@ -300,3 +300,33 @@ func TestExclusionOutlivesMerge(t *testing.T) {
 		t.Errorf("%d of the two persons left, want 2", n)
 	}
 }
+
+// A merge in the middle of a round: the items after it in the same round
+// were read with the persons of before, and keep their faces on the
+// person left.
+func TestBridgingMergeInTheMiddleOfARound(t *testing.T) {
+	t.Parallel()
+	db := fixture(t)
+	pa, pb, da, dbb := twoPeople(t, db, 27)
+	zb := peopletest.NewFaces(27, 2).Face(1)
+	harvest(t, db, "zb", "c1", []fakeFace{{local: "x", desc: zb}})
+	a := &people.Assigner{DB: db, Rule: mergeRule}
+	drain(t, a)
+	if got := personOf(t, db, "zb", 0); got != pb {
+		t.Fatalf("zb's face is of %q, want %s", got, pb)
+	}
+	harvest(t, db, "a3", "c1", []fakeFace{{local: "x", desc: da}})
+	drain(t, a)
+	// c (the bridge) and zb (harvested again) in one round, in that order.
+	harvest(t, db, "c", "c1", []fakeFace{{local: "x", desc: between(t, da, dbb)}})
+	harvest(t, db, "zb", "c1", []fakeFace{{local: "x", desc: zb}})
+	drain(t, a)
+	for _, it := range []string{"a1", "a3", "b", "c", "zb"} {
+		if got := personOf(t, db, it, 0); got != pa {
+			t.Errorf("%s's face is of %q, want %s", it, got, pa)
+		}
+	}
+	if n := count(t, db, `SELECT sum(faces) FROM person_containers WHERE person_id = ?`, pa); n != 6 {
+		t.Errorf("%d faces counted, want 6", n)
+	}
+}
