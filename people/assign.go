@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/metaharvest/metaharvest/internal/faceindex"
 	"github.com/metaharvest/metaharvest/internal/ids"
 	"github.com/metaharvest/metaharvest/internal/store"
+	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 )
 
@@ -546,15 +548,49 @@ func (a *Assigner) assignItem(tx *store.DB, it store.PeopleItem, descs []store.F
 		for _, p := range f.excl {
 			excluded[p] = true
 		}
-		person, err := a.nearest(tx, f.vec, f.code, func(p string) bool { return !excluded[p] && allowed(p, f.d.PersonID) })
+		d, err := a.nearest(tx, f.vec, f.code, func(p string) bool { return !excluded[p] && allowed(p, f.d.PersonID) })
 		if err != nil {
 			return err
 		}
+		person := d.Person
 		if person == "" {
 			person = ids.New()
 			if err := store.NewPerson(tx, person, a.now()); err != nil {
 				return err
 			}
+		}
+		if len(d.Merge) > 0 {
+			into, merged, err := a.mergeBridged(tx, person, d.Merge, f.d.ItemID)
+			if err != nil {
+				return err
+			}
+			for _, m := range merged {
+				locals[into] = append(locals[into], locals[m]...)
+				delete(locals, m)
+				touched[m] = true
+			}
+			// What this round read before of the persons merged now
+			// names the person left (store.MergePeople moved their faces
+			// and their "not this person" marks).
+			rename := func(id string) string {
+				if slices.Contains(merged, id) {
+					return into
+				}
+				return id
+			}
+			for k, f := range old {
+				if f.PersonID != nil && slices.Contains(merged, *f.PersonID) {
+					f.PersonID = &into
+				}
+				if slices.ContainsFunc(f.Exclusions, func(id string) bool { return slices.Contains(merged, id) }) {
+					f.Exclusions = renamed(f.Exclusions, rename)
+				}
+				old[k] = f
+			}
+			for k := range fresh {
+				fresh[k].excl = renamed(fresh[k].excl, rename)
+			}
+			person = into
 		}
 		f.row.PersonID = &person
 		id, err := store.SavePersonFace(tx, f.row)
@@ -568,25 +604,122 @@ func (a *Assigner) assignItem(tx *store.DB, it store.PeopleItem, descs []store.F
 	return nil
 }
 
-// nearest is the person the face of vec (code) joins under the Rule, ""
-// for a new person. Reference pictures come first: a face within the
-// threshold of a person's reference picture joins that person (the
-// nearest such) whatever faces are nearer.
-func (a *Assigner) nearest(tx *store.DB, vec []float32, code faceindex.Code, allowed func(string) bool) (string, error) {
-	if len(a.refs) > 0 {
-		sims := map[string][]float64{}
-		for _, r := range a.refs {
-			if len(r.vec) == len(vec) {
-				sims[r.person] = append(sims[r.person], facedesc.Cosine(vec, r.vec))
+// renamed is ids with each id renamed, in a new slice.
+func renamed(ids []string, rename func(string) string) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = rename(id)
+	}
+	return out
+}
+
+// mergeBridged makes person and the persons a new face of item bridges
+// one person (Rule.MergeBridged), leaving out those users told apart:
+// no hidden person is merged (nor anyone into one), two named or taught
+// persons are never merged, nor two persons one of whose faces was marked
+// "not this person" for the other or seen in the same frame as the
+// other's (store.PersonsApart). The bridged persons are taken best first,
+// each only if it may go with every person taken before it. The person
+// left is the named one, else the one with most faces, else the oldest;
+// it returns it and the persons merged into it (deleted).
+func (a *Assigner) mergeBridged(tx *store.DB, person string, bridged []string, item string) (string, []string, error) {
+	rows, err := store.BridgedPersons(tx, append([]string{person}, bridged...))
+	if err != nil {
+		return "", nil, err
+	}
+	by := make(map[string]store.BridgedPerson, len(rows))
+	for _, r := range rows {
+		by[r.ID] = r
+	}
+	first, ok := by[person]
+	if !ok || first.Hidden {
+		return person, nil, nil
+	}
+	group := []store.BridgedPerson{first}
+	known := first.IsKnown
+next:
+	for _, id := range bridged {
+		p, ok := by[id]
+		if !ok || p.Hidden || (p.IsKnown && known) {
+			continue
+		}
+		for _, g := range group {
+			small, big := g, p // the query reads the faces of the first
+			if small.Faces > big.Faces {
+				small, big = big, small
+			}
+			apart, err := store.PersonsApart(tx, small.ID, big.ID)
+			if err != nil {
+				return "", nil, err
+			}
+			if apart {
+				continue next
 			}
 		}
-		if p, _ := (Rule{Threshold: a.Rule.Threshold}).Choose(sims, allowed); p != "" {
-			return p, nil
+		group = append(group, p)
+		known = known || p.IsKnown
+	}
+	if len(group) == 1 {
+		return person, nil, nil
+	}
+	sort.Slice(group, func(i, j int) bool {
+		x, y := group[i], group[j]
+		switch {
+		case x.IsKnown != y.IsKnown:
+			return x.IsKnown
+		case x.Faces != y.Faces:
+			return x.Faces > y.Faces
+		case !x.CreatedAt.Equal(y.CreatedAt):
+			return x.CreatedAt.Before(y.CreatedAt)
+		}
+		return x.ID < y.ID
+	})
+	into, all := group[0].ID, make([]string, len(group))
+	for i, g := range group {
+		all[i] = g.ID
+	}
+	from := all[1:]
+	// Their items' documents carry the persons' ids and names.
+	if err := search.MarkDirtyWhere(tx, store.PersonItemsCond, models.Strings(all)); err != nil {
+		return "", nil, err
+	}
+	if err := store.MergePeople(tx, into, from, a.now()); err != nil {
+		return "", nil, err
+	}
+	for id, r := range a.refs {
+		if slices.Contains(from, r.person) {
+			r.person = into
+			a.refs[id] = r
+		}
+	}
+	a.Logger.Info("merged persons bridged by a new face", slog.String("into", into),
+		slog.Any("merged", from), slog.String("item", item))
+	return into, from, nil
+}
+
+// nearest is what the face of vec (code) does under the Rule: the person
+// it joins ("" a new person) and the persons it bridges. Reference
+// pictures come first: a face within the threshold of a person's
+// reference picture joins that person (the nearest such) whatever faces
+// are nearer.
+func (a *Assigner) nearest(tx *store.DB, vec []float32, code faceindex.Code, allowed func(string) bool) (Decision, error) {
+	var taught string
+	var refSims map[string][]float64
+	if len(a.refs) > 0 {
+		refSims = map[string][]float64{}
+		for _, r := range a.refs {
+			if len(r.vec) == len(vec) {
+				refSims[r.person] = append(refSims[r.person], facedesc.Cosine(vec, r.vec))
+			}
+		}
+		taught, _ = (Rule{Threshold: a.Rule.Threshold}).Choose(refSims, allowed)
+		if taught != "" && !a.Rule.MergeBridged {
+			return Decision{Person: taught}, nil
 		}
 	}
 	hits := a.index.Search(code, a.Rule.candidates())
 	if len(hits) == 0 {
-		return "", nil
+		return Decision{Person: taught}, nil
 	}
 	ids := make([]int64, len(hits))
 	for i, h := range hits {
@@ -594,7 +727,7 @@ func (a *Assigner) nearest(tx *store.DB, vec []float32, code faceindex.Code, all
 	}
 	cands, err := store.Candidates(tx, ids)
 	if err != nil {
-		return "", err
+		return Decision{}, err
 	}
 	found := map[int64]bool{}
 	sims := map[string][]float64{}
@@ -613,6 +746,14 @@ func (a *Assigner) nearest(tx *store.DB, vec []float32, code faceindex.Code, all
 			a.index.Remove(h.ID)
 		}
 	}
-	p, _ := a.Rule.Choose(sims, allowed)
-	return p, nil
+	if taught != "" {
+		// The taught person absorbs the persons the face bridges when
+		// its reference pictures are reached as their faces must be.
+		d := Decision{Person: taught}
+		if a.Rule.bridges(refSims[taught]) {
+			d.Merge = a.Rule.Bridged(sims, allowed, taught)
+		}
+		return d, nil
+	}
+	return a.Rule.Decide(sims, allowed), nil
 }

@@ -22,6 +22,11 @@
 //     their cosine similarity reaches the Rule's threshold, unless the face
 //     was marked "not this person" for that person, or that person is
 //     already in the same frame of the item; else it starts a new person;
+//   - a new face within the threshold of faces of several persons (or of
+//     a reference picture and faces) bridges them: with Rule.MergeBridged
+//     they become one person (Rule.Decide says which, mergeBridged leaves
+//     out hidden persons, a second named or taught one, and persons told
+//     apart by a "not this person" mark or a shared frame);
 //   - faces no longer there, and faces of deleted items, go.
 //
 // The nearest faces are found by a faceindex.Index held in the assigner's

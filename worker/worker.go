@@ -60,7 +60,8 @@ func Run(ctx context.Context, d Deps) error {
 	if d.Config.FacialRecognition {
 		// Faces described by any worker get their persons from whichever
 		// assigner takes the people lock (package people).
-		h.assigner = &people.Assigner{DB: d.DB, Logger: h.Logger, Rule: people.Rule{Threshold: d.Config.PeopleSamePerson},
+		h.assigner = &people.Assigner{DB: d.DB, Logger: h.Logger, Rule: people.Rule{Threshold: d.Config.PeopleSamePerson,
+			MergeBridged: d.Config.PeopleMergeBridged, MergeThreshold: d.Config.PeopleMergeSamePerson},
 			Now: h.Now}
 		go h.assigner.Run(ctx)
 		// Reference pictures people are taught from are described here,

@@ -61,7 +61,7 @@ func benchPeople(ctx context.Context, steps []int) error {
 		}
 	}
 	w := newBenchFaces(facedesc.Dims)
-	a := &people.Assigner{DB: db, Rule: people.Rule{Threshold: people.DefaultThreshold}, Batch: 1, Logger: slog.New(slog.DiscardHandler)}
+	a := &people.Assigner{DB: db, Rule: people.Rule{Threshold: people.DefaultThreshold, MergeBridged: people.DefaultMergeBridged}, Batch: 1, Logger: slog.New(slog.DiscardHandler)}
 	seeded := 0
 	for _, n := range steps {
 		start := time.Now()

@@ -160,6 +160,15 @@ type Config struct {
 	// of docs/people.md, the lowest with no two people merged); below it
 	// the face starts a new person.
 	PeopleSamePerson float64
+	// PeopleMergeBridged: a new face that reaches PeopleSamePerson with
+	// faces of several persons makes them one person, unless users told
+	// them apart (PEOPLE_MERGE_BRIDGED, default true: on the labelled set
+	// it groups more faces and merges no two people, docs/people.md).
+	PeopleMergeBridged bool
+	// PeopleMergeSamePerson is the similarity from which a bridging face
+	// merges persons (PEOPLE_MERGE_SAME_PERSON, 0 to 1; unset:
+	// PeopleSamePerson): raise it to merge more cautiously.
+	PeopleMergeSamePerson float64
 
 	// Env is the lookup Load read from: extractor settings and provider keys
 	// (TESSERACT_LANGUAGES, WEATHER_API_KEY, ...) are declared by the
@@ -285,8 +294,10 @@ func Load(get Getenv) (Config, error) {
 		// Facial recognition (issue 48).
 		FacialRecognition: boolean("FACIAL_RECOGNITION", true),
 		// People across the archive (issue 44).
-		PeopleSamePerson: fraction("PEOPLE_SAME_PERSON", 0.7),
-		Env:              get,
+		PeopleSamePerson:      fraction("PEOPLE_SAME_PERSON", 0.7),
+		PeopleMergeBridged:    boolean("PEOPLE_MERGE_BRIDGED", true),
+		PeopleMergeSamePerson: fraction("PEOPLE_MERGE_SAME_PERSON", 0),
+		Env:                   get,
 	}
 	c.BaseURL = str("BASE_URL", defaultBaseURL(c.HTTPAddr))
 	c.DataBucket = loadDataBucket(str, integer, &problems)

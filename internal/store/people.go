@@ -347,9 +347,9 @@ func HidePerson(tx *DB, id string, hidden bool, now time.Time) error {
 // the items with faces of the persons.
 const PersonItemsCond = `id IN (SELECT item_id FROM person_faces WHERE person_id = ANY(?))`
 
-// MergePeople moves the faces, reference pictures and name of the persons
-// from into the person into (which keeps its name when it has one) and
-// deletes them.
+// MergePeople moves the faces, reference pictures, "not this person"
+// marks and name of the persons from into the person into (which keeps
+// its name when it has one) and deletes them.
 func MergePeople(tx *DB, into string, from []string, now time.Time) error {
 	ids := models.Strings(from)
 	if err := tx.Exec(`UPDATE persons SET name = (SELECT f.name FROM persons f WHERE f.id = ANY(?) AND f.name <> '' ORDER BY f.id LIMIT 1),
@@ -364,6 +364,15 @@ WHERE id = ? AND name = '' AND EXISTS (SELECT 1 FROM persons f WHERE f.id = ANY(
 		if err := tx.Exec(q, into, ids).Error; err != nil {
 			return fmt.Errorf("merge people: %w", err)
 		}
+	}
+	// A face marked "not this person" for one of them is not the person
+	// left either (unless it is one of theirs: then the merge says it is).
+	if err := tx.Exec(`INSERT INTO person_exclusions (item_id, extractor, face, person_id, created_at)
+SELECT e.item_id, e.extractor, e.face, ?, e.created_at FROM person_exclusions e
+WHERE e.person_id = ANY(?) AND NOT EXISTS (SELECT 1 FROM person_faces f
+	WHERE f.item_id = e.item_id AND f.extractor = e.extractor AND f.face = e.face AND f.person_id = ?)
+ON CONFLICT DO NOTHING`, into, ids, into).Error; err != nil {
+		return fmt.Errorf("merge people: %w", err)
 	}
 	if err := tx.Exec(`UPDATE persons SET is_known = true, updated_at = ? WHERE id = ? AND EXISTS (SELECT 1 FROM person_references WHERE person_id = ?)`,
 		now, into, into).Error; err != nil {

@@ -312,3 +312,45 @@ func CountPersons(db *DB) (int64, error) {
 	}
 	return n, nil
 }
+
+// BridgedPerson is what the assigner weighs before merging persons a new
+// face bridges: whether users named, taught or hid the person, its faces
+// and its age.
+type BridgedPerson struct {
+	ID        string
+	IsKnown   bool
+	Hidden    bool
+	Faces     int
+	CreatedAt time.Time
+}
+
+// BridgedPersons reads the persons of ids that exist, locking their rows
+// (a rename or hiding meanwhile waits for the merge, then finds the
+// person that is left).
+func BridgedPersons(tx *DB, ids []string) ([]BridgedPerson, error) {
+	var out []BridgedPerson
+	if err := tx.Raw(`SELECT p.id, p.is_known, p.hidden, p.created_at,
+	(SELECT count(*) FROM person_faces f WHERE f.person_id = p.id) AS faces
+FROM persons p WHERE p.id = ANY(?) ORDER BY p.id FOR UPDATE OF p`, models.Strings(ids)).Scan(&out).Error; err != nil {
+		return nil, fmt.Errorf("bridged persons: %w", err)
+	}
+	return out, nil
+}
+
+// PersonsApart reports whether two persons are known to be two people: a
+// face of one was marked "not this person" for the other, or they have
+// faces of different people of an item in the same frame (the same
+// picture, or the same time of a video). It reads the faces of a: the
+// person with fewer faces first.
+func PersonsApart(tx *DB, a, b string) (bool, error) {
+	var apart bool
+	if err := tx.Raw(`SELECT EXISTS (SELECT 1 FROM person_exclusions e
+	JOIN person_faces f ON f.item_id = e.item_id AND f.extractor = e.extractor AND f.face = e.face
+	WHERE (f.person_id = ? AND e.person_id = ?) OR (f.person_id = ? AND e.person_id = ?))
+OR EXISTS (SELECT 1 FROM person_faces f1 JOIN person_faces f2 ON f2.item_id = f1.item_id AND f2.person_id = ?
+	AND f2.local_person <> f1.local_person AND f2.time_ms IS NOT DISTINCT FROM f1.time_ms
+	WHERE f1.person_id = ?)`, a, b, b, a, b, a).Scan(&apart).Error; err != nil {
+		return false, fmt.Errorf("persons apart: %w", err)
+	}
+	return apart, nil
+}
