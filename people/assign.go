@@ -197,19 +197,21 @@ func (a *Assigner) catchUp(tx *store.DB) error {
 	return a.loadReferences(tx)
 }
 
-// reference is a described reference picture: its person and descriptor.
+// reference is a described reference picture: its person, descriptor and
+// the model that made it.
 type reference struct {
 	person  string
 	vec     []float32
+	model   string
 	applied bool
 }
 
 // loadReferences brings the described reference pictures up to date
 // (their persons change with merges; descriptors are read once).
 func (a *Assigner) loadReferences(tx *store.DB) error {
-	known := make(map[int64]bool, len(a.refs))
-	for id := range a.refs {
-		known[id] = true
+	known := make(map[int64]string, len(a.refs))
+	for id, r := range a.refs {
+		known[id] = r.model
 	}
 	rows, err := store.ReadyReferences(tx, known)
 	if err != nil {
@@ -218,12 +220,12 @@ func (a *Assigner) loadReferences(tx *store.DB) error {
 	refs := make(map[int64]reference, len(rows))
 	for _, r := range rows {
 		ref, ok := a.refs[r.ID]
-		if !ok {
+		if !ok || ref.model != r.Model {
 			v, err := facedesc.Dequantize(r.Descriptor)
 			if err != nil {
 				continue // a descriptor that cannot be read names nobody
 			}
-			ref.vec = v
+			ref.vec, ref.model = v, r.Model
 		}
 		ref.person, ref.applied = r.PersonID, r.Applied
 		refs[r.ID] = ref
@@ -272,8 +274,8 @@ func (a *Assigner) applyReferences(tx *store.DB) (int, error) {
 		best := map[frameKey]store.Candidate{}
 		bestSim := map[frameKey]float64{}
 		for _, c := range cands {
-			if c.ID <= 0 || c.PersonID == ref.person {
-				continue
+			if c.ID <= 0 || c.PersonID == ref.person || c.Model != ref.model {
+				continue // descriptors of different models never compare
 			}
 			v, err := facedesc.Dequantize(c.Descriptor)
 			if err != nil || len(v) != len(ref.vec) {
@@ -409,6 +411,9 @@ func (a *Assigner) assign(tx *store.DB, itemIDs []string) ([]string, error) {
 	for _, d := range descs {
 		byItem[d.ItemID] = append(byItem[d.ItemID], d)
 	}
+	if err := a.redescribeReferences(tx, descs); err != nil {
+		return nil, err
+	}
 	oldByKey := map[faceKey]store.PersonFace{}
 	for _, f := range old {
 		oldByKey[faceKey{f.ItemID, f.Extractor, f.Face}] = f
@@ -457,6 +462,76 @@ func (a *Assigner) assign(tx *store.DB, itemIDs []string) ([]string, error) {
 	return out, nil
 }
 
+// redescribeReferences sends the reference pictures described by another
+// model than the newest of descs back to be described (by the workers,
+// with the model they run now): a taught person is then found among faces
+// of the new model too. Until then they name no face of the new model.
+func (a *Assigner) redescribeReferences(tx *store.DB, descs []store.FaceDescriptor) error {
+	var newest *store.FaceDescriptor
+	for i, d := range descs {
+		if newest == nil || d.CreatedAt.After(newest.CreatedAt) {
+			newest = &descs[i]
+		}
+	}
+	if newest == nil {
+		return nil
+	}
+	stale := false
+	for _, r := range a.refs {
+		stale = stale || r.model != newest.Model
+	}
+	if !stale {
+		return nil
+	}
+	ids, err := store.RedescribeReferences(tx, newest.Model, newest.CreatedAt)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		delete(a.refs, id)
+	}
+	if len(ids) > 0 {
+		a.Logger.Info("reference pictures of another face model to describe again", slog.Int("references", len(ids)),
+			slog.String("model", newest.Model))
+	}
+	return nil
+}
+
+// SameFaceOverlap: a face described again by another model (whose codes
+// do not compare with the old one's) is the same face, keeping its
+// person, when it has the same index, the same frame and its box covers
+// the old one's by at least this intersection over union.
+const SameFaceOverlap = 0.5
+
+// sameFace reports whether the face d, described now, is the face prev
+// was assigned from: the code within SameFaceBits when one model made
+// both, the frame and box (SameFaceOverlap) when the model changed.
+func sameFace(prev store.PersonFace, d store.FaceDescriptor, code faceindex.Code) bool {
+	if prev.Model == d.Model {
+		pc, err := faceindex.FromBytes(prev.Code)
+		return err == nil && faceindex.Distance(pc, code) <= SameFaceBits
+	}
+	if (prev.TimeMS == nil) != (d.TimeMS == nil) || (prev.TimeMS != nil && *prev.TimeMS != *d.TimeMS) {
+		return false
+	}
+	return overlap(prev.BoxLeft, prev.BoxTop, prev.BoxWidth, prev.BoxHeight, d.Left, d.Top, d.Width, d.Height) >= SameFaceOverlap
+}
+
+// overlap is the intersection over union of two boxes (left, top, width,
+// height); 0 when either is empty.
+func overlap(l1, t1, w1, h1, l2, t2, w2, h2 float64) float64 {
+	if !(w1 > 0 && h1 > 0 && w2 > 0 && h2 > 0) {
+		return 0
+	}
+	iw := math.Min(l1+w1, l2+w2) - math.Max(l1, l2)
+	ih := math.Min(t1+h1, t2+h2) - math.Max(t1, t2)
+	if !(iw > 0 && ih > 0) {
+		return 0
+	}
+	inter := iw * ih
+	return inter / (w1*h1 + w2*h2 - inter)
+}
+
 // assignItem gives each described face of a live item its person.
 func (a *Assigner) assignItem(tx *store.DB, it store.PeopleItem, descs []store.FaceDescriptor,
 	old map[faceKey]store.PersonFace, kept map[faceKey]bool, touched map[string]bool) error {
@@ -478,11 +553,12 @@ func (a *Assigner) assignItem(tx *store.DB, it store.PeopleItem, descs []store.F
 		return true
 	}
 	type todo struct {
-		d    store.FaceDescriptor
-		row  store.PersonFace
-		vec  []float32
-		code faceindex.Code
-		excl []string
+		d     store.FaceDescriptor
+		row   store.PersonFace
+		vec   []float32
+		model string
+		code  faceindex.Code
+		excl  []string
 	}
 	var fresh []todo
 	for _, d := range descs {
@@ -491,7 +567,7 @@ func (a *Assigner) assignItem(tx *store.DB, it store.PeopleItem, descs []store.F
 		prev, had := old[k]
 		row := store.PersonFace{ItemID: d.ItemID, Extractor: d.Extractor, Face: d.Face, ContainerID: it.ContainerID,
 			LocalPerson: d.PersonID, TimeMS: d.TimeMS, Area: d.Width * d.Height, Thumbnail: d.Thumbnail,
-			DescribedAt: d.CreatedAt}
+			DescribedAt: d.CreatedAt, Model: d.Model, BoxLeft: d.Left, BoxTop: d.Top, BoxWidth: d.Width, BoxHeight: d.Height}
 		// The described faces of a local person stand for all its faces.
 		n, dn := max(1, faces.count[d.PersonID]), max(1, described[d.PersonID])
 		row.Weight = n / dn
@@ -523,8 +599,9 @@ func (a *Assigner) assignItem(tx *store.DB, it store.PeopleItem, descs []store.F
 		code := faceindex.Encode(vec)
 		row.Code = code.Bytes()
 		if had && prev.PersonID != nil && prev.Code != nil {
-			if pc, err := faceindex.FromBytes(prev.Code); err == nil && faceindex.Distance(pc, code) <= SameFaceBits {
-				// The same face harvested again keeps its person.
+			if sameFace(prev, d, code) {
+				// The same face harvested again (or described again by
+				// another model) keeps its person.
 				row.PersonID, row.Pinned = prev.PersonID, prev.Pinned
 				id, err := store.SavePersonFace(tx, row)
 				if err != nil {
@@ -541,14 +618,14 @@ func (a *Assigner) assignItem(tx *store.DB, it store.PeopleItem, descs []store.F
 		if had && prev.PersonID != nil {
 			touched[*prev.PersonID] = true
 		}
-		fresh = append(fresh, todo{d: d, row: row, vec: vec, code: code, excl: prev.Exclusions})
+		fresh = append(fresh, todo{d: d, row: row, vec: vec, model: d.Model, code: code, excl: prev.Exclusions})
 	}
 	for _, f := range fresh {
 		excluded := map[string]bool{}
 		for _, p := range f.excl {
 			excluded[p] = true
 		}
-		d, err := a.nearest(tx, f.vec, f.code, func(p string) bool { return !excluded[p] && allowed(p, f.d.PersonID) })
+		d, err := a.nearest(tx, f.vec, f.model, f.code, func(p string) bool { return !excluded[p] && allowed(p, f.d.PersonID) })
 		if err != nil {
 			return err
 		}
@@ -701,14 +778,15 @@ next:
 // it joins ("" a new person) and the persons it bridges. Reference
 // pictures come first: a face within the threshold of a person's
 // reference picture joins that person (the nearest such) whatever faces
-// are nearer.
-func (a *Assigner) nearest(tx *store.DB, vec []float32, code faceindex.Code, allowed func(string) bool) (Decision, error) {
+// are nearer. Only descriptors of the face's model compare: faces and
+// references of another model are left out.
+func (a *Assigner) nearest(tx *store.DB, vec []float32, model string, code faceindex.Code, allowed func(string) bool) (Decision, error) {
 	var taught string
 	var refSims map[string][]float64
 	if len(a.refs) > 0 {
 		refSims = map[string][]float64{}
 		for _, r := range a.refs {
-			if len(r.vec) == len(vec) {
+			if r.model == model && len(r.vec) == len(vec) {
 				refSims[r.person] = append(refSims[r.person], facedesc.Cosine(vec, r.vec))
 			}
 		}
@@ -733,6 +811,9 @@ func (a *Assigner) nearest(tx *store.DB, vec []float32, code faceindex.Code, all
 	sims := map[string][]float64{}
 	for _, c := range cands {
 		found[c.ID] = true
+		if c.Model != model {
+			continue // described by another model: never compared
+		}
 		v, err := facedesc.Dequantize(c.Descriptor)
 		if err != nil || len(v) != len(vec) {
 			continue

@@ -18,6 +18,8 @@ type fakeFace struct {
 	local string   // the item's own person
 	time  *float64 // video frame
 	desc  []byte
+	model string      // "test" when ""
+	box   *[4]float32 // left, top, width, height; 10*i, 5, 80, 80 when nil
 }
 
 func fixture(t *testing.T) *gorm.DB {
@@ -51,9 +53,17 @@ func harvest(t *testing.T, db *gorm.DB, item, container string, faces []fakeFace
 		}
 		list = append(list, e)
 		rows.Item, rows.Extractor, rows.PersonID = append(rows.Item, item), append(rows.Extractor, "vendor_faces"), append(rows.PersonID, f.local)
-		rows.Thumbnail, rows.Model = append(rows.Thumbnail, "ab/"+item+"/vendor_faces/faces/000"+string(rune('0'+i))+".jpg"), append(rows.Model, "test")
+		model := f.model
+		if model == "" {
+			model = "test"
+		}
+		box := [4]float32{float32(10 * i), 5, 80, 80}
+		if f.box != nil {
+			box = *f.box
+		}
+		rows.Thumbnail, rows.Model = append(rows.Thumbnail, "ab/"+item+"/vendor_faces/faces/000"+string(rune('0'+i))+".jpg"), append(rows.Model, model)
 		rows.Face, rows.TimeMS, rows.Descriptor = append(rows.Face, int32(i)), append(rows.TimeMS, ms), append(rows.Descriptor, f.desc)
-		rows.Left, rows.Top, rows.Width, rows.Height = append(rows.Left, float32(10*i)), append(rows.Top, 5), append(rows.Width, 80), append(rows.Height, 80)
+		rows.Left, rows.Top, rows.Width, rows.Height = append(rows.Left, box[0]), append(rows.Top, box[1]), append(rows.Width, box[2]), append(rows.Height, box[3])
 	}
 	meta, _ := json.Marshal(map[string]any{"vendor_faces": map[string]any{"faces": list, "count": len(list)}})
 	err := db.Transaction(func(tx *gorm.DB) error {

@@ -22,6 +22,12 @@ import (
 // descriptor desc, as the api and a worker do, and returns its id.
 func teach(t *testing.T, db *gorm.DB, id, name string, desc []byte) string {
 	t.Helper()
+	return teachModel(t, db, id, name, desc, "test")
+}
+
+// teachModel is teach with a descriptor made by model.
+func teachModel(t *testing.T, db *gorm.DB, id, name string, desc []byte, model string) string {
+	t.Helper()
 	v, err := facedesc.Dequantize(desc)
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +44,7 @@ func teach(t *testing.T, db *gorm.DB, id, name string, desc []byte) string {
 		if err := store.SetReferencePicture(tx, ref, store.ReferencePrefix+id+"/1.jpg"); err != nil {
 			return err
 		}
-		return store.DescribedReference(tx, ref, desc, faceindex.Encode(v).Bytes(), "", now)
+		return store.DescribedReference(tx, ref, desc, model, faceindex.Encode(v).Bytes(), "", now)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -257,7 +263,7 @@ func addReference(t *testing.T, db *gorm.DB, person string, desc []byte) int64 {
 		if err := store.SetReferencePicture(tx, ref, store.ReferencePrefix+person+"/2.jpg"); err != nil {
 			return err
 		}
-		return store.DescribedReference(tx, ref, desc, faceindex.Encode(v).Bytes(), "", now)
+		return store.DescribedReference(tx, ref, desc, "test", faceindex.Encode(v).Bytes(), "", now)
 	})
 	if err != nil {
 		t.Fatal(err)

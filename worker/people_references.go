@@ -89,7 +89,7 @@ func (h *Handler) describeReference(ctx context.Context) (bool, error) {
 			return err
 		}
 		did = true
-		desc, crop, problem, err := h.describePicture(ctx, ref)
+		desc, model, crop, problem, err := h.describePicture(ctx, ref)
 		if err != nil {
 			return err
 		}
@@ -101,42 +101,43 @@ func (h *Handler) describeReference(ctx context.Context) (bool, error) {
 		if err != nil {
 			return store.FailedReference(tx, ref.ID, "the face's descriptor cannot be read", now)
 		}
-		return store.DescribedReference(tx, ref.ID, desc, faceindex.Encode(vec).Bytes(), crop, now)
+		return store.DescribedReference(tx, ref.ID, desc, model, faceindex.Encode(vec).Bytes(), crop, now)
 	})
 	return did, err
 }
 
 // describePicture runs vendor_faces on a reference picture and returns
-// the largest face's descriptor and the key of its crop, or the problem
+// the largest face's descriptor, the model that made it and the key of
+// its crop, or the problem
 // that makes the picture useless as a reference; err is for failures
 // worth another try.
-func (h *Handler) describePicture(ctx context.Context, ref store.PendingReference) (desc []byte, crop, problem string, err error) {
+func (h *Handler) describePicture(ctx context.Context, ref store.PendingReference) (desc []byte, model, crop, problem string, err error) {
 	if ref.Picture == "" {
-		return nil, "", "the picture was not stored", nil
+		return nil, "", "", "the picture was not stored", nil
 	}
 	tmp := filepath.Join(h.Config.DataDir, "tmp")
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		return nil, "", "", fmt.Errorf("reference %d: %w", ref.ID, err)
+		return nil, "", "", "", fmt.Errorf("reference %d: %w", ref.ID, err)
 	}
 	// Named like a harvest's work directory: cleanWork removes it if this
 	// process is killed meanwhile.
 	work, err := os.MkdirTemp(tmp, "artifacts-reference-")
 	if err != nil {
-		return nil, "", "", fmt.Errorf("reference %d: %w", ref.ID, err)
+		return nil, "", "", "", fmt.Errorf("reference %d: %w", ref.ID, err)
 	}
 	defer os.RemoveAll(work)
 	src, err := h.Files.Artifacts.Open(ctx, ref.Picture, true)
 	switch {
 	case errors.Is(err, blobstore.ErrNotFound), errors.Is(err, blobstore.ErrBadKey):
-		return nil, "", "the picture is gone from the artifact store", nil
+		return nil, "", "", "the picture is gone from the artifact store", nil
 	case err != nil:
-		return nil, "", "", fmt.Errorf("reference %d: %w", ref.ID, err)
+		return nil, "", "", "", fmt.Errorf("reference %d: %w", ref.ID, err)
 	}
 	local := filepath.Join(work, "picture"+path.Ext(ref.Picture))
 	size, err := copyToFile(local, src)
 	src.Close()
 	if err != nil {
-		return nil, "", "", fmt.Errorf("reference %d: %w", ref.ID, err)
+		return nil, "", "", "", fmt.Errorf("reference %d: %w", ref.ID, err)
 	}
 	mime := "image/jpeg"
 	if path.Ext(ref.Picture) == ".png" {
@@ -147,13 +148,13 @@ func (h *Handler) describePicture(ctx context.Context, ref store.PendingReferenc
 	o := extractors.RunOne(ctx, h.Extractors, facesExtractor, in, referenceTimeout)
 	switch {
 	case o.Err != nil && (extractors.IsTransient(o.Err) || ctx.Err() != nil):
-		return nil, "", "", fmt.Errorf("reference %d: %w", ref.ID, o.Err)
+		return nil, "", "", "", fmt.Errorf("reference %d: %w", ref.ID, o.Err)
 	case errors.Is(o.Err, extractors.ErrUnavailable):
-		return nil, "", "faces cannot be described on this deployment: " + o.Err.Error(), nil
+		return nil, "", "", "faces cannot be described on this deployment: " + o.Err.Error(), nil
 	case o.Err != nil:
-		return nil, "", "the picture cannot be read: " + o.Err.Error(), nil
+		return nil, "", "", "the picture cannot be read: " + o.Err.Error(), nil
 	case o.Data["recognition"] == false:
-		return nil, "", "faces cannot be described on this deployment (facial recognition is off)", nil
+		return nil, "", "", "faces cannot be described on this deployment (facial recognition is off)", nil
 	}
 	best := -1
 	for i, f := range o.Faces {
@@ -166,19 +167,19 @@ func (h *Handler) describePicture(ctx context.Context, ref store.PendingReferenc
 	}
 	if best < 0 {
 		if found(o.Data["count"]) {
-			return nil, "", "a face was found but could not be described (too small, turned away or blurred): send a clearer picture", nil
+			return nil, "", "", "a face was found but could not be described (too small, turned away or blurred): send a clearer picture", nil
 		}
-		return nil, "", "no face was found in the picture", nil
+		return nil, "", "", "no face was found in the picture", nil
 	}
 	f := o.Faces[best]
 	if f.Thumbnail != "" {
 		key := store.ReferencePrefix + ref.PersonID + "/" + strconv.FormatInt(ref.ID, 10) + "-face.jpg"
 		if err := h.Files.Artifacts.PutFile(ctx, key, filepath.Join(in.ArtifactDir, facesExtractor, filepath.FromSlash(f.Thumbnail))); err != nil {
-			return nil, "", "", fmt.Errorf("reference %d: face crop: %w", ref.ID, err)
+			return nil, "", "", "", fmt.Errorf("reference %d: face crop: %w", ref.ID, err)
 		}
 		crop = key
 	}
-	return f.Descriptor, crop, "", nil
+	return f.Descriptor, f.Model, crop, "", nil
 }
 
 // found reports whether a count of faces is above zero.

@@ -224,11 +224,11 @@ func ReferencesPending(db *DB) (bool, error) {
 	return ok, nil
 }
 
-// DescribedReference records a reference described: its descriptor, code
-// and face crop (ready).
-func DescribedReference(tx *DB, id int64, descriptor, code []byte, thumbnail string, now time.Time) error {
-	if err := tx.Exec(`UPDATE person_references SET status = 'ready', error = '', descriptor = ?, code = ?, thumbnail = ?,
-	described_at = ? WHERE id = ?`, descriptor, code, thumbnail, now, id).Error; err != nil {
+// DescribedReference records a reference described: its descriptor, the
+// model that made it, its code and face crop (ready).
+func DescribedReference(tx *DB, id int64, descriptor []byte, model string, code []byte, thumbnail string, now time.Time) error {
+	if err := tx.Exec(`UPDATE person_references SET status = 'ready', error = '', descriptor = ?, model = ?, code = ?, thumbnail = ?,
+	described_at = ? WHERE id = ?`, descriptor, model, code, thumbnail, now, id).Error; err != nil {
 		return fmt.Errorf("reference %d: %w", id, err)
 	}
 	return nil
@@ -256,20 +256,24 @@ type ReadyReference struct {
 	PersonID   string
 	Code       []byte
 	Descriptor []byte
-	Applied    bool
+	// Model made the descriptor (migration 00024).
+	Model   string
+	Applied bool
 }
 
 // ReadyReferences lists the described reference pictures; with
-// descriptors only for those not in known (the assigner's cache).
-func ReadyReferences(tx *DB, known map[int64]bool) ([]ReadyReference, error) {
+// descriptors only for those not in known (the assigner's cache: id ->
+// the model of the descriptor it holds) or described by another model
+// since.
+func ReadyReferences(tx *DB, known map[int64]string) ([]ReadyReference, error) {
 	var out []ReadyReference
-	if err := tx.Raw(`SELECT id, person_id, code, applied FROM person_references
+	if err := tx.Raw(`SELECT id, person_id, code, model, applied FROM person_references
 WHERE status = 'ready' AND code IS NOT NULL AND descriptor IS NOT NULL ORDER BY id`).Scan(&out).Error; err != nil {
 		return nil, fmt.Errorf("reference codes: %w", err)
 	}
 	var missing []int64
 	for _, r := range out {
-		if !known[r.ID] {
+		if m, ok := known[r.ID]; !ok || m != r.Model {
 			missing = append(missing, r.ID)
 		}
 	}
@@ -291,6 +295,21 @@ WHERE status = 'ready' AND code IS NOT NULL AND descriptor IS NOT NULL ORDER BY 
 		out[i].Descriptor = by[out[i].ID]
 	}
 	return out, nil
+}
+
+// RedescribeReferences sends the described reference pictures whose
+// descriptor another model made, before the time given, back to be
+// described (pending, to apply again once described: their faces of the
+// old model named already stay named), and returns their ids. The
+// assigner calls it when faces of a newer model arrive: a taught person
+// is then found among them too.
+func RedescribeReferences(tx *DB, model string, before time.Time) ([]int64, error) {
+	var ids []int64
+	if err := tx.Raw(`UPDATE person_references SET status = 'pending', applied = false
+WHERE status = 'ready' AND model <> ? AND coalesce(described_at, created_at) < ? RETURNING id`, model, before).Scan(&ids).Error; err != nil {
+		return nil, fmt.Errorf("describe references again: %w", err)
+	}
+	return ids, nil
 }
 
 // ReferencesToApply reports whether a described reference has not named

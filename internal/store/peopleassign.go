@@ -127,6 +127,11 @@ type PersonFace struct {
 	Code        []byte
 	DescribedAt time.Time
 	Pinned      bool
+	// Model made the descriptor it was assigned from (face_descriptors.model),
+	// whose box it keeps (migration 00024): a face described again by
+	// another model is the same face when its box overlaps this one.
+	Model                                string
+	BoxLeft, BoxTop, BoxWidth, BoxHeight float64
 	// Exclusions are the persons it is not (person_exclusions).
 	Exclusions []string `gorm:"-"`
 }
@@ -135,7 +140,7 @@ type PersonFace struct {
 func PersonFacesOf(tx *DB, itemIDs []string) ([]PersonFace, error) {
 	var out []PersonFace
 	if err := tx.Raw(`SELECT id, item_id, extractor, face, container_id, person_id, local_person, weight, time_ms, first_ms,
-	last_ms, area, thumbnail, code, described_at, pinned
+	last_ms, area, thumbnail, code, described_at, pinned, model, box_left, box_top, box_width, box_height
 FROM person_faces WHERE item_id = ANY(?) ORDER BY item_id, extractor, face`, models.Strings(itemIDs)).Scan(&out).Error; err != nil {
 		return nil, fmt.Errorf("faces of items: %w", err)
 	}
@@ -168,15 +173,17 @@ FROM person_faces WHERE item_id = ANY(?) ORDER BY item_id, extractor, face`, mod
 func SavePersonFace(tx *DB, f PersonFace) (int64, error) {
 	var id int64
 	err := tx.Raw(`INSERT INTO person_faces (item_id, extractor, face, container_id, person_id, local_person, weight, time_ms,
-	first_ms, last_ms, area, thumbnail, code, described_at, pinned)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	first_ms, last_ms, area, thumbnail, code, described_at, pinned, model, box_left, box_top, box_width, box_height)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (item_id, extractor, face) DO UPDATE SET container_id = EXCLUDED.container_id, person_id = EXCLUDED.person_id,
 	local_person = EXCLUDED.local_person, weight = EXCLUDED.weight, time_ms = EXCLUDED.time_ms, first_ms = EXCLUDED.first_ms,
 	last_ms = EXCLUDED.last_ms, area = EXCLUDED.area, thumbnail = EXCLUDED.thumbnail, code = EXCLUDED.code,
-	described_at = EXCLUDED.described_at, pinned = EXCLUDED.pinned,
+	described_at = EXCLUDED.described_at, pinned = EXCLUDED.pinned, model = EXCLUDED.model, box_left = EXCLUDED.box_left,
+	box_top = EXCLUDED.box_top, box_width = EXCLUDED.box_width, box_height = EXCLUDED.box_height,
 	seq = CASE WHEN person_faces.code IS NOT DISTINCT FROM EXCLUDED.code THEN person_faces.seq ELSE nextval('person_faces_code_seq') END
 RETURNING id`, f.ItemID, f.Extractor, f.Face, f.ContainerID, f.PersonID, f.LocalPerson, f.Weight, f.TimeMS, f.FirstMS,
-		f.LastMS, f.Area, f.Thumbnail, f.Code, f.DescribedAt, f.Pinned).Scan(&id).Error
+		f.LastMS, f.Area, f.Thumbnail, f.Code, f.DescribedAt, f.Pinned, f.Model, f.BoxLeft, f.BoxTop, f.BoxWidth, f.BoxHeight).
+		Scan(&id).Error
 	if err != nil {
 		return 0, fmt.Errorf("save face of %s: %w", f.ItemID, err)
 	}
@@ -205,10 +212,12 @@ func NewPerson(tx *DB, id string, now time.Time) error {
 // Candidate is a face the index proposed, as stored now: its person,
 // where it is and its descriptor.
 type Candidate struct {
-	ID         int64
-	PersonID   string
-	ItemID     string
-	TimeMS     *int64
+	ID       int64
+	PersonID string
+	ItemID   string
+	TimeMS   *int64
+	// Model made the descriptor: only descriptors of one model compare.
+	Model      string
 	Descriptor []byte
 }
 
@@ -222,7 +231,7 @@ func Candidates(tx *DB, ids []int64) ([]Candidate, error) {
 	if len(ids) == 0 {
 		return out, nil
 	}
-	if err := tx.Raw(`SELECT pf.id, pf.person_id, pf.item_id, pf.time_ms, fd.descriptor
+	if err := tx.Raw(`SELECT pf.id, pf.person_id, pf.item_id, pf.time_ms, fd.model, fd.descriptor
 FROM person_faces pf
 JOIN face_descriptors fd ON fd.item_id = pf.item_id AND fd.extractor = pf.extractor AND fd.face = pf.face
 	AND fd.created_at = pf.described_at

@@ -18,11 +18,16 @@ type Faces struct {
 	people [][]float64
 }
 
-// NewFaces makes n people from seed.
-func NewFaces(seed uint64, n int) *Faces {
+// NewFaces makes n people from seed, with descriptors of facedesc.Dims
+// numbers.
+func NewFaces(seed uint64, n int) *Faces { return NewFacesDims(seed, n, facedesc.Dims) }
+
+// NewFacesDims makes n people from seed, with descriptors of dims numbers
+// (facedesc.FaceresDims: faces described before the ensemble).
+func NewFacesDims(seed uint64, n, dims int) *Faces {
 	w := &Faces{rng: rand.New(rand.NewPCG(seed, 7))}
 	for range n {
-		p := make([]float64, facedesc.Dims)
+		p := make([]float64, dims)
 		for i := range p {
 			p[i] = w.rng.NormFloat64()
 		}
@@ -34,7 +39,7 @@ func NewFaces(seed uint64, n int) *Faces {
 // Face is a new face of person p (0 to n-1), in the stored form
 // (facedesc.Quantize).
 func (w *Faces) Face(p int) []byte {
-	v := make([]float32, facedesc.Dims)
+	v := make([]float32, len(w.people[p]))
 	for i := range v {
 		v[i] = float32(math.Max(0, w.people[p][i]+0.35*w.rng.NormFloat64()))
 	}
