@@ -39,7 +39,8 @@ var facefinder []byte
 // video_main_frames picked (or, when it did not run, on frames sampled
 // here): rectangles with pigo's score, a crop of each face, one segment
 // per frame with faces, a descriptor of each face made by the vision
-// sidecar (Human's faceres, stored apart: see describe.go), and the people
+// sidecar (Human's faceres and faceres-deep, stored apart: see
+// describe.go), and the people
 // of the item (faces followed from frame to frame and joined by
 // descriptor, unknown persons). It runs locally: no provider.
 func init() {
@@ -67,7 +68,7 @@ func init() {
 		Settings: append(append([]extractors.Setting(nil), vision.Settings...),
 			extractors.Setting{Name: "same_person", Env: "FACES_SAME_PERSON", Kind: extractors.KindNumber,
 				Default: strconv.FormatFloat(DefaultSamePerson, 'f', -1, 64), Min: 0, Above: true, Max: 1,
-				Doc: "cosine similarity of two face descriptors from which two persons of one item are one (the same person measured 0.77 to 0.94, different people 0.21 to 0.33)"},
+				Doc: "cosine similarity of two face descriptors from which two persons of one item are one (measured: the same person 0.62 to 0.90, different people 0.10 to 0.46; docs/vision.md)"},
 			extractors.Setting{Name: "min_score", Env: "FACES_MIN_SCORE", Kind: extractors.KindNumber, Default: "25", Min: 0,
 				Doc: "weakest pigo score kept as a face (false positives of the sample set scored up to 17, real faces 79 and more)"},
 			extractors.Setting{Name: "max_pixels", Env: "FACES_MAX_PIXELS", Kind: extractors.KindInt, Default: strconv.Itoa(images.DefaultMaxPixels), Min: 1,
