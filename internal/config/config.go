@@ -130,7 +130,7 @@ type Config struct {
 	// Facial recognition (issue 48).
 	//
 	// FacialRecognition makes vendor_faces describe every face it finds
-	// (a 1024-number descriptor from the vision sidecar, stored in the
+	// (a 2048-number descriptor from the vision sidecar, stored in the
 	// face_descriptors table, which tells faces of one person from
 	// others) (FACIAL_RECOGNITION, default true, as the reference's
 	// offering reports it). false: faces are still found, cropped and

@@ -44,7 +44,7 @@ func FromBytes(b []byte) (Code, error) {
 	return c, nil
 }
 
-// Encode reduces a descriptor (any length; faceres gives 1024 numbers)
+// Encode reduces a descriptor (any length; the sidecar gives 2048 numbers)
 // to its code: bit j is set when the descriptor's projection on direction
 // j is positive. The directions have entries of ±1 drawn from a fixed
 // seed, so a code made today matches one stored years ago; the cosine of

