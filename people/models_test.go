@@ -182,3 +182,36 @@ func TestReferenceOfOldModelDescribedAgain(t *testing.T) {
 		t.Errorf("%d references pending again", n)
 	}
 }
+
+// Deleting a reference picture lets go only of faces of its own model:
+// a face of another model on the same person is never compared with it,
+// even when the numbers would match.
+func TestDeletedReferenceReleasesFacesOfItsModel(t *testing.T) {
+	t.Parallel()
+	db := fixture(t)
+	w := peopletest.NewFaces(51, 1)
+	teachModel(t, db, "ada", "Ada", w.Face(0), "other-model 1")
+	// x first: the newest face is of the reference's model, which is
+	// then not sent back to be described again.
+	harvest(t, db, "x", "c1", []fakeFace{{local: "x0", desc: w.Face(0), model: newModel}})
+	harvest(t, db, "a", "c1", []fakeFace{{local: "a0", desc: w.Face(0), model: "other-model 1"}})
+	a := &people.Assigner{DB: db, Rule: people.Rule{Threshold: 0.7}}
+	drain(t, a)
+	if got := personOf(t, db, "a", 0); got != "ada" {
+		t.Fatalf("a's face is %q", got)
+	}
+	// x's face put on Ada some other way (not by hand: unpinned).
+	if err := db.Exec(`UPDATE person_faces SET person_id = 'ada' WHERE item_id = 'x'`).Error; err != nil {
+		t.Fatal(err)
+	}
+	ids := referenceIDs(t, db, "ada")
+	if len(ids) != 1 {
+		t.Fatalf("references %v", ids)
+	}
+	if n := deleteReference(t, db, ids[0]); n != 1 {
+		t.Errorf("%d faces released, want a's only", n)
+	}
+	if got := personOf(t, db, "x", 0); got != "ada" {
+		t.Errorf("x's face (another model) was released: %q", got)
+	}
+}

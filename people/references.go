@@ -53,7 +53,8 @@ func releaseNamed(tx *store.DB, ref store.DeletedReference, threshold float64) (
 		return 0, nil
 	}
 	var others [][]float32
-	raw, err := store.PersonReferenceDescriptors(tx, ref.PersonID)
+	// Only descriptors of the deleted one's model compare with it.
+	raw, err := store.PersonReferenceDescriptors(tx, ref.PersonID, ref.Model)
 	if err != nil {
 		return 0, err
 	}
@@ -62,7 +63,7 @@ func releaseNamed(tx *store.DB, ref store.DeletedReference, threshold float64) (
 			others = append(others, v)
 		}
 	}
-	faces, err := store.UnpinnedFaceDescriptors(tx, ref.PersonID)
+	faces, err := store.UnpinnedFaceDescriptors(tx, ref.PersonID, ref.Model)
 	if err != nil {
 		return 0, err
 	}

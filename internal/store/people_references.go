@@ -112,7 +112,9 @@ func GetPersonReference(db *DB, v Viewer, person string, id int64) (PersonRefere
 type DeletedReference struct {
 	PersonID   string
 	Descriptor []byte
-	Files      []string
+	// Model made the descriptor ("" when never described).
+	Model string
+	Files []string
 }
 
 // DeleteReference deletes a reference picture. The faces it named stay
@@ -120,10 +122,10 @@ type DeletedReference struct {
 // person left without faces nor reference goes with RecountPeople.
 func DeleteReference(tx *DB, id int64) (DeletedReference, error) {
 	var rows []struct {
-		PersonID, Picture, Thumbnail string
-		Descriptor                   []byte
+		PersonID, Picture, Thumbnail, Model string
+		Descriptor                          []byte
 	}
-	if err := tx.Raw(`DELETE FROM person_references WHERE id = ? RETURNING person_id, picture, thumbnail, descriptor`, id).
+	if err := tx.Raw(`DELETE FROM person_references WHERE id = ? RETURNING person_id, picture, thumbnail, model, descriptor`, id).
 		Scan(&rows).Error; err != nil {
 		return DeletedReference{}, fmt.Errorf("delete reference %d: %w", id, err)
 	}
@@ -131,15 +133,15 @@ func DeleteReference(tx *DB, id int64) (DeletedReference, error) {
 		return DeletedReference{}, apperr.NotFound("reference picture", fmt.Sprint(id))
 	}
 	r := rows[0]
-	return DeletedReference{PersonID: r.PersonID, Descriptor: r.Descriptor, Files: referenceFiles(r.Picture, r.Thumbnail)}, nil
+	return DeletedReference{PersonID: r.PersonID, Descriptor: r.Descriptor, Model: r.Model, Files: referenceFiles(r.Picture, r.Thumbnail)}, nil
 }
 
 // PersonReferenceDescriptors are the descriptors of a person's described
-// reference pictures.
-func PersonReferenceDescriptors(tx *DB, person string) ([][]byte, error) {
+// reference pictures made by model.
+func PersonReferenceDescriptors(tx *DB, person, model string) ([][]byte, error) {
 	var out [][]byte
-	if err := tx.Raw(`SELECT descriptor FROM person_references WHERE person_id = ? AND status = 'ready' AND descriptor IS NOT NULL ORDER BY id`,
-		person).Scan(&out).Error; err != nil {
+	if err := tx.Raw(`SELECT descriptor FROM person_references WHERE person_id = ? AND status = 'ready' AND descriptor IS NOT NULL
+	AND model = ? ORDER BY id`, person, model).Scan(&out).Error; err != nil {
 		return nil, fmt.Errorf("reference descriptors of %s: %w", person, err)
 	}
 	return out, nil
@@ -154,14 +156,14 @@ type PersonFaceDescriptor struct {
 }
 
 // UnpinnedFaceDescriptors are the faces of a person that no user put
-// there, with their descriptors.
-func UnpinnedFaceDescriptors(tx *DB, person string) ([]PersonFaceDescriptor, error) {
+// there, with their descriptors, of those described by model.
+func UnpinnedFaceDescriptors(tx *DB, person, model string) ([]PersonFaceDescriptor, error) {
 	var out []PersonFaceDescriptor
 	if err := tx.Raw(`SELECT pf.id, pf.item_id, fd.descriptor
 FROM person_faces pf
 JOIN face_descriptors fd ON fd.item_id = pf.item_id AND fd.extractor = pf.extractor AND fd.face = pf.face
 	AND fd.created_at = pf.described_at
-WHERE pf.person_id = ? AND pf.code IS NOT NULL AND NOT pf.pinned ORDER BY pf.id`, person).Scan(&out).Error; err != nil {
+WHERE pf.person_id = ? AND pf.code IS NOT NULL AND NOT pf.pinned AND fd.model = ? ORDER BY pf.id`, person, model).Scan(&out).Error; err != nil {
 		return nil, fmt.Errorf("faces of %s: %w", person, err)
 	}
 	return out, nil
