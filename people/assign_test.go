@@ -257,6 +257,7 @@ func TestAssignerKilledMidWay(t *testing.T) {
 		t.Fatal("the killed assigner's round succeeded")
 	}
 	blocker.Rollback()
+	waitExited(t, db, pid)
 	if n := count(t, db, `SELECT count(*) FROM person_faces`); n != 0 {
 		t.Fatalf("%d faces kept of a transaction that died", n)
 	}
@@ -275,4 +276,71 @@ func TestAssignerKilledMidWay(t *testing.T) {
 	if err := doomed.Drain(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// waitExited waits until a terminated backend has exited: until then it
+// holds the people lock, and a drain finds it taken and leaves the items
+// pending.
+func waitExited(t *testing.T, db *gorm.DB, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for count(t, db, `SELECT count(*) FROM pg_stat_activity WHERE pid = ?`, pid) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("backend %d never exited", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// An administrator's list of people reads the counts kept on the persons
+// (RecountPeople); they are the counts of a user who sees every container,
+// added up from the per-container rows, through assignment, a deleted
+// item and a merge.
+func TestEveryonesPeopleCountedAsAUserWhoSeesAll(t *testing.T) {
+	t.Parallel()
+	db := fixture(t)
+	w := peopletest.NewFaces(15, 3)
+	harvest(t, db, "a", "c1", []fakeFace{{local: "a0", desc: w.Face(0)}, {local: "a1", desc: w.Face(1)}})
+	harvest(t, db, "b", "c2", []fakeFace{{local: "b0", desc: w.Face(0)}})
+	harvest(t, db, "c", "c2", []fakeFace{{local: "c0", desc: w.Face(2)}})
+	a := assignAll(t, db)
+	admin := store.Viewer{UserID: "root", Admin: true}
+	user := store.Viewer{UserID: "u", Groups: []string{"g1", "g2"}}
+	same := func(when string) {
+		t.Helper()
+		for _, sort := range store.PeopleSorts {
+			q := store.PeopleQuery{Limit: 50, Sort: sort}
+			all, n, err := store.ListPeople(db, admin, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen, m, err := store.ListPeople(db, user, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != m || len(all) != len(seen) {
+				t.Fatalf("%s, sort %s: administrator %d persons (%d listed), user %d (%d)", when, sort, n, len(all), m, len(seen))
+			}
+			for i := range all {
+				x, y := all[i], seen[i]
+				if x.ID != y.ID || x.Faces != y.Faces || x.Items != y.Items || !sameTime(x.FirstSeen, y.FirstSeen) || !sameTime(x.LastSeen, y.LastSeen) {
+					t.Errorf("%s, sort %s, row %d: administrator %+v, user %+v", when, sort, i, x, y)
+				}
+			}
+		}
+	}
+	same("assigned")
+	if n := count(t, db, `SELECT faces FROM persons WHERE id = ?`, personOf(t, db, "a", 0)); n != 2 {
+		t.Errorf("the person seen twice counts %d faces", n)
+	}
+	exec(t, db, `UPDATE items SET deleted_at = now() WHERE id = 'b'`)
+	drain(t, a)
+	same("an item deleted")
+	if n := count(t, db, `SELECT faces FROM persons WHERE id = ?`, personOf(t, db, "a", 0)); n != 1 {
+		t.Errorf("after deleting an item the person counts %d faces, want 1", n)
+	}
+}
+
+func sameTime(a, b *time.Time) bool {
+	return (a == nil) == (b == nil) && (a == nil || a.Equal(*b))
 }

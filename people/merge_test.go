@@ -264,6 +264,7 @@ func TestBridgingMergeKilledMidWay(t *testing.T) {
 		t.Fatal("the killed assigner's round succeeded")
 	}
 	blocker.Rollback()
+	waitExited(t, db, pid)
 	if n := count(t, db, `SELECT count(*) FROM persons WHERE id IN (?, ?)`, pa, pb); n != 2 {
 		t.Fatalf("%d of the two persons left after a round that died", n)
 	}

@@ -178,7 +178,7 @@ func (w *benchFaces) seed(ctx context.Context, db *sql.DB, from, to int) error {
 			{`INSERT INTO items (id, location_id, container_id, path, name, mime_type, metadata)
 SELECT x.id, x.loc, x.ctr, x.id || '.jpg', x.id || '.jpg', 'image/jpeg', '{}' FROM unnest($1::text[], $2::text[], $3::text[]) AS x(id, ctr, loc)`,
 				[]any{items, itemCtr, itemLoc}},
-			{`INSERT INTO persons (id) SELECT unnest($1::text[])`, []any{persons}},
+			{`INSERT INTO persons (id, faces, items, first_seen, last_seen) SELECT unnest($1::text[]), 10, 1, '2024-01-01', '2024-01-01'`, []any{persons}},
 			{`INSERT INTO face_descriptors (item_id, extractor, face, person_id, box_left, box_top, box_width, box_height, model, descriptor, created_at)
 SELECT x.i, 'vendor_faces', x.f, x.p, 0, 0, 64, 64, 'bench', x.d, '2024-01-01' FROM unnest($1::text[], $2::int4[], $3::text[], $4::bytea[]) AS x(i, f, p, d)`,
 				[]any{fdItem, fdFace, fdPerson, fdDesc}},

@@ -88,14 +88,11 @@ func seenPeople(db *DB, v Viewer) (string, []any, error) {
 	return from, append(args, v.Admin, v.UserID), nil
 }
 
-// ListPeople lists the persons v sees, with v's counts, and their total.
-func ListPeople(db *DB, v Viewer, q PeopleQuery) ([]Person, int64, error) {
-	from, args, err := seenPeople(db, v)
-	if err != nil {
-		return nil, 0, err
-	}
+// peopleFilter is the WHERE clause of q's filters on persons (alias p)
+// and its arguments.
+func peopleFilter(q PeopleQuery) (string, []any) {
 	where := []string{"p.hidden = ?"}
-	args = append(args, q.Hidden)
+	args := []any{q.Hidden}
 	if q.Named != nil {
 		if *q.Named {
 			where = append(where, "p.name <> ''")
@@ -107,16 +104,36 @@ func ListPeople(db *DB, v Viewer, q PeopleQuery) ([]Person, int64, error) {
 		where = append(where, "p.name ILIKE ?")
 		args = append(args, "%"+likeEscaper.Replace(q.Name)+"%")
 	}
-	from += ` WHERE ` + strings.Join(where, " AND ")
-	order := "faces DESC, p.id"
+	return ` WHERE ` + strings.Join(where, " AND "), args
+}
+
+// peopleOrder is the ORDER BY of q's sort, over columns named faces,
+// items and last_seen.
+func peopleOrder(q PeopleQuery) string {
 	switch q.Sort {
 	case "items":
-		order = "items DESC, faces DESC, p.id"
+		return "items DESC, faces DESC, p.id"
 	case "name":
-		order = "p.name = '', lower(p.name), p.id"
+		return "p.name = '', lower(p.name), p.id"
 	case "recent":
-		order = "last_seen DESC NULLS LAST, p.id"
+		return "last_seen DESC NULLS LAST, p.id"
 	}
+	return "faces DESC, p.id"
+}
+
+// ListPeople lists the persons v sees, with v's counts, and their total.
+func ListPeople(db *DB, v Viewer, q PeopleQuery) ([]Person, int64, error) {
+	if v.Admin {
+		return listEveryone(db, v, q)
+	}
+	from, args, err := seenPeople(db, v)
+	if err != nil {
+		return nil, 0, err
+	}
+	where, wargs := peopleFilter(q)
+	from += where
+	args = append(args, wargs...)
+	order := peopleOrder(q)
 	// One pass over the caller's counts: the total rides on every row
 	// (a window over the groups, before the limit).
 	var rows []struct {
@@ -137,6 +154,30 @@ func ListPeople(db *DB, v Viewer, q PeopleQuery) ([]Person, int64, error) {
 		if err := db.Raw(`SELECT count(DISTINCT p.id)`+from, args...).Scan(&total).Error; err != nil {
 			return nil, 0, fmt.Errorf("count people: %w", err)
 		}
+	}
+	if err := addCovers(db, v, out); err != nil {
+		return nil, 0, err
+	}
+	return out, total, nil
+}
+
+// listEveryone is ListPeople for an administrator, who sees every
+// container: the persons' counts over the whole archive are kept on them
+// (RecountPeople), so a page reads the largest persons from an index
+// (persons_faces) instead of adding up every person's per-container rows.
+// Everyone is the persons with faces in live items and the persons taught
+// from pictures, as seenPeople has it.
+func listEveryone(db *DB, v Viewer, q PeopleQuery) ([]Person, int64, error) {
+	where, args := peopleFilter(q)
+	where += ` AND (p.faces > 0 OR EXISTS (SELECT 1 FROM person_references r WHERE r.person_id = p.id))`
+	var total int64
+	if err := db.Raw(`SELECT count(*) FROM persons p`+where, args...).Scan(&total).Error; err != nil {
+		return nil, 0, fmt.Errorf("count people: %w", err)
+	}
+	var out []Person
+	if err := db.Raw(`SELECT p.id, p.name, p.is_known, p.hidden, p.faces, p.items, p.first_seen, p.last_seen, p.created_at, p.updated_at
+FROM persons p`+where+` ORDER BY `+peopleOrder(q)+` LIMIT ? OFFSET ?`, append(args, q.Limit, q.Offset)...).Scan(&out).Error; err != nil {
+		return nil, 0, fmt.Errorf("list people: %w", err)
 	}
 	if err := addCovers(db, v, out); err != nil {
 		return nil, 0, err

@@ -261,6 +261,18 @@ JOIN items i ON i.id = pf.item_id AND i.deleted_at IS NULL
 GROUP BY pf.person_id, pf.container_id`, ids).Error; err != nil {
 		return nil, fmt.Errorf("recount people: %w", err)
 	}
+	// The same counts over every container, kept on the person (the list
+	// of an administrator, who sees them all, reads them: ListPeople).
+	if err := tx.Exec(`UPDATE persons p SET faces = coalesce(t.faces, 0), items = coalesce(t.items, 0),
+	first_seen = t.first_seen, last_seen = t.last_seen
+FROM unnest(?::text[]) AS x(id)
+LEFT JOIN (SELECT pc.person_id, sum(pc.faces)::int AS faces, sum(pc.items)::int AS items,
+		min(pc.first_seen) AS first_seen, max(pc.last_seen) AS last_seen
+	FROM person_containers pc WHERE pc.person_id = ANY(?::text[]) GROUP BY pc.person_id) t ON t.person_id = x.id
+WHERE p.id = x.id AND (p.faces, p.items, p.first_seen, p.last_seen) IS DISTINCT FROM (coalesce(t.faces, 0), coalesce(t.items, 0), t.first_seen, t.last_seen)`,
+		ids, ids).Error; err != nil {
+		return nil, fmt.Errorf("recount people: %w", err)
+	}
 	var gone []string
 	if err := tx.Raw(`DELETE FROM persons p WHERE p.id = ANY(?::text[])
 	AND NOT EXISTS (SELECT 1 FROM person_faces f WHERE f.person_id = p.id)
