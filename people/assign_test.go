@@ -232,32 +232,8 @@ func TestAssignerKilledMidWay(t *testing.T) {
 	w := peopletest.NewFaces(5, 3)
 	harvest(t, db, "a", "c1", []fakeFace{{local: "a0", desc: w.Face(0)}, {local: "a1", desc: w.Face(1)}})
 	harvest(t, db, "b", "c1", []fakeFace{{local: "b0", desc: w.Face(0)}, {local: "b1", desc: w.Face(2)}})
-	// The assigner will wait on the search outbox after writing the faces.
-	blocker := db.Begin()
-	if err := blocker.Exec(`LOCK TABLE search_outbox IN EXCLUSIVE MODE`).Error; err != nil {
-		t.Fatal(err)
-	}
 	doomed := &people.Assigner{DB: db, Rule: people.Rule{Threshold: 0.5}}
-	done := make(chan error, 1)
-	go func() { _, err := doomed.Round(context.Background()); done <- err }()
-	deadline := time.Now().Add(30 * time.Second)
-	var pid int
-	for pid == 0 {
-		db.Raw(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
-			AND query LIKE '%search_outbox%' LIMIT 1`).Scan(&pid)
-		if time.Now().After(deadline) {
-			t.Fatal("the assigner never reached the search outbox")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err := db.Exec(`SELECT pg_terminate_backend(?)`, pid).Error; err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; err == nil {
-		t.Fatal("the killed assigner's round succeeded")
-	}
-	blocker.Rollback()
-	waitExited(t, db, pid)
+	killMidRound(t, db, doomed)
 	if n := count(t, db, `SELECT count(*) FROM person_faces`); n != 0 {
 		t.Fatalf("%d faces kept of a transaction that died", n)
 	}
@@ -278,12 +254,36 @@ func TestAssignerKilledMidWay(t *testing.T) {
 	}
 }
 
-// waitExited waits until a terminated backend has exited: until then it
-// holds the people lock, and a drain finds it taken and leaves the items
-// pending.
-func waitExited(t *testing.T, db *gorm.DB, pid int) {
+// killMidRound runs a round of doomed and kills its connection once it has
+// written its faces (it then waits on the search outbox, locked here), as
+// a worker killed mid-way; it returns when the killed backend has exited
+// (until then it holds the people lock, and a drain would find it taken
+// and leave the items pending).
+func killMidRound(t *testing.T, db *gorm.DB, doomed *people.Assigner) {
 	t.Helper()
+	blocker := db.Begin()
+	if err := blocker.Exec(`LOCK TABLE search_outbox IN EXCLUSIVE MODE`).Error; err != nil {
+		t.Fatal(err)
+	}
+	defer blocker.Rollback()
+	done := make(chan error, 1)
+	go func() { _, err := doomed.Round(context.Background()); done <- err }()
 	deadline := time.Now().Add(30 * time.Second)
+	var pid int
+	for pid == 0 {
+		db.Raw(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+			AND query LIKE '%search_outbox%' LIMIT 1`).Scan(&pid)
+		if time.Now().After(deadline) {
+			t.Fatal("the assigner never reached the search outbox")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := db.Exec(`SELECT pg_terminate_backend(?)`, pid).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err == nil {
+		t.Fatal("the killed assigner's round succeeded")
+	}
 	for count(t, db, `SELECT count(*) FROM pg_stat_activity WHERE pid = ?`, pid) > 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("backend %d never exited", pid)

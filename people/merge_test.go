@@ -242,29 +242,8 @@ func TestBridgingMergeKilledMidWay(t *testing.T) {
 	db := fixture(t)
 	pa, pb, da, dbb := twoPeople(t, db, 25)
 	harvest(t, db, "c", "c1", []fakeFace{{local: "x", desc: between(t, da, dbb)}})
-	blocker := db.Begin()
-	if err := blocker.Exec(`LOCK TABLE search_outbox IN EXCLUSIVE MODE`).Error; err != nil {
-		t.Fatal(err)
-	}
 	doomed := &people.Assigner{DB: db, Rule: mergeRule}
-	done := make(chan error, 1)
-	go func() { _, err := doomed.Round(context.Background()); done <- err }()
-	deadline := time.Now().Add(30 * time.Second)
-	var pid int
-	for pid == 0 {
-		db.Raw(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
-			AND query LIKE '%search_outbox%' LIMIT 1`).Scan(&pid)
-		if time.Now().After(deadline) {
-			t.Fatal("the assigner never reached the search outbox")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	exec(t, db, `SELECT pg_terminate_backend(?)`, pid)
-	if err := <-done; err == nil {
-		t.Fatal("the killed assigner's round succeeded")
-	}
-	blocker.Rollback()
-	waitExited(t, db, pid)
+	killMidRound(t, db, doomed)
 	if n := count(t, db, `SELECT count(*) FROM persons WHERE id IN (?, ?)`, pa, pb); n != 2 {
 		t.Fatalf("%d of the two persons left after a round that died", n)
 	}
