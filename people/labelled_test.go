@@ -114,45 +114,6 @@ type bridge struct {
 	wrong   bool
 }
 
-// centered subtracts mean from every descriptor and normalises it again.
-func centered(faces []labelledFace, mean []float64) []labelledFace {
-	out := make([]labelledFace, len(faces))
-	for i, f := range faces {
-		v := make([]float32, len(f.vec))
-		var n float64
-		for k := range v {
-			x := float64(f.vec[k]) - mean[k]
-			v[k] = float32(x)
-			n += x * x
-		}
-		n = math.Sqrt(n)
-		for k := range v {
-			v[k] = float32(float64(v[k]) / n)
-		}
-		out[i] = labelledFace{f.person, f.variant, v}
-	}
-	return out
-}
-
-// meanOf is the mean descriptor of the faces keep keeps (all when nil).
-func meanOf(faces []labelledFace, keep func(labelledFace) bool) []float64 {
-	m := make([]float64, len(faces[0].vec))
-	n := 0
-	for _, f := range faces {
-		if keep != nil && !keep(f) {
-			continue
-		}
-		n++
-		for k, x := range f.vec {
-			m[k] += float64(x)
-		}
-	}
-	for k := range m {
-		m[k] /= float64(n)
-	}
-	return m
-}
-
 // similarities is the matrix of similarity between every two faces, worked
 // out once for the many orders of arrival a rule is measured in.
 func similarities(faces []labelledFace, similarity func(a, b []float32) float64) [][]float64 {
@@ -193,15 +154,6 @@ func score[G comparable](faces []labelledFace, group map[int]G) (grouped float64
 		merged += len(m) * (len(m) - 1) / 2
 	}
 	return float64(n) / float64(len(faces)), merged
-}
-
-// cosine of two unit vectors.
-func cosine(a, b []float32) float64 {
-	var s float64
-	for k := range a {
-		s += float64(a[k]) * float64(b[k])
-	}
-	return s
 }
 
 // TestLabelledSet measures the rule on the labelled set (testdata/README.md;
@@ -253,8 +205,14 @@ func TestLabelledSet(t *testing.T) {
 		}
 		fmt.Fprintf(&table, "%.2f      %-40s %.3f %.3f  %d  %d (%d)\n", th, name, r.mean, r.worst, r.merged, len(r.merges), wrong)
 	}
+	// Thresholds around the default: the scale of the cosine is the
+	// descriptor's (docs/people.md has the figures of earlier ones).
+	var around []float64
+	for _, d := range []float64{-0.1, -0.05, -0.02, 0, 0.02, 0.05} {
+		around = append(around, math.Round((people.DefaultThreshold+d)*100)/100)
+	}
 	for _, link := range []people.Linkage{people.Nearest, people.Average} {
-		for _, th := range []float64{0.5, 0.55, 0.6, 0.65, 0.7, 0.75} {
+		for _, th := range around {
 			row(th, map[people.Linkage]string{people.Nearest: "nearest", people.Average: "average"}[link],
 				measure(people.Rule{Threshold: th, Linkage: link}))
 		}
@@ -262,7 +220,7 @@ func TestLabelledSet(t *testing.T) {
 	// Merging the persons a face bridges, and stricter conditions for it:
 	// a merge threshold above the threshold, or the face reaching 2 faces
 	// of each person among the candidates (when it has 2 there).
-	for _, th := range []float64{0.6, 0.65, 0.68, 0.7, 0.72, 0.75} {
+	for _, th := range around {
 		row(th, "nearest+merge", measure(people.Rule{Threshold: th, MergeBridged: true}))
 		for _, up := range []float64{0.02, 0.05} {
 			row(th, fmt.Sprintf("nearest+merge from %.2f", th+up),
@@ -271,39 +229,6 @@ func TestLabelledSet(t *testing.T) {
 		row(th, "nearest+merge, 2 faces of each", measure(people.Rule{Threshold: th, MergeBridged: true, MergeSupport: 2}))
 		row(th, fmt.Sprintf("nearest+merge from %.2f, 2 faces of each", th+0.02),
 			measure(people.Rule{Threshold: th, MergeBridged: true, MergeThreshold: th + 0.02, MergeSupport: 2}))
-	}
-	// Other rules (docs/people.md): descriptors centred on the archive's
-	// mean (here the set's own mean: no label is used), or on the mean of
-	// half the people only (an archive of other people; the worst of 5
-	// splits), with and without merging.
-	var names2 []string
-	for n := range names {
-		names2 = append(names2, n)
-	}
-	sort.Strings(names2)
-	own := centered(faces, meanOf(faces, nil))
-	var halves [][]labelledFace
-	for split := range 5 {
-		perm := rand.New(rand.NewPCG(uint64(split), 9)).Perm(len(names2))
-		half := map[string]bool{}
-		for _, k := range perm[:len(names2)/2] {
-			half[names2[k]] = true
-		}
-		halves = append(halves, centered(faces, meanOf(faces, func(f labelledFace) bool { return half[f.person] })))
-	}
-	for _, merge := range []bool{false, true} {
-		name := map[bool]string{false: "nearest", true: "nearest+merge"}[merge]
-		for _, th := range []float64{0.35, 0.4, 0.45} {
-			rule := people.Rule{Threshold: th, MergeBridged: merge}
-			row(th, name+", centred (own mean)", measureOn(similarities(own, cosine), rule))
-			worst := result{mean: 1, worst: 1}
-			for _, h := range halves {
-				r := measureOn(similarities(h, cosine), rule)
-				worst.mean, worst.worst, worst.merged = min(worst.mean, r.mean), min(worst.worst, r.worst), max(worst.merged, r.merged)
-				worst.merges = append(worst.merges, r.merges...) // of all splits
-			}
-			row(th, name+", centred (half's mean, worst split)", worst)
-		}
 	}
 	// How often the production rule merges bridged persons as the
 	// archive grows (faces placed before the bridging face), over the 40
@@ -328,7 +253,7 @@ func TestLabelledSet(t *testing.T) {
 	}
 	pairs := 0
 	above := map[float64]int{}
-	steps := []float64{0.5, 0.55, 0.6, 0.65, 0.7, 0.75}
+	steps := []float64{around[0] - 0.05, around[0], around[1], around[2], around[3], around[5]}
 	for i := range faces {
 		for j := range i {
 			if faces[i].person == faces[j].person {
@@ -350,7 +275,8 @@ func TestLabelledSet(t *testing.T) {
 	if prod.merged != 0 {
 		t.Errorf("the production rule %+v merges %d pairs of different people", defaultRule, prod.merged)
 	}
-	if prod.mean < 0.8 {
+	// Issue 44's goal: 0.95 of the faces grouped with their person.
+	if prod.mean < 0.95 {
 		t.Errorf("the production rule %+v groups %.3f of the faces with their person", defaultRule, prod.mean)
 	}
 }

@@ -42,7 +42,7 @@ const (
 // DefaultThreshold is PEOPLE_SAME_PERSON's default: on the labelled set
 // (testdata/README.md) the lowest threshold at which no two people are
 // merged in any order of arrival (TestLabelledSet, docs/people.md).
-const DefaultThreshold = 0.7
+const DefaultThreshold = 0.88
 
 // DefaultMergeBridged is PEOPLE_MERGE_BRIDGED's default (docs/people.md).
 const DefaultMergeBridged = true

@@ -11,6 +11,7 @@ import (
 	"github.com/metaharvest/metaharvest/internal/jobs"
 	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
+	"github.com/metaharvest/metaharvest/people"
 )
 
 // A harvest stores a descriptor for each face vendor_faces described, in
@@ -59,7 +60,7 @@ func TestHarvestFaceDescriptors(t *testing.T) {
 	a, b := faces[0], faces[1]
 	va, _ := a.Vector()
 	vb, _ := b.Vector()
-	if c := facedesc.Cosine(va, vb); c > 0.5 {
+	if c := facedesc.Cosine(va, vb); c > people.DefaultThreshold-0.05 {
 		t.Errorf("astronaut and man: cosine %.3f", c)
 	}
 

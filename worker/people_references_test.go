@@ -154,7 +154,11 @@ func TestTeachPersonFromPictures(t *testing.T) {
 		t.Fatalf("reference without a face: %+v, %v", bad, err)
 	}
 
-	// The first harvest that sees X names him; the others are not X.
+	// The first harvest that sees X names him, in the photograph taught
+	// (another crop of it) and in one taken at another time (the dinner
+	// table: the descriptor of two models missed him there, 0.62 to 0.66,
+	// the three-model one finds him, docs/vision.md); the astronaut is not
+	// X.
 	f.copySample("faces/testdata/facematch-man-2.jpg", "man.jpg")
 	f.copySample("faces/testdata/astronaut.png", "astronaut.png")
 	f.copySample("faces/testdata/samples-man-dinner.jpg", "dinner.jpg")
@@ -164,8 +168,8 @@ func TestTeachPersonFromPictures(t *testing.T) {
 		t.Errorf("X in a harvest after teaching: person %q", got)
 	}
 	astronaut, dinner := f.facePerson("astronaut.png"), f.facePerson("dinner.jpg")
-	if astronaut == "x" || dinner == "x" || astronaut == "" || dinner == "" || astronaut == dinner {
-		t.Errorf("other people: astronaut %q, dinner %q", astronaut, dinner)
+	if astronaut == "x" || astronaut == "" || dinner != "x" {
+		t.Errorf("astronaut %q (not x), dinner %q (x)", astronaut, dinner)
 	}
 
 	// Taught after her face was harvested: named now.

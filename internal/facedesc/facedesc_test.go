@@ -61,7 +61,7 @@ func TestNormalizeRefuses(t *testing.T) {
 			t.Errorf("%v accepted", v)
 		}
 	}
-	for _, n := range []int{0, 2, 5, 4 + FaceresDims - 1, 4 + FaceresDims + 1, Size - 1, Size + 1, 4 + 512, 4 + 3*FaceresDims} {
+	for _, n := range []int{0, 2, 5, 4 + FaceresDims - 1, 4 + FaceresDims + 1, 4 + PairDims - 1, 4 + PairDims + 1, Size - 1, Size + 1, 4 + 512, 4 + 3*FaceresDims, 4 + RecognitionDims} {
 		if _, err := Dequantize(make([]byte, n)); err == nil {
 			t.Errorf("descriptor of %d bytes read", n)
 		}
@@ -73,22 +73,25 @@ func TestNormalizeRefuses(t *testing.T) {
 	}
 }
 
-// Descriptors of faceres alone, stored before the ensemble, are read
-// back as they were; a cosine of descriptors of different lengths is 0.
-func TestFaceresDescriptorsStillRead(t *testing.T) {
+// Descriptors of earlier models (faceres alone; faceres and faceres-deep
+// without face-api), stored before, are read back as they were; a cosine
+// of descriptors of different lengths is 0.
+func TestEarlierDescriptorsStillRead(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 6))
-	old := descriptor(r)[:FaceresDims]
-	old, _ = Normalize(old)
-	v, err := Dequantize(Quantize(old))
-	if err != nil || len(v) != FaceresDims {
-		t.Fatalf("%d numbers, %v", len(v), err)
-	}
-	if c := Cosine(v, old); c < 0.999 {
-		t.Errorf("cosine with itself %.4f", c)
-	}
-	if c := Cosine(v, descriptor(r)); c != 0 {
-		t.Errorf("cosine across lengths %v", c)
+	for _, dims := range []int{FaceresDims, PairDims} {
+		old := descriptor(r)[:dims]
+		old, _ = Normalize(old)
+		v, err := Dequantize(Quantize(old))
+		if err != nil || len(v) != dims {
+			t.Fatalf("%d numbers, %v", len(v), err)
+		}
+		if c := Cosine(v, old); c < 0.999 {
+			t.Errorf("cosine with itself %.4f", c)
+		}
+		if c := Cosine(v, descriptor(r)); c != 0 {
+			t.Errorf("cosine across lengths %v", c)
+		}
 	}
 }
 
@@ -97,13 +100,15 @@ func FuzzDequantize(f *testing.F) {
 	f.Add(Quantize(descriptor(r)))
 	old, _ := Normalize(descriptor(r)[:FaceresDims])
 	f.Add(Quantize(old))
+	pair, _ := Normalize(descriptor(r)[:PairDims])
+	f.Add(Quantize(pair))
 	f.Add([]byte{1, 2, 3, 4, 5})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v, err := Dequantize(b)
 		if err != nil {
 			return
 		}
-		if len(v) != Dims && len(v) != FaceresDims {
+		if len(v) != Dims && len(v) != PairDims && len(v) != FaceresDims {
 			t.Fatalf("%d numbers read from %d bytes", len(v), len(b))
 		}
 		for _, x := range v {

