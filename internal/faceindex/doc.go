@@ -4,11 +4,13 @@
 // then compares the candidates' full descriptors exactly.
 //
 // Each descriptor is reduced to a Code: the signs of its projections on
-// CodeBits fixed random directions (random-hyperplane hashing). The share
-// of differing bits between two codes estimates the angle between the
-// descriptors (angle/π), so faces of one person (cosine 0.6 to 0.95) differ
-// in far fewer bits than faces of two people (cosine 0.2 to 0.35). A code
-// is 32 bytes: a million faces hold 32 MB of codes.
+// CodeBits fixed random directions (random-hyperplane hashing), taken of
+// the descriptor less the mean descriptor of many faces (centre.f32). The
+// share of differing bits between two codes estimates the angle between
+// the centred descriptors (angle/π), so faces of one person differ in far
+// fewer bits than faces of two people (on the labelled set of people:
+// median 123 bits of 256 between different people, 1 % of pairs under 91).
+// A code is 32 bytes: a million faces hold 32 MB of codes.
 //
 // The codes are partitioned into cells (an inverted file): k-means in
 // Hamming space with majority-vote centroids, about √n cells. A search
