@@ -131,7 +131,7 @@ func TestTeachPersonFromPictures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	noFace, err := os.ReadFile("../extractors/faces/testdata/video-001.png")
+	noFace, err := os.ReadFile("../extractors/objects/testdata/coffee.jpg")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestTeachPersonFromPictures(t *testing.T) {
 
 	// Taught before any harvest.
 	x := f.teachPicture("x", "Mr X", man1, ".jpg")
-	blank := f.teachPicture("blank", "Nobody", noFace, ".png")
+	blank := f.teachPicture("blank", "Nobody", noFace, ".jpg")
 	f.settled(90 * time.Second)
 	refs, err := store.PersonReferences(f.db, store.Viewer{Admin: true}, "x")
 	if err != nil || len(refs) != 1 || refs[0].ID != x || refs[0].Status != "ready" || !refs[0].Applied || refs[0].Thumbnail == "" {

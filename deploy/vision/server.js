@@ -17,6 +17,8 @@
 //   answer:    {"id":"43","objects":[{"label":"laptop","score":0.36,"box":[x,y,w,h]}]}
 //   request:   {"id":"44","path":"/abs/crop.ppm","task":"face"}
 //   answer:    {"id":"44","faces":[{"box":[x,y,w,h],"score":0.9,"descriptor":"<base64 of 2176 float32, little-endian>"}]}
+//   request:   {"id":"46","path":"/abs/picture.ppm","task":"detect"}
+//   answer:    {"id":"46","faces":[{"box":[x,y,w,h],"score":0.9}]}   (blazeface alone: no mesh, no descriptor)
 //   request:   {"id":"45","task":"load","load":["face","objects","nsfw:MobileNetV2"]}
 //   answer:    {"id":"45","loaded":["face","objects","nsfw:MobileNetV2"]}
 //   or:        {"id":"42","error":"why"}
@@ -65,7 +67,7 @@ const NSFW_MODELS = {
   MobileNetV2Mid: { dir: 'mobilenet_v2_mid', size: 224, type: 'graph' },
   InceptionV3: { dir: 'inception_v3', size: 299 },
 };
-const TASKS = ['nsfw', 'objects', 'face'];
+const TASKS = ['nsfw', 'objects', 'face', 'detect'];
 // Limits on what a request may make this process do.
 const MAX_LINE = 8192; // a request is an id, a task and a path
 const MAX_PENDING = 64; // requests read but not answered yet
@@ -363,8 +365,16 @@ async function main() {
   fileRouter(tf, [modelDir, path.join(extraDir, 'models')]);
   let human = null;
   const humanLoaded = new Map(); // task -> promise
+  // Human keeps the settings of each detect call: every task sets all it
+  // depends on. detect finds faces only (blazeface), face also aligns and
+  // describes them.
   const toggles = (task) => ({
-    face: { enabled: task === 'face' },
+    face: {
+      enabled: task === 'face' || task === 'detect',
+      mesh: { enabled: task === 'face' },
+      description: { enabled: task === 'face' },
+      detector: { return: task === 'face' },
+    },
     object: { enabled: task === 'objects' },
   });
   const humanFor = (task) => {
@@ -427,6 +437,7 @@ async function main() {
   // load makes ready what a name of the load list stands for.
   const load = async (what) => {
     if (what === 'face') await Promise.all([humanFor(what), deepModel(), faceApiNets()]);
+    else if (what === 'detect') await humanFor('face');
     else if (what === 'objects') await humanFor(what);
     else if (what.startsWith('nsfw:')) await nsfwModel(what.slice(5));
     else throw new Error(`unknown analysis ${String(what).slice(0, 40)}`);
@@ -475,6 +486,18 @@ async function main() {
       out.push({ label: o.label, score: round(o.score, 1e4), box: o.box.map((v) => round(v, 10)) });
     }
     return { objects: out };
+  };
+
+  // detectFaces finds the faces of a whole picture with blazeface alone:
+  // boxes and scores, for the worker to crop and describe them (face).
+  const detectFaces = async (req) => {
+    const res = await detect('detect', req.path);
+    const out = [];
+    for (const f of res.face || []) {
+      if (out.length >= MAX_FACES) break;
+      out.push({ box: f.box.map((v) => round(v, 10)), score: round(f.boxScore ?? f.score ?? 0, 1e4) });
+    }
+    return { faces: out };
   };
 
   const face = async (req) => {
@@ -555,6 +578,7 @@ async function main() {
         case 'nsfw': return { id, ...await nsfw(req) };
         case 'objects': return { id, ...await objects(req) };
         case 'face': return { id, ...await face(req) };
+        case 'detect': return { id, ...await detectFaces(req) };
         default: return { id, error: `unknown task ${JSON.stringify(String(req.task).slice(0, 40))}` };
       }
     } catch (e) {

@@ -244,3 +244,58 @@ func bestCosine(a, b [][]float32) float64 {
 	}
 	return best
 }
+
+// blazefaceFloor is the least blazeface probability at which a face the
+// sidecar found in a whole picture is taken (its false faces scored 0.1 to
+// 0.3 on the test pictures, faces 0.5 to 0.93).
+const blazefaceFloor = 0.5
+
+// detectBlazeface asks the vision sidecar's blazeface (TaskDetect) for the
+// faces of a whole picture and returns those pigo did not find (sharing
+// less than nestedShare of the smaller one's area with each of pigo's):
+// pigo misses faces blazeface finds (portraits, heads turned: half the
+// labelled set's pictures, docs/vision.md), and blazeface small faces
+// pigo finds (crowds), so a picture is searched by both. Boxes are in
+// img's pixels, like detect's; scores are blazeface's probability times
+// 100. They are described like pigo's faces (describe), and one the
+// sidecar cannot find again in its crop is dropped (Extract).
+func (f *faces) detectBlazeface(ctx context.Context, img *image.RGBA, pigo []found) ([]found, error) {
+	b := img.Bounds()
+	w, h := float64(b.Dx()), float64(b.Dy())
+	if b.Dx() < minFace || b.Dy() < minFace {
+		return nil, nil
+	}
+	a, err := f.client.AskPicture(ctx, f.tmp, vision.RGB(img), b.Dx(), b.Dy(), vision.Request{Task: vision.TaskDetect})
+	if err != nil {
+		var refused *vision.Refusal
+		if errors.As(err, &refused) {
+			return nil, fmt.Errorf("find faces with blazeface: %w", err)
+		}
+		return nil, err
+	}
+	var out []found
+	for _, fc := range a.Faces {
+		if !(fc.Score >= blazefaceFloor) || len(pigo)+len(out) >= maxFacesPerFrame {
+			continue
+		}
+		left, top := math.Max(0, fc.Box[0]), math.Max(0, fc.Box[1])
+		right, bottom := math.Min(w, fc.Box[0]+fc.Box[2]), math.Min(h, fc.Box[1]+fc.Box[3])
+		if right-left < minFace || bottom-top < minFace {
+			continue
+		}
+		rel := [4]float64{left / w, top / h, right / w, bottom / h}
+		known := false
+		for _, p := range pigo {
+			known = known || overlapOfSmaller(rel, p.rel) >= nestedShare
+		}
+		for _, o := range out {
+			known = known || overlapOfSmaller(rel, o.rel) >= nestedShare
+		}
+		if known {
+			continue
+		}
+		out = append(out, found{rect: extractors.Rectangle{Top: top, Left: left, Width: right - left, Height: bottom - top},
+			rel: rel, score: math.Round(fc.Score*1000) / 10, byBlazeface: true})
+	}
+	return out, nil
+}

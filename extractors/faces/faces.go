@@ -87,7 +87,8 @@ var fields = []extractors.Field{
 	{Path: "faces.left", Type: extractors.TypeNumber, Doc: "pixels from the left"},
 	{Path: "faces.width", Type: extractors.TypeNumber, Doc: "pixels"},
 	{Path: "faces.height", Type: extractors.TypeNumber, Doc: "pixels"},
-	{Path: "faces.confidence", Type: extractors.TypeNumber, Doc: "pigo score (not a probability: the sum of the scores of the merged detection windows)"},
+	{Path: "faces.confidence", Type: extractors.TypeNumber, Doc: "the detector's score: pigo's (not a probability: the sum of the scores of the merged detection windows), or for a face blazeface found, its probability times 100"},
+	{Path: "faces.detector", Type: extractors.TypeString, Doc: "what found the face: pigo, or blazeface (the vision sidecar's, on pictures with facial recognition on: faces pigo missed)"},
 	{Path: "faces.thumbnail_path", Type: extractors.TypeString, Doc: "crop of the face, relative to the extractor's artifact directory (artifact kind face)", Internal: true},
 	{Path: "faces.person_id", Type: extractors.TypeString, Doc: "the person (see people) the face belongs to"},
 	{Path: "faces.described", Type: extractors.TypeBool, Doc: "a descriptor of the face is stored (in the face_descriptors table, never in this data)"},
@@ -99,7 +100,7 @@ var fields = []extractors.Field{
 	{Path: "people.face_img_path", Type: extractors.TypeString, Doc: "crop of the person's best-scored face, relative to the extractor's artifact directory", Internal: true},
 	{Path: "people.face_img_width", Type: extractors.TypeNumber, Doc: "pixels"},
 	{Path: "people.face_img_height", Type: extractors.TypeNumber, Doc: "pixels"},
-	{Path: "people.confidence", Type: extractors.TypeNumber, Doc: "best pigo score of the person's faces"},
+	{Path: "people.confidence", Type: extractors.TypeNumber, Doc: "best score (faces.confidence) of the person's faces"},
 	{Path: "people.first_time", Type: extractors.TypeNumber, Doc: "video: first appearance, seconds"},
 	{Path: "people.last_time", Type: extractors.TypeNumber, Doc: "video: last appearance, seconds"},
 }
@@ -241,6 +242,9 @@ type found struct {
 	cw, ch int
 	person int
 	desc   []float32 // its descriptor, L2-normalised; nil when not described
+	// byBlazeface: found by the sidecar's blazeface (a picture's face pigo
+	// missed), not by pigo.
+	byBlazeface bool
 }
 
 func (f *faces) Extract(ctx context.Context, in *extractors.Input) (*extractors.Result, error) {
@@ -273,7 +277,15 @@ func (f *faces) Extract(ctx context.Context, in *extractors.Input) (*extractors.
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		for _, d := range f.detect(fr.img) {
+		dets := f.detect(fr.img)
+		if !fr.video && f.client != nil {
+			more, err := f.detectBlazeface(ctx, fr.img, dets)
+			if err != nil {
+				return nil, err
+			}
+			dets = append(dets, more...)
+		}
+		for _, d := range dets {
 			if len(all) >= maxFaces {
 				break
 			}
@@ -287,6 +299,16 @@ func (f *faces) Extract(ctx context.Context, in *extractors.Input) (*extractors.
 	if err := f.describe(ctx, frames, all); err != nil {
 		return nil, err
 	}
+	// A face only blazeface found stays when the sidecar found it again
+	// in its crop (described): blazeface's false faces (a cat's, 0.83)
+	// end there.
+	kept := all[:0]
+	for _, d := range all {
+		if !d.byBlazeface || d.desc != nil {
+			kept = append(kept, d)
+		}
+	}
+	all = kept
 	group(all, f.samePerson)
 	res := &extractors.Result{}
 	if err := f.writeCrops(in, frames, all, res); err != nil {
@@ -519,7 +541,10 @@ func (f *faces) data(itemID string, frames []frame, source string, all []found, 
 		d := &all[i]
 		fr := frames[d.frame]
 		entry := map[string]any{"top": d.rect.Top, "left": d.rect.Left, "width": d.rect.Width, "height": d.rect.Height,
-			"confidence": round3(d.score), "person_id": personID[d.person], "described": d.desc != nil}
+			"confidence": round3(d.score), "person_id": personID[d.person], "described": d.desc != nil, "detector": "pigo"}
+		if d.byBlazeface {
+			entry["detector"] = "blazeface"
+		}
 		if d.crop != "" {
 			entry["thumbnail_path"] = d.crop
 		}

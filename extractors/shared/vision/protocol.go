@@ -20,7 +20,8 @@ import (
 const (
 	TaskNSFW    = "nsfw"    // nsfwjs's five probabilities of the picture
 	TaskObjects = "objects" // Human's centernet: COCO objects with boxes
-	TaskFace    = "face"    // Human's blazeface, facemesh, faceres and faceres-deep on a face crop: faces with descriptors
+	TaskFace    = "face"    // Human's blazeface, facemesh, faceres, faceres-deep and face-api's nets on a face crop: faces with descriptors
+	TaskDetect  = "detect"  // Human's blazeface alone on a whole picture: faces' boxes and scores
 	taskLoad    = "load"
 )
 
@@ -88,7 +89,7 @@ func ParseReady(line []byte) (Ready, error) {
 	if !r.Ready {
 		return r, fmt.Errorf("vision sidecar: start line %q is not ready", Clip(string(line), 200))
 	}
-	for _, t := range []string{TaskNSFW, TaskObjects, TaskFace} {
+	for _, t := range []string{TaskNSFW, TaskObjects, TaskFace, TaskDetect} {
 		found := false
 		for _, have := range r.Tasks {
 			found = found || have == t

@@ -165,7 +165,7 @@ func fakeSidecar(t *testing.T, mode string) Config {
 const fakeServer = `
 const fs = require('fs'), path = require('path');
 const mode = fs.readFileSync(path.join(__dirname, 'mode'), 'utf8');
-const ready = JSON.stringify({ready: true, backend: 'fake', tasks: mode === 'old' ? ['nsfw'] : ['nsfw', 'objects', 'face'], loaded: []}) + '\n';
+const ready = JSON.stringify({ready: true, backend: 'fake', tasks: mode === 'old' ? ['nsfw'] : ['nsfw', 'objects', 'face', 'detect'], loaded: []}) + '\n';
 if (mode === 'die') { process.stderr.write('boom: the model would not load\n'); process.exit(3); }
 if (mode === 'silent') { setInterval(() => {}, 1000); }
 else {
@@ -313,7 +313,7 @@ func FuzzParseAnswer(f *testing.F) {
 }
 
 func FuzzParseReady(f *testing.F) {
-	f.Add([]byte(`{"ready":true,"backend":"wasm","tasks":["nsfw","objects","face"]}`))
+	f.Add([]byte(`{"ready":true,"backend":"wasm","tasks":["nsfw","objects","face","detect"]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := ParseReady(b)
 		if err == nil && (len(r.Backend) > 40 || !r.Ready) {
