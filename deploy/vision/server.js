@@ -512,7 +512,14 @@ async function main() {
         const entry = { box: f.box.map((v) => round(v, 10)), score: round(f.boxScore ?? f.score ?? 0, 1e4) };
         if (Array.isArray(f.embedding) && f.embedding.length === DESCRIPTOR_HALF && f.tensor) {
           const deepOut = await faceresOnTensor(tf, model, f.tensor);
-          const recognition = await recognitionOf(api, img, f.box);
+          // A face face-api cannot align or describe stays without a
+          // descriptor (like one Human cannot); the others of the picture go on.
+          let recognition = null;
+          try {
+            recognition = await recognitionOf(api, img, f.box);
+          } catch (err) {
+            process.stderr.write(`vision sidecar: face-api on a face of ${req.path.slice(-80)}: ${String(err).slice(0, 200)}\n`);
+          }
           const all = ensemble(f.embedding, deepOut, recognition);
           if (all !== null) entry.descriptor = Buffer.from(all.buffer).toString('base64');
         }
