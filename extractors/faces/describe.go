@@ -100,12 +100,8 @@ func (f *faces) describe(ctx context.Context, frames []frame, all []found) error
 			continue
 		}
 		b := crop.Bounds()
-		a, err := f.client.AskPicture(ctx, f.tmp, vision.RGB(crop), b.Dx(), b.Dy(), vision.Request{Task: vision.TaskFace})
+		a, err := f.ask(ctx, crop, vision.TaskFace, fmt.Sprintf("describe face %d", i))
 		if err != nil {
-			var refused *vision.Refusal
-			if errors.As(err, &refused) {
-				return fmt.Errorf("describe face %d: %w", i, err)
-			}
 			return err
 		}
 		desc, err := pickFace(a.Faces, b.Dx(), b.Dy())
@@ -265,12 +261,8 @@ func (f *faces) detectBlazeface(ctx context.Context, img *image.RGBA, pigo []fou
 	if b.Dx() < minFace || b.Dy() < minFace {
 		return nil, nil
 	}
-	a, err := f.client.AskPicture(ctx, f.tmp, vision.RGB(img), b.Dx(), b.Dy(), vision.Request{Task: vision.TaskDetect})
+	a, err := f.ask(ctx, img, vision.TaskDetect, "find faces with blazeface")
 	if err != nil {
-		var refused *vision.Refusal
-		if errors.As(err, &refused) {
-			return nil, fmt.Errorf("find faces with blazeface: %w", err)
-		}
 		return nil, err
 	}
 	var out []found
@@ -298,4 +290,20 @@ func (f *faces) detectBlazeface(ctx context.Context, img *image.RGBA, pigo []fou
 			rel: rel, score: math.Round(fc.Score*1000) / 10, byBlazeface: true})
 	}
 	return out, nil
+}
+
+// ask puts a task about img to the vision sidecar. A picture the sidecar
+// refuses is the item's error, saying what was asked (what); other errors
+// (the sidecar restarting, the context ending) are returned as they are.
+func (f *faces) ask(ctx context.Context, img *image.RGBA, task, what string) (vision.Answer, error) {
+	b := img.Bounds()
+	a, err := f.client.AskPicture(ctx, f.tmp, vision.RGB(img), b.Dx(), b.Dy(), vision.Request{Task: task})
+	if err != nil {
+		var refused *vision.Refusal
+		if errors.As(err, &refused) {
+			return a, fmt.Errorf("%s: %w", what, err)
+		}
+		return a, err
+	}
+	return a, nil
 }
