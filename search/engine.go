@@ -13,6 +13,31 @@ import (
 	"github.com/metaharvest/metaharvest/internal/store"
 )
 
+// Wrapper is an engine that wraps another (Lazy, Observed). Unwrap returns
+// the wrapped engine, or nil while there is none yet (Lazy before it
+// opened it).
+type Wrapper interface {
+	Unwrap() Engine
+}
+
+// As finds, through wrappers, the engine that implements T (the optional
+// interfaces of one backend: Pacer, Meilisearch's Sync), so that wrapping
+// an engine never hides what it can do.
+func As[T any](e Engine) (T, bool) {
+	for e != nil {
+		if t, ok := e.(T); ok {
+			return t, true
+		}
+		w, ok := e.(Wrapper)
+		if !ok {
+			break
+		}
+		e = w.Unwrap()
+	}
+	var none T
+	return none, false
+}
+
 // Engine is a search backend. The api searches through it and the workers feed
 // it (through Drain). Implementations enforce Visibility themselves: a caller
 // never sees a document or segment its groups do not allow, whatever the

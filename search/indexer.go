@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/stdlib"
@@ -43,6 +45,13 @@ type Indexer struct {
 	MaintainInterval time.Duration
 
 	wake chan struct{}
+	// claimed holds what transactions of this process claimed for it
+	// (Take), for the sender (Run starts it); unsent counts their items
+	// until they are sent (or given back).
+	claimed chan *Claimed
+	unsent  atomic.Int64
+	// pace lets this process's batches through KeepPace one at a time.
+	pace sync.Mutex
 }
 
 // DefaultIndexerPoll is how often an Indexer looks at the outbox without
@@ -60,7 +69,8 @@ func NewIndexer(db *store.DB, engine Engine, logger *slog.Logger) *Indexer {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Indexer{DB: db, Engine: engine, Logger: logger, wake: make(chan struct{}, 1)}
+	return &Indexer{DB: db, Engine: engine, Logger: logger, wake: make(chan struct{}, 1),
+		claimed: make(chan *Claimed, takeBacklog)}
 }
 
 // Wake asks for a drain now (a running drain goes on to a next round).
@@ -78,6 +88,7 @@ func (ix *Indexer) Run(ctx context.Context) {
 		poll = DefaultIndexerPoll
 	}
 	go ix.listen(ctx)
+	go ix.send(ctx)
 	if m, ok := ix.Engine.(Maintainer); ok {
 		go ix.maintain(ctx, m)
 	}

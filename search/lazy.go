@@ -47,6 +47,13 @@ func (l *lazy) get(ctx context.Context) (Engine, error) {
 
 func (l *lazy) Name() string { return l.name }
 
+// Unwrap returns the engine once opened (Wrapper).
+func (l *lazy) Unwrap() Engine {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.eng
+}
+
 func (l *lazy) Ping(ctx context.Context) error {
 	e, err := l.get(ctx)
 	if err != nil {

@@ -67,6 +67,9 @@ func (o *observed) run(op string, call func() error) error {
 
 func (o *observed) Name() string { return o.e.Name() }
 
+// Unwrap returns the observed engine (Wrapper).
+func (o *observed) Unwrap() Engine { return o.e }
+
 func (o *observed) Ping(ctx context.Context) error {
 	return o.run("ping", func() error { return o.e.Ping(ctx) })
 }

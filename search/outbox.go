@@ -45,6 +45,9 @@ const OutboxChannel = "search_outbox"
 // renews the claim; a drainer that dies releases them by expiry.
 var claimLease = 30 * time.Second
 
+// newClaimToken names one claim of outbox rows.
+func newClaimToken() string { return ids.New() }
+
 // MarkDirty records that the search documents of these items must be rebuilt.
 // Call it with the transaction that changes the items.
 func MarkDirty(tx *store.DB, itemIDs ...string) error {
@@ -223,7 +226,7 @@ func indexEachTx(ctx context.Context, tx *store.DB, ti TxIndexer, ids []string) 
 // drainOnce indexes one batch. done counts the items indexed or removed;
 // refused holds the items the engine would not take (they stay dirty).
 func drainOnce(ctx context.Context, db *store.DB, engine Engine, batch int) (done int, refused []error, err error) {
-	token := ids.New()
+	token := newClaimToken()
 	rows, err := store.ClaimOutbox(db.WithContext(ctx), claimLease, token, batch)
 	if err != nil {
 		return 0, nil, fmt.Errorf("claim search outbox: %w", err)
@@ -231,6 +234,16 @@ func drainOnce(ctx context.Context, db *store.DB, engine Engine, batch int) (don
 	if len(rows) == 0 {
 		return 0, nil, nil
 	}
+	return indexClaimed(ctx, db, engine, []string{token}, rows, nil)
+}
+
+// indexClaimed indexes the outbox rows claimed under tokens (their items'
+// documents built from the database, or from fresh for the items there),
+// then deletes the rows whose item was not marked again meanwhile and
+// releases the others. done counts the items indexed or removed; refused
+// holds the items the engine would not take (they stay dirty).
+func indexClaimed(ctx context.Context, db *store.DB, engine Engine, tokens []string, rows []store.Claim,
+	fresh map[string]*Fresh) (done int, refused []error, err error) {
 	// The claim is renewed while this batch is indexed, however long the
 	// engine takes: it lapses only when this drainer is gone.
 	renewing := make(chan struct{})
@@ -246,19 +259,13 @@ func drainOnce(ctx context.Context, db *store.DB, engine Engine, batch int) (don
 			case <-t.C:
 				// A renewal that fails is tried again at the next tick,
 				// well within the lease.
-				_ = store.RenewClaims(db.WithContext(ctx), claimLease, token)
+				_ = store.RenewClaims(db.WithContext(ctx), claimLease, tokens)
 			}
 		}
 	}()
 	defer func() { close(renewing); <-renewed }()
-	release := func() error {
-		// A fresh context: the rows must be released even when ctx ended.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		return store.ReleaseClaims(db.WithContext(rctx), token)
-	}
 	fail := func(err error) (int, []error, error) {
-		if rerr := release(); rerr != nil {
+		if rerr := releaseClaims(ctx, db, tokens); rerr != nil {
 			err = errors.Join(err, fmt.Errorf("release search outbox claims: %w", rerr))
 		}
 		return 0, nil, err
@@ -268,7 +275,7 @@ func drainOnce(ctx context.Context, db *store.DB, engine Engine, batch int) (don
 	for i, r := range rows {
 		itemIDs[i] = r.ItemID
 	}
-	docs, err := BuildDocuments(ctx, db, itemIDs)
+	docs, err := buildDocuments(ctx, db, itemIDs, fresh)
 	if err != nil {
 		return fail(err)
 	}
@@ -319,15 +326,23 @@ func drainOnce(ctx context.Context, db *store.DB, engine Engine, batch int) (don
 			doneSeqs = append(doneSeqs, r.Seq)
 		}
 	}
-	if err := store.DeleteClaimed(db.WithContext(ctx), token, doneIDs, doneSeqs); err != nil {
+	if err := store.DeleteClaimed(db.WithContext(ctx), tokens, doneIDs, doneSeqs); err != nil {
 		return fail(fmt.Errorf("clear search outbox: %w", err))
 	}
 	// Rows whose item changed meanwhile, and refused ones, are left
 	// unclaimed for the next round.
-	if err := release(); err != nil {
+	if err := releaseClaims(ctx, db, tokens); err != nil {
 		return len(doneIDs), refused, fmt.Errorf("release search outbox claims: %w", err)
 	}
 	return len(doneIDs), refused, nil
+}
+
+// releaseClaims gives up the outbox rows still claimed under tokens, with
+// a context of its own: they must be released even when ctx ended.
+func releaseClaims(ctx context.Context, db *store.DB, tokens []string) error {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	return store.ReleaseClaims(db.WithContext(rctx), tokens)
 }
 
 // Reindex rebuilds the index from scratch: it resets the engine, marks every

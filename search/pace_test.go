@@ -59,13 +59,13 @@ func TestKeepPace(t *testing.T) {
 	if _, ok := search.Engine(pg).(search.Pacer); ok {
 		t.Error("the Postgres engine indexes as it writes, and says it may be behind (a Pacer)")
 	}
-	search.KeepPace(ctx, pg) // returns at once: no Pacer, nothing to wait for
+	search.KeepPace(ctx, pg, nil, 0) // returns at once: no Pacer, nothing to wait for
 
 	// The queue drains: the wait ends when it is short enough, after a
 	// wait between each reading.
 	draining := backlog(500, 500, 500, 100)
 	start := time.Now()
-	search.KeepPace(ctx, draining)
+	search.KeepPace(ctx, draining, nil, 0)
 	if n := draining.asked.Load(); n != 4 {
 		t.Errorf("a queue short enough at the 4th reading: read %d times", n)
 	}
@@ -83,7 +83,7 @@ func TestKeepPace(t *testing.T) {
 	}
 	stuck := backlog(answers...)
 	start = time.Now()
-	search.KeepPace(ctx, stuck)
+	search.KeepPace(ctx, stuck, nil, 0)
 	if d, n := time.Since(start), stuck.asked.Load(); d < search.PaceWait || n > most {
 		t.Errorf("a stuck queue: waited %s (want %s) and read it %d times (at most %d)", d, search.PaceWait, n, most)
 	}
@@ -91,7 +91,7 @@ func TestKeepPace(t *testing.T) {
 
 	// An engine that cannot say (down): no wait, one reading.
 	down := &behind{Engine: pg, backlog: func() (int64, error) { return 0, errors.New("connection refused") }}
-	search.KeepPace(ctx, down)
+	search.KeepPace(ctx, down, nil, 0)
 	if n := down.asked.Load(); n != 1 {
 		t.Errorf("an engine that is down: read %d times", n)
 	}
@@ -106,8 +106,96 @@ func TestKeepPace(t *testing.T) {
 		t.Fatal(err)
 	}
 	idle := backlog(0)
-	search.KeepPace(ctx, idle)
+	search.KeepPace(ctx, idle, nil, 0)
 	if n := idle.asked.Load(); n != 1 {
 		t.Errorf("150 items in the outbox, nothing in the engine's queue: read %d times", n)
 	}
+}
+
+// TestKeepPaceThroughWrappers: the engine a process runs is wrapped
+// (opened lazily, observed for the metrics); the harvest still keeps pace
+// with it. (It did not: the wrappers hid its backlog, and harvests ran
+// unpaced.)
+func TestKeepPaceThroughWrappers(t *testing.T) {
+	db := testdb.New(t)
+	pg, err := postgres.New(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldBacklog, oldWait := search.PaceBacklog, search.PaceWait
+	search.PaceBacklog, search.PaceWait = 100, time.Hour
+	t.Cleanup(func() { search.PaceBacklog, search.PaceWait = oldBacklog, oldWait })
+	ctx := context.Background()
+	b := &behind{Engine: pg}
+	b.backlog = func() (int64, error) {
+		if b.asked.Load() < 3 {
+			return 500, nil
+		}
+		return 0, nil
+	}
+	wrapped := search.Observed(search.Lazy("behind", func(context.Context) (search.Engine, error) { return b, nil }),
+		func(string, time.Duration, error) {})
+	search.KeepPace(ctx, wrapped, nil, 10)() // not opened yet: nothing to wait for
+	if n := b.asked.Load(); n != 0 {
+		t.Fatalf("an engine not opened yet was asked %d times", n)
+	}
+	if err := wrapped.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	search.KeepPace(ctx, wrapped, nil, 10)()
+	if n := b.asked.Load(); n != 3 {
+		t.Errorf("the wrapped engine's backlog was read %d times, want 3 (until it was short enough)", n)
+	}
+	if _, ok := search.As[search.Pacer](search.Observed(pg, func(string, time.Duration, error) {})); ok {
+		t.Error("the observed Postgres engine says it indexes behind its writes")
+	}
+}
+
+// TestKeepPaceCountsWhatTheProcessHolds: with an indexer, a batch let
+// through counts until its transaction ended (and the indexer sent what it
+// claimed): the next batch of the process waits for it, even while the
+// engine's own queue is empty.
+func TestKeepPaceCountsWhatTheProcessHolds(t *testing.T) {
+	db := testdb.New(t)
+	pg, err := postgres.New(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldBacklog, oldWait := search.PaceBacklog, search.PaceWait
+	search.PaceBacklog, search.PaceWait = 100, time.Hour
+	t.Cleanup(func() { search.PaceBacklog, search.PaceWait = oldBacklog, oldWait })
+	ctx := context.Background()
+	empty := &behind{Engine: pg, backlog: func() (int64, error) { return 0, nil }}
+	ix := search.NewIndexer(db, empty, nil)
+
+	first := search.KeepPace(ctx, empty, ix, 80)
+	if got := ix.Unsent(); got != 80 {
+		t.Fatalf("a batch let through counts %d, want 80", got)
+	}
+	second := make(chan func())
+	go func() { second <- search.KeepPace(ctx, empty, ix, 80) }()
+	// Judged by the readings, not the clock: the second batch keeps
+	// reading the backlog while the first one counts.
+	for empty.asked.Load() < 5 {
+		select {
+		case <-second:
+			t.Fatal("the second batch went while the first one was being recorded")
+		case <-time.After(search.PaceEvery):
+		}
+	}
+	first()
+	select {
+	case done := <-second:
+		if got := ix.Unsent(); got != 80 {
+			t.Errorf("after the first batch ended, %d counted, want 80", got)
+		}
+		done()
+	case <-time.After(time.Minute): // a deadline, not a measure
+		t.Fatal("the second batch still waits after the first ended")
+	}
+	if got := ix.Unsent(); got != 0 {
+		t.Errorf("%d counted after both batches ended", got)
+	}
+	// A batch larger than the backlog allowed goes when nothing is ahead.
+	search.KeepPace(ctx, empty, ix, 1000)()
 }

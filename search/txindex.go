@@ -80,6 +80,18 @@ type Indexed struct {
 	// an outage): the items were marked instead, and the drain reports the
 	// documents it still cannot index.
 	Refused error
+	// Claimed: the items' outbox rows this process claimed to index once
+	// the transaction has committed (Indexer.Take); nil when none.
+	Claimed *Claimed
+}
+
+// freshByID indexes fresh rows by item id.
+func freshByID(fresh []Fresh) map[string]*Fresh {
+	byID := make(map[string]*Fresh, len(fresh))
+	for i := range fresh {
+		byID[fresh[i].ID] = &fresh[i]
+	}
+	return byID
 }
 
 // IndexInTx brings the search documents of items up to date inside tx,
@@ -89,18 +101,35 @@ type Indexed struct {
 // fail tx: the index writes are rolled back to a savepoint and the items
 // are marked instead. Database errors fail tx, as any other statement's.
 func IndexInTx(ctx context.Context, tx *store.DB, engine Engine, itemIDs ...string) (Indexed, error) {
-	return IndexFreshInTx(ctx, tx, engine, nil, itemIDs...)
+	return IndexFreshInTx(ctx, tx, engine, nil, nil, itemIDs...)
 }
 
 // IndexFreshInTx is IndexInTx for items of which some are fresh: written
 // whole by tx, their documents are made from what the caller holds (Fresh)
 // rather than read back. A fresh item must be among itemIDs.
-func IndexFreshInTx(ctx context.Context, tx *store.DB, engine Engine, fresh []Fresh, itemIDs ...string) (Indexed, error) {
+//
+// With an engine that does not index in transactions and an indexer
+// running in this process (ix, nil otherwise), the items' outbox rows are
+// also claimed for it (Indexed.Claimed): the caller hands them to ix.Take
+// once tx has committed, and ix indexes them at once, from the fresh rows,
+// rather than the next drain round reading them back. Rows a drainer holds
+// are only marked; claimed rows the process does not index (it died) are
+// drained when their lease ends.
+func IndexFreshInTx(ctx context.Context, tx *store.DB, engine Engine, ix *Indexer, fresh []Fresh, itemIDs ...string) (Indexed, error) {
 	ids := uniqueIDs(itemIDs)
 	if len(ids) == 0 {
 		return Indexed{}, nil
 	}
 	ti, ok := engine.(TxIndexer)
+	if !ok && ix != nil {
+		c := &Claimed{token: newClaimToken(), fresh: freshByID(fresh)}
+		rows, err := store.MarkDirtyClaimed(tx, OutboxChannel, ids, claimLease, c.token)
+		if err != nil {
+			return Indexed{}, fmt.Errorf("mark items dirty for search: %w", err)
+		}
+		c.rows = rows
+		return Indexed{Marked: true, Claimed: c}, nil
+	}
 	if !ok {
 		return Indexed{Marked: true}, MarkDirty(tx, ids...)
 	}
@@ -108,11 +137,7 @@ func IndexFreshInTx(ctx context.Context, tx *store.DB, engine Engine, fresh []Fr
 	if err := tx.SavePoint(savepoint).Error; err != nil {
 		return Indexed{}, fmt.Errorf("index items in transaction: %w", err)
 	}
-	byID := make(map[string]*Fresh, len(fresh))
-	for i := range fresh {
-		byID[fresh[i].ID] = &fresh[i]
-	}
-	err := indexItemsTx(ctx, tx, ti, ids, byID)
+	err := indexItemsTx(ctx, tx, ti, ids, freshByID(fresh))
 	if err == nil {
 		return Indexed{}, nil
 	}

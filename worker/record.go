@@ -33,7 +33,8 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 		return nil
 	}
 	if h.Search != nil {
-		search.KeepPace(ctx, h.Search)
+		paced := search.KeepPace(ctx, h.Search, h.indexer, len(batch))
+		defer paced()
 	}
 	now := h.Now().UTC()
 	var (
@@ -137,7 +138,8 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 
 	// What the committed transaction finished, for the metrics.
 	var harvestedItems, failedItems int64
-	var replacedFiles []string // artifacts of earlier harvests, their rows replaced
+	var replacedFiles []string  // artifacts of earlier harvests, their rows replaced
+	var claimed *search.Claimed // items this process indexes once committed
 	select {
 	case h.recording <- struct{}{}:
 		defer func() { <-h.recording }()
@@ -205,10 +207,11 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 		if err := media.insert(tx, fresh, now); err != nil {
 			return err
 		}
-		searched, err := search.IndexFreshInTx(ctx, tx, h.Search, written, dirty...)
+		searched, err := search.IndexFreshInTx(ctx, tx, h.Search, h.indexer, written, dirty...)
 		if err != nil {
 			return err
 		}
+		claimed = searched.Claimed
 		if searched.Refused != nil {
 			h.Logger.Error("search index refused a batch; its items wait in the outbox", slog.String("error", searched.Refused.Error()))
 		}
@@ -221,6 +224,7 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 		return store.CountContainerHarvest(tx, t.ctr.ID, successes, failures, now)
 	})
 	if err == nil {
+		h.indexer.Take(claimed)
 		h.Metrics.Items(harvestedItems, failedItems)
 		if len(replacedFiles) > 0 {
 			written := make(map[string]bool, len(artifacts))

@@ -87,7 +87,7 @@ func reindex(ctx context.Context, db *gorm.DB, rdb *redis.Client, engine search.
 	for err == nil {
 		// Everything sent is searchable; a write that failed is dirty
 		// again, and drained again.
-		if s, ok := engine.(interface{ Sync(context.Context) error }); ok {
+		if s, ok := search.As[interface{ Sync(context.Context) error }](engine); ok {
 			if err = s.Sync(ctx); err != nil {
 				break
 			}
@@ -102,7 +102,7 @@ func reindex(ctx context.Context, db *gorm.DB, rdb *redis.Client, engine search.
 			// write of theirs that failed is marked dirty again by its
 			// worker (drained here when that came first, else by the
 			// worker's indexer).
-			if s, ok := engine.(interface{ SyncAll(context.Context) error }); ok {
+			if s, ok := search.As[interface{ SyncAll(context.Context) error }](engine); ok {
 				if err = s.SyncAll(ctx); err != nil {
 					break
 				}

@@ -25,6 +25,44 @@ WITH marked AS (
 SELECT pg_notify(?, '') FROM (SELECT 1 FROM marked LIMIT 1) m`, models.Strings(ids), channel).Error
 }
 
+// MarkDirtyClaimed is MarkDirty for a caller that indexes the items itself
+// once tx has committed: it also claims their rows for lease under token,
+// except the rows a drainer holds a live claim on (those are only marked
+// again: that drainer leaves them dirty). It returns the rows it claimed,
+// and notifies channel if it left any to the drainers.
+func MarkDirtyClaimed(tx *DB, channel string, ids []string, lease time.Duration, token string) ([]Claim, error) {
+	var rows []struct {
+		ItemID  string
+		Seq     int64
+		Claimed bool
+	}
+	err := tx.Raw(`
+WITH marked AS (
+    INSERT INTO search_outbox AS o (item_id, claimed_until, claim_token)
+    SELECT unnest(?::text[]), now() + make_interval(secs => ?), ?
+    ON CONFLICT (item_id) DO UPDATE
+    SET seq = nextval('search_outbox_seq'), enqueued_at = clock_timestamp(),
+        claimed_until = CASE WHEN o.claimed_until IS NULL OR o.claimed_until < now()
+                             THEN excluded.claimed_until ELSE o.claimed_until END,
+        claim_token = CASE WHEN o.claimed_until IS NULL OR o.claimed_until < now()
+                           THEN excluded.claim_token ELSE o.claim_token END
+    RETURNING o.item_id, o.seq, o.claim_token = ? AS claimed),
+left_over AS (
+    SELECT pg_notify(?, '') FROM (SELECT 1 FROM marked WHERE NOT claimed LIMIT 1) m)
+SELECT item_id, seq, claimed FROM marked, (SELECT count(*) FROM left_over) n`,
+		models.Strings(ids), lease.Seconds(), token, token, channel).Scan(&rows).Error
+	if err != nil {
+		return nil, err
+	}
+	claims := make([]Claim, 0, len(rows))
+	for _, r := range rows {
+		if r.Claimed {
+			claims = append(claims, Claim{ItemID: r.ItemID, Seq: r.Seq})
+		}
+	}
+	return claims, nil
+}
+
 // MarkDirtyWhere is MarkDirty for every live item matching cond (a WHERE
 // clause over items with its arguments args), in one statement.
 func MarkDirtyWhere(tx *DB, channel, cond string, args ...any) error {
@@ -92,26 +130,27 @@ RETURNING o.item_id, o.seq`, lease.Seconds(), token, batch).Scan(&rows).Error
 	return rows, err
 }
 
-// RenewClaims extends the lease of the rows claimed under token.
-func RenewClaims(db *DB, lease time.Duration, token string) error {
-	return db.Exec(`UPDATE search_outbox SET claimed_until = now() + make_interval(secs => ?) WHERE claim_token = ?`,
-		lease.Seconds(), token).Error
+// RenewClaims extends the lease of the rows claimed under tokens.
+func RenewClaims(db *DB, lease time.Duration, tokens []string) error {
+	return db.Exec(`UPDATE search_outbox SET claimed_until = now() + make_interval(secs => ?) WHERE claim_token = ANY(?::text[])`,
+		lease.Seconds(), models.Strings(tokens)).Error
 }
 
-// ReleaseClaims gives up the rows still claimed under token.
-func ReleaseClaims(db *DB, token string) error {
-	return db.Exec(`UPDATE search_outbox SET claimed_until = NULL, claim_token = NULL WHERE claim_token = ?`, token).Error
+// ReleaseClaims gives up the rows still claimed under tokens.
+func ReleaseClaims(db *DB, tokens []string) error {
+	return db.Exec(`UPDATE search_outbox SET claimed_until = NULL, claim_token = NULL WHERE claim_token = ANY(?::text[])`,
+		models.Strings(tokens)).Error
 }
 
-// DeleteClaimed deletes the rows claimed under token of the items ids
+// DeleteClaimed deletes the rows claimed under tokens of the items ids
 // whose sequence number is still the one in seqs (same index): an item
 // marked again meanwhile stays.
-func DeleteClaimed(db *DB, token string, ids []string, seqs []int64) error {
+func DeleteClaimed(db *DB, tokens []string, ids []string, seqs []int64) error {
 	return db.Exec(`
 DELETE FROM search_outbox o
 USING unnest(?::text[], ?::bigint[]) AS done(item_id, seq)
-WHERE o.item_id = done.item_id AND o.seq = done.seq AND o.claim_token = ?`,
-		models.Strings(ids), int64Array(seqs), token).Error
+WHERE o.item_id = done.item_id AND o.seq = done.seq AND o.claim_token = ANY(?::text[])`,
+		models.Strings(ids), int64Array(seqs), models.Strings(tokens)).Error
 }
 
 // OutboxDepth counts the rows of the outbox.
