@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/metaharvest/metaharvest/internal/testdb"
 	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/search/postgres"
@@ -27,13 +29,10 @@ func (b *behind) Backlog(ctx context.Context, limit int64) (int64, error) {
 	return b.backlog()
 }
 
-// TestKeepPace: a harvest waits while its search index is more than
-// PaceBacklog documents behind, up to PaceWait, and not at all for an
-// engine that indexes as it writes or that cannot say. What KeepPace does
-// is read from how often it asks for the backlog (each ask after the first
-// comes after a wait of PaceEvery), not from how long it took: the clock of
-// a machine busy with other tests says nothing reliable about a 50 ms wait.
-func TestKeepPace(t *testing.T) {
+// paceFixture is a database with the Postgres engine on it, the backlog
+// allowed set to 100 and the wait to an hour (restored after the test).
+func paceFixture(t *testing.T) (*gorm.DB, *postgres.Engine) {
+	t.Helper()
 	db := testdb.New(t)
 	pg, err := postgres.New(db)
 	if err != nil {
@@ -42,6 +41,17 @@ func TestKeepPace(t *testing.T) {
 	oldBacklog, oldWait := search.PaceBacklog, search.PaceWait
 	search.PaceBacklog, search.PaceWait = 100, time.Hour
 	t.Cleanup(func() { search.PaceBacklog, search.PaceWait = oldBacklog, oldWait })
+	return db, pg
+}
+
+// TestKeepPace: a harvest waits while its search index is more than
+// PaceBacklog documents behind, up to PaceWait, and not at all for an
+// engine that indexes as it writes or that cannot say. What KeepPace does
+// is read from how often it asks for the backlog (each ask after the first
+// comes after a wait of PaceEvery), not from how long it took: the clock of
+// a machine busy with other tests says nothing reliable about a 50 ms wait.
+func TestKeepPace(t *testing.T) {
+	db, pg := paceFixture(t)
 	ctx := context.Background()
 	// backlog answers with the engine's backlogs in turn, then with an
 	// error that ends the wait (an endless one would hang the test).
@@ -117,14 +127,7 @@ func TestKeepPace(t *testing.T) {
 // with it. (It did not: the wrappers hid its backlog, and harvests ran
 // unpaced.)
 func TestKeepPaceThroughWrappers(t *testing.T) {
-	db := testdb.New(t)
-	pg, err := postgres.New(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	oldBacklog, oldWait := search.PaceBacklog, search.PaceWait
-	search.PaceBacklog, search.PaceWait = 100, time.Hour
-	t.Cleanup(func() { search.PaceBacklog, search.PaceWait = oldBacklog, oldWait })
+	_, pg := paceFixture(t)
 	ctx := context.Background()
 	b := &behind{Engine: pg}
 	b.backlog = func() (int64, error) {
@@ -156,14 +159,7 @@ func TestKeepPaceThroughWrappers(t *testing.T) {
 // claimed): the next batch of the process waits for it, even while the
 // engine's own queue is empty.
 func TestKeepPaceCountsWhatTheProcessHolds(t *testing.T) {
-	db := testdb.New(t)
-	pg, err := postgres.New(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	oldBacklog, oldWait := search.PaceBacklog, search.PaceWait
-	search.PaceBacklog, search.PaceWait = 100, time.Hour
-	t.Cleanup(func() { search.PaceBacklog, search.PaceWait = oldBacklog, oldWait })
+	db, pg := paceFixture(t)
 	ctx := context.Background()
 	empty := &behind{Engine: pg, backlog: func() (int64, error) { return 0, nil }}
 	ix := search.NewIndexer(db, empty, nil)
@@ -197,5 +193,9 @@ func TestKeepPaceCountsWhatTheProcessHolds(t *testing.T) {
 		t.Errorf("%d counted after both batches ended", got)
 	}
 	// A batch larger than the backlog allowed goes when nothing is ahead.
+	empty.asked.Store(0)
 	search.KeepPace(ctx, empty, ix, 1000)()
+	if n := empty.asked.Load(); n != 1 {
+		t.Errorf("a batch larger than the backlog with nothing ahead read the backlog %d times, want 1", n)
+	}
 }
