@@ -251,6 +251,24 @@ func TestFilesystemStatOpenETag(t *testing.T) {
 	if got := readAll(t, f); got != "hallo" || e4 != e3 {
 		t.Fatalf("Files.Open: %q %+v, want %+v", got, e4, e3)
 	}
+	// Files.Read reads it whole up to a limit, once the entry is wanted.
+	content, e5, err := files.Read("dir/f.txt", 5, nil)
+	if err != nil || string(content) != "hallo" || e5 != e3 {
+		t.Fatalf("Files.Read: %q %+v %v, want %+v", content, e5, err, e3)
+	}
+	content, e5, err = files.Read("dir/f.txt", 4, nil)
+	if err != nil || content != nil || e5 != e3 {
+		t.Fatalf("Files.Read over the limit: %q %+v %v", content, e5, err)
+	}
+	var seen storage.Entry
+	content, e5, err = files.Read("dir/f.txt", 5, func(e storage.Entry) bool { seen = e; return false })
+	if err != nil || content != nil || e5 != e3 || seen != e3 {
+		t.Fatalf("Files.Read not wanted: %q %+v %+v %v", content, e5, seen, err)
+	}
+	writeFile(t, filepath.Join(base, "c", "empty"), "")
+	if content, e, err := files.Read("empty", 5, nil); err != nil || content == nil || len(content) != 0 || e.Size != 0 {
+		t.Fatalf("Files.Read of an empty file: %q %+v %v", content, e, err)
+	}
 
 	for _, p := range []string{"dir/missing", "missing/f.txt", "dir", "dir/f.txt/x"} {
 		_, err := loc.Stat(ctx, "c", p)
@@ -259,6 +277,8 @@ func TestFilesystemStatOpenETag(t *testing.T) {
 		wantErr(t, err, storage.ErrNotFound)
 		_, _, err = files.Open(p)
 		wantErr(t, err, storage.ErrNotFound)
+		_, _, err = files.Read(p, 5, nil)
+		wantErr(t, err, storage.ErrNotFound)
 	}
 	for _, p := range []string{"../c/dir/f.txt", "dir/../dir/f.txt", "./dir/f.txt", "dir//f.txt", "/dir/f.txt", "", "dir/.f", "a\x00b"} {
 		_, err := loc.Stat(ctx, "c", p)
@@ -266,6 +286,8 @@ func TestFilesystemStatOpenETag(t *testing.T) {
 		_, err = loc.Open(ctx, "c", p)
 		wantErr(t, err, storage.ErrBadPath)
 		_, _, err = files.Open(p)
+		wantErr(t, err, storage.ErrBadPath)
+		_, _, err = files.Read(p, 5, nil)
 		wantErr(t, err, storage.ErrBadPath)
 	}
 	for _, c := range []string{"missing", "..", "c/dir"} {
@@ -339,6 +361,9 @@ func TestFilesystemSymlinkEscape(t *testing.T) {
 		if f, _, err := openFiles(t, loc, "c").Open(p); err == nil {
 			t.Fatalf("Files.Open(%s) succeeded: %q", p, readAll(t, f))
 		}
+		if content, _, err := openFiles(t, loc, "c").Read(p, 1<<20, nil); err == nil {
+			t.Fatalf("Files.Read(%s) succeeded: %q", p, content)
+		}
 	}
 }
 
@@ -376,22 +401,28 @@ func TestFilesSkipsSpecialFiles(t *testing.T) {
 		t.Skipf("mkfifo: %v", err)
 	}
 	files := openFiles(t, openFS(t, base), "c")
-	done := make(chan error, 1)
-	go func() {
-		_, _, err := files.Open("fifo")
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		wantErr(t, err, storage.ErrNotFound)
-	case <-time.After(time.Minute): // blocked for good: a FIFO with no writer
-		t.Fatal("Files.Open blocked on a FIFO")
+	open := map[string]func(p string) error{
+		"Open": func(p string) error { _, _, err := files.Open(p); return err },
+		"Read": func(p string) error { _, _, err := files.Read(p, 1<<20, nil); return err },
 	}
-	if _, _, err := files.Open("."); err == nil {
-		t.Fatal("Files.Open opened the container directory")
+	for name, open := range open {
+		done := make(chan error, 1)
+		go func() { done <- open("fifo") }()
+		select {
+		case err := <-done:
+			wantErr(t, err, storage.ErrNotFound)
+		case <-time.After(time.Minute): // blocked for good: a FIFO with no writer
+			t.Fatalf("Files.%s blocked on a FIFO", name)
+		}
+		if err := open("."); err == nil {
+			t.Fatalf("Files.%s opened the container directory", name)
+		}
 	}
 	f, e, err := files.Open("ok.txt")
 	if err != nil || e.Size != 2 || readAll(t, f) != "ok" {
 		t.Fatalf("ok.txt: %+v %v", e, err)
+	}
+	if content, e, err := files.Read("ok.txt", 2, nil); err != nil || e.Size != 2 || string(content) != "ok" {
+		t.Fatalf("ok.txt read: %q %+v %v", content, e, err)
 	}
 }

@@ -200,24 +200,19 @@ func (b *Batch) Item(ctx context.Context, req Request) (*Input, error) {
 
 // localInput opens a local file and, when small, reads it.
 func (b *Batch) localInput(req Request, in *Input) error {
-	file, entry, err := b.files.Open(req.Path)
+	unchanged := func(e Entry) bool { return req.SkipUnchanged && e.ETag == req.KnownETag }
+	content, entry, err := b.files.Read(req.Path, ContentLimit, func(e Entry) bool { return !unchanged(e) })
 	if err != nil {
-		return err
+		return err // a file that shrank while read is tried again
 	}
-	defer file.Close()
 	in.Entry = entry
-	if req.SkipUnchanged && entry.ETag == req.KnownETag {
+	if unchanged(entry) {
 		in.Unchanged = true
 		return nil
 	}
 	in.Path, _ = b.loc.LocalPath(b.container, req.Path)
 	in.Neighbours = b.neighbours
-	if entry.Size <= ContentLimit {
-		in.Content = make([]byte, entry.Size)
-		if _, err := io.ReadFull(file, in.Content); err != nil {
-			return fmt.Errorf("read %s: %w", req.Path, err) // shrunk while read: try again
-		}
-	}
+	in.Content = content
 	return nil
 }
 

@@ -414,6 +414,48 @@ func (f *Files) Open(p string) (*os.File, Entry, error) {
 	return file, entryOf(p, fi), nil
 }
 
+// Read reads one regular file whole when it is at most limit bytes and
+// want (nil: always) wants it once it has seen the file's entry; otherwise
+// content is nil. The checks and errors are Open's; a file that shrank
+// while read is an error (its item is tried again).
+func (f *Files) Read(p string, limit int64, want func(Entry) bool) ([]byte, Entry, error) {
+	if err := checkItemPath(p, false); err != nil {
+		return nil, Entry{}, err
+	}
+	raw, err := diskPath(f.container, p)
+	if err != nil {
+		return nil, Entry{}, err
+	}
+	if content, e, ok, err := readBeneath(f.dir, raw, limit, want); ok {
+		switch {
+		case errors.Is(err, errNotRegular):
+			return nil, Entry{}, fmt.Errorf("open %s/%s: not a regular file: %w", f.container, p, ErrNotFound)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, Entry{}, fmt.Errorf("read %s/%s: %w", f.container, p, err)
+		case err != nil:
+			return nil, Entry{}, fmt.Errorf("open %s/%s: %w", f.container, p, err)
+		}
+		e.Path = p
+		return content, e, nil
+	}
+	file, e, err := f.Open(p)
+	if err != nil {
+		return nil, Entry{}, err
+	}
+	defer file.Close()
+	if e.Size > limit || (want != nil && !want(e)) {
+		return nil, e, nil
+	}
+	content := make([]byte, e.Size)
+	if _, err := io.ReadFull(file, content); err != nil {
+		return nil, Entry{}, fmt.Errorf("read %s/%s: %w", f.container, p, err)
+	}
+	return content, e, nil
+}
+
+// errNotRegular: what a path names is not a regular file (Files.Read).
+var errNotRegular = errors.New("not a regular file")
+
 // Close releases the container.
 func (f *Files) Close() error {
 	f.dir.Close()
