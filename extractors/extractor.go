@@ -58,7 +58,10 @@ type Info struct {
 	// work is small and bounded (a hash, a look at the first bytes), so it
 	// runs in the caller's goroutine, without a timer of its own (a panic
 	// is still recovered and recorded): for folders of small files these
-	// are most of what a harvest does.
+	// are most of what a harvest does. An Inline extractor writes no files
+	// (no artifacts, nothing below Input.ArtifactDir): the worker does not
+	// look for a temporary directory of an item whose extractors are all
+	// Inline (Registry.Inline).
 	Inline bool
 	// RangeReads: the extractor reads the file only through av.InputArgs
 	// (ffmpeg, ffprobe) and doctext.OpenAt (Go parsers), or through

@@ -236,6 +236,13 @@ func (r *Registry) Names() []string {
 	return names
 }
 
+// Inline reports whether the extractor registered under name is Inline
+// (it writes no files).
+func (r *Registry) Inline(name string) bool {
+	info, ok := r.lookup(name)
+	return ok && info.Inline
+}
+
 // AlwaysNames returns the base extractors every harvest runs first
 // (Info.Always), in the order they were registered.
 func (r *Registry) AlwaysNames() []string {

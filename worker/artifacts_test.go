@@ -248,3 +248,29 @@ VALUES ('p1', 'people/p1/1.jpg', 'people/p1/1-face.jpg', 'ready')`).Error; err !
 		t.Fatalf("left %v", left)
 	}
 }
+
+// TestRemoveWorkDir: an item's temporary directory goes whether its
+// extractors never made it, made it and wrote nothing, or wrote files in
+// folders of their own.
+func TestRemoveWorkDir(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	never := filepath.Join(base, "never")
+	removeWorkDir(never)
+	empty := filepath.Join(base, "empty")
+	full := filepath.Join(base, "full")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(full, "thumbnails", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(full, "thumbnails", "sub", "a.jpg"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	removeWorkDir(empty)
+	removeWorkDir(full)
+	if left, _ := os.ReadDir(base); len(left) != 0 {
+		t.Fatalf("left behind: %v", left)
+	}
+}

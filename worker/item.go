@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"runtime"
 	"slices"
@@ -240,17 +239,31 @@ func (h *Handler) harvestOne(ctx context.Context, batch *storage.Batch, t *targe
 		hv.download = downloadActivity(t, item, n, took)
 	}
 	if ctx.Err() != nil {
-		os.RemoveAll(hv.work)
+		removeWorkDir(hv.work)
 		return nil, ctx.Err() // the task was cancelled or timed out as a whole
 	}
 	for _, o := range hv.outcomes {
 		if o.Err != nil && extractors.IsTransient(o.Err) && retriesLeft(ctx) {
-			os.RemoveAll(hv.work)
+			removeWorkDir(hv.work)
 			return nil, fmt.Errorf("extractor %s on %s: %w", o.Name, item.ID, o.Err)
 		}
 	}
+	if h.wroteNothing(hv.outcomes) {
+		hv.work = "" // no directory to publish or remove
+	}
 	hv.took = time.Since(start)
 	return hv, nil
+}
+
+// wroteNothing: every extractor that ran is Inline, and Inline extractors
+// write no files (extractors.Info.Inline).
+func (h *Handler) wroteNothing(outcomes []extractors.Outcome) bool {
+	for _, o := range outcomes {
+		if !h.Extractors.Inline(o.Name) {
+			return false
+		}
+	}
+	return true
 }
 
 // extractorsFor applies new_extractors_only: only extractors enabled since

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -90,9 +91,12 @@ func (r *Recorder) Observe(name string, v float64, labels ...string) {
 	}
 	b := sort.SearchFloat64s(s.buckets, v) // first bound >= v; len = +Inf
 	lp := labelPart(labels)
+	// Concatenated, not formatted: observed per extractor run, a few per
+	// file of a harvest.
+	bucket, sum := "b"+sep+name+sep+strconv.Itoa(b)+lp, "s"+sep+name+lp
 	r.mu.Lock()
-	r.pending[fmt.Sprintf("b%s%s%s%d%s", sep, name, sep, b, lp)]++
-	r.pending["s"+sep+name+lp] += v
+	r.pending[bucket]++
+	r.pending[sum] += v
 	r.mu.Unlock()
 }
 
