@@ -205,12 +205,21 @@ func (s *stmt) dates(field string) string {
 	return fmt.Sprintf("(d.dates -> %s::text)", s.arg(field))
 }
 
+// indexedExtra is the expression of d.extra that the GIN index of the
+// nested fields holds (migration 00026): the store extractor's object is
+// left out, its leaves being copies of columns (itemsTable.aliases).
+const indexedExtra = "(d.extra - 'store')"
+
 // holds: a nested leaf has the value v (a string, float64 or bool), by
 // an index the GIN index of the nested fields answers.
 func (s *stmt) holds(field string, v any) string {
 	lit, _ := json.Marshal(v)
 	if s.c.t.extra {
-		return fmt.Sprintf("d.extra @@ %s::jsonpath", s.arg(strings.TrimSuffix(leafPath(field), "[*][*]")+"[*][*] == "+string(lit)))
+		doc := indexedExtra
+		if field == "store" || strings.HasPrefix(field, "store.") {
+			doc = "d.extra" // not in the index; filters on its leaves read the columns
+		}
+		return fmt.Sprintf("%s @@ %s::jsonpath", doc, s.arg(strings.TrimSuffix(leafPath(field), "[*][*]")+"[*][*] == "+string(lit)))
 	}
 	doc, _ := json.Marshal(map[string][]any{field: {v}})
 	return fmt.Sprintf("d.flat @> %s::jsonb", s.arg(string(doc)))
