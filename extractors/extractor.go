@@ -61,7 +61,7 @@ type Info struct {
 	// are most of what a harvest does. An Inline extractor writes no files
 	// (no artifacts, nothing below Input.ArtifactDir): the worker does not
 	// look for a temporary directory of an item whose extractors are all
-	// Inline (Registry.Inline).
+	// Inline (Registry.Access).
 	Inline bool
 	// RangeReads: the extractor reads the file only through av.InputArgs
 	// (ffmpeg, ffprobe) and doctext.OpenAt (Go parsers), or through

@@ -236,11 +236,19 @@ func (r *Registry) Names() []string {
 	return names
 }
 
-// Inline reports whether the extractor registered under name is Inline
-// (it writes no files).
-func (r *Registry) Inline(name string) bool {
+// Access is how an extractor reads the files it is given, without a copy
+// of its Info: the worker asks it of every extractor of every file.
+type Access struct {
+	// Known: an extractor is registered under the name.
+	Known bool
+	// Implemented, Inline and RangeReads are its Info's.
+	Implemented, Inline, RangeReads bool
+}
+
+// Access is how the extractor registered under name reads files.
+func (r *Registry) Access(name string) Access {
 	info, ok := r.lookup(name)
-	return ok && info.Inline
+	return Access{Known: ok, Implemented: info.Implemented, Inline: info.Inline, RangeReads: info.RangeReads}
 }
 
 // AlwaysNames returns the base extractors every harvest runs first

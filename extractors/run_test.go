@@ -327,7 +327,10 @@ func TestInlineExtractorsWriteNothing(t *testing.T) {
 			t.Fatalf("%v wrote below their artifact directory (in memory: %v)", inline, in.Content != nil)
 		}
 	}
-	if Default.Inline("no_such_extractor") || !Default.Inline("hashes") {
-		t.Fatal("Registry.Inline")
+	if a := Default.Access("no_such_extractor"); a.Known || a.Inline {
+		t.Fatalf("Access of an unknown extractor: %+v", a)
+	}
+	if a := Default.Access("hashes"); !a.Known || !a.Implemented || !a.Inline {
+		t.Fatalf("Access(hashes): %+v", a)
 	}
 }

@@ -259,7 +259,7 @@ func (h *Handler) harvestOne(ctx context.Context, batch *storage.Batch, t *targe
 // write no files (extractors.Info.Inline).
 func (h *Handler) wroteNothing(outcomes []extractors.Outcome) bool {
 	for _, o := range outcomes {
-		if !h.Extractors.Inline(o.Name) {
+		if !h.Extractors.Access(o.Name).Inline {
 			return false
 		}
 	}

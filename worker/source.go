@@ -28,10 +28,10 @@ func (h *Handler) openBatch(t *target) (*storage.Batch, error) {
 func (h *Handler) need(names []string) storage.Need {
 	need := storage.NeedContent
 	for _, n := range names {
-		info, ok := h.Extractors.Get(n)
+		a := h.Extractors.Access(n)
 		switch {
-		case !ok || !info.Implemented || info.Inline:
-		case info.RangeReads:
+		case !a.Known || !a.Implemented || a.Inline:
+		case a.RangeReads:
 			need = max(need, storage.NeedRanges)
 		default:
 			return storage.NeedPath
