@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -293,44 +291,4 @@ func goroutineID() string {
 	buf := make([]byte, 64)
 	buf = buf[:runtime.Stack(buf, false)]
 	return strings.Fields(string(buf))[1]
-}
-
-// TestInlineExtractorsWriteNothing holds the registered Inline extractors
-// to what the worker relies on (Info.Inline): run on a file in memory and
-// on disk, none makes its artifact directory.
-func TestInlineExtractorsWriteNothing(t *testing.T) {
-	t.Parallel()
-	var inline []string
-	for _, info := range Default.All() {
-		if info.Inline {
-			inline = append(inline, info.Name)
-		}
-	}
-	if len(inline) == 0 {
-		t.Fatal("no Inline extractor registered")
-	}
-	content, err := os.ReadFile("testdata/exif.jpg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, in := range []*Input{
-		{ItemID: "i", Name: "exif.jpg", Content: content, Size: int64(len(content))},
-		{ItemID: "i", Name: "exif.jpg", Path: "testdata/exif.jpg", Size: int64(len(content))},
-	} {
-		in.ArtifactDir = filepath.Join(t.TempDir(), "work")
-		for _, o := range Run(context.Background(), Default, inline, in, time.Minute) {
-			if o.Err != nil || len(o.Artifacts) > 0 {
-				t.Fatalf("%s: %v, artifacts %v", o.Name, o.Err, o.Artifacts)
-			}
-		}
-		if _, err := os.Stat(in.ArtifactDir); !os.IsNotExist(err) {
-			t.Fatalf("%v wrote below their artifact directory (in memory: %v)", inline, in.Content != nil)
-		}
-	}
-	if a := Default.Access("no_such_extractor"); a.Known || a.Inline {
-		t.Fatalf("Access of an unknown extractor: %+v", a)
-	}
-	if a := Default.Access("hashes"); !a.Known || !a.Implemented || !a.Inline {
-		t.Fatalf("Access(hashes): %+v", a)
-	}
 }
