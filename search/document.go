@@ -351,15 +351,32 @@ func cleanString(s string) string {
 
 // Prepare decomposes a document. It fails when _id is missing.
 func Prepare(doc Document) (*Prepared, error) {
-	n, ok := normalize(map[string]any(doc))
-	if !ok {
-		if _, err := json.Marshal(doc); err != nil {
-			return nil, fmt.Errorf("encode document: %w", err)
+	// One pass normalizes the top level and leaves the internal fields out
+	// of the public document: a small file's document is mostly top-level
+	// fields, and a copy of them for each step showed per file.
+	public := make(map[string]any, len(doc))
+	var locationGroups, containerGroups any
+	for k, v := range doc {
+		n, _, ok := normalized(v)
+		if !ok {
+			if _, err := json.Marshal(doc); err != nil {
+				return nil, fmt.Errorf("encode document: %w", err)
+			}
+			return nil, errors.New("encode document: a value cannot be encoded")
 		}
-		return nil, errors.New("encode document: a value cannot be encoded")
+		if !isClean(k) {
+			k = cleanString(k)
+		}
+		switch {
+		case k == FieldLocationGroups:
+			locationGroups = n
+		case k == FieldContainerGroups:
+			containerGroups = n
+		case !strings.HasPrefix(k, "_") || k == FieldID:
+			public[k] = n
+		}
 	}
-	m := n.(map[string]any)
-	id, _ := m[FieldID].(string)
+	id, _ := public[FieldID].(string)
 	if id == "" {
 		return nil, errors.New("document without _id")
 	}
@@ -368,24 +385,15 @@ func Prepare(doc Document) (*Prepared, error) {
 		// Sized for about as many leaves as the document has fields, and a
 		// few more: most fields are strings and numbers, and an extractor's
 		// object adds a few leaves (a larger document grows them).
-		Flat:            make(map[string][]any, len(m)+8),
+		Flat:            make(map[string][]any, len(public)+8),
 		Dates:           map[string][]float64{},
-		Kinds:           make(map[string]Kind, len(m)+8),
-		LocationGroups:  stringList(m[FieldLocationGroups]),
-		ContainerGroups: stringList(m[FieldContainerGroups]),
+		Kinds:           make(map[string]Kind, len(public)+8),
+		LocationGroups:  stringList(locationGroups),
+		ContainerGroups: stringList(containerGroups),
+		Public:          public,
 	}
-	// The public document is a map of its own: normalize may have returned
-	// doc's (its nested maps are shared, and only read).
-	public := make(map[string]any, len(m))
-	for k, v := range m {
-		if !strings.HasPrefix(k, "_") || k == FieldID {
-			public[k] = v
-		}
-	}
-	m = public
-	p.Public = m
-	jsonleaf.Walker{Sorted: true}.Walk(m, p.leaf)
-	if name, ok := m[FieldName].(string); ok {
+	jsonleaf.Walker{Sorted: true}.Walk(public, p.leaf)
+	if name, ok := public[FieldName].(string); ok {
 		p.NameText = name
 	}
 	p.BodyText = p.body.String()
