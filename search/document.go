@@ -210,22 +210,16 @@ func PrepareItem(doc Document) (*Prepared, error) {
 	return Prepare(doc)
 }
 
-// normalize returns v in the shapes a JSON decoder with UseNumber produces
-// (maps, []any, strings, json.Number, bools, nil), as the document would
-// read back from JSON, without encoding it: strings (and keys) lose NUL
+// normalized returns v in the shapes a JSON decoder with UseNumber
+// produces (maps, []any, strings, json.Number, bools, nil), as the
+// document would read back from JSON, without encoding it, and whether the
+// result differs from v (is a new value): strings (and keys) lose NUL
 // characters and invalid UTF-8, which Postgres text and jsonb cannot hold.
 // Values of other types go through JSON. ok is false when a value cannot be
 // encoded. Maps and slices already in those shapes are returned as they
 // are, not copied (most of a document is: copies were a third of the
 // allocations of a harvest's indexing); a map or slice with a value to
 // change is copied, so v itself is never modified.
-func normalize(v any) (any, bool) {
-	n, _, ok := normalized(v)
-	return n, ok
-}
-
-// normalized is normalize, and whether the result differs from v (is a
-// new value).
 func normalized(v any) (out any, changed, ok bool) {
 	// v, not x, is returned unchanged: boxing x again would allocate.
 	switch x := v.(type) {
@@ -650,7 +644,7 @@ func projectInto(dst, src map[string]any, segs []string) {
 	}
 }
 
-// AppendJSON appends the JSON of a value in the shapes normalize makes
+// AppendJSON appends the JSON of a value in the shapes normalized makes
 // (maps, []any, strings, json.Number, bools, nil), faster than
 // encoding/json and with keys in no particular order (jsonb sorts them);
 // other values go through encoding/json.
@@ -703,7 +697,7 @@ func AppendJSON(b []byte, v any) ([]byte, error) {
 	return append(b, raw...), err
 }
 
-// appendJSONString appends s as a JSON string (s is valid UTF-8: normalize
+// appendJSONString appends s as a JSON string (s is valid UTF-8: normalized
 // made it so).
 func appendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
