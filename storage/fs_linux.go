@@ -134,10 +134,7 @@ func lstatEach(r *os.Root, dir string, names []string, each func(name string, fi
 		for _, n := range names {
 			var st unix.Stat_t
 			var fi fs.FileInfo
-			err := unix.Fstatat(int(fd), n, &st, unix.AT_SYMLINK_NOFOLLOW)
-			for err == unix.EINTR {
-				err = unix.Fstatat(int(fd), n, &st, unix.AT_SYMLINK_NOFOLLOW)
-			}
+			err := ignoringEINTR(func() error { return unix.Fstatat(int(fd), n, &st, unix.AT_SYMLINK_NOFOLLOW) })
 			if err == nil {
 				fi = &statInfo{name: n, size: st.Size, mtime: time.Unix(st.Mtim.Unix()), ino: st.Ino, mode: fileMode(st.Mode)}
 			} else {

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metaharvest/metaharvest/internal/testdb"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/search/searchtest"
@@ -17,11 +16,7 @@ import (
 func TestEstimatedTotals(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := testdb.New(t)
-	e, err := New(db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, db := newTestEngine(t)
 	c := searchtest.NewCorpus(3000, 3, time.Now())
 	searchtest.Load(t, e, c)
 	if err := db.Exec(`ANALYZE search_documents`).Error; err != nil {

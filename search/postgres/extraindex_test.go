@@ -7,7 +7,6 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/metaharvest/metaharvest/internal/testdb"
 	"github.com/metaharvest/metaharvest/search"
 )
 
@@ -18,13 +17,9 @@ import (
 func TestNestedValuesUseTheirIndex(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := testdb.New(t)
-	e, err := New(db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, db := newTestEngine(t)
 	md5 := strings.Repeat("ab", 16)
-	err = e.Upsert(ctx, []search.Document{
+	err := e.Upsert(ctx, []search.Document{
 		{"_id": "a", "name": "a.txt", "hashes": map[string]any{"md5": md5}, "store": map[string]any{"name": "a.txt", "extension": "txt"}},
 		{"_id": "b", "name": "b.txt", "hashes": map[string]any{"md5": strings.Repeat("0", 32)}, "store": map[string]any{"name": "b.txt", "extension": "txt"}},
 	})
