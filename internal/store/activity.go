@@ -12,6 +12,16 @@ import (
 // the view activity_rows shows them (an item's extractor runs without error
 // are folded into its harvestend row; the view unfolds them).
 
+// allKinds is the condition of a statement that reads activity rows of
+// every kind by request (and item), on the table aliased as alias: a
+// harvestend row is indexed by (request_id, item_id) in activities_end
+// only, the other rows in activities_request_item only (migration 00027).
+// Postgres reads both indexes for it (a bitmap OR); without it, neither
+// index answers, and the statement reads the whole table.
+func allKinds(alias string) string {
+	return "(" + alias + ".kind = 'harvestend' OR " + alias + ".kind <> 'harvestend')"
+}
+
 // errorHashSQL is the error hash of an activity row: the stored MD5, or the
 // MD5 of the message when a writer left it empty.
 const errorHashSQL = "COALESCE(NULLIF(error_hash, ''), md5(error))"
@@ -150,11 +160,11 @@ func JobItems(db *gorm.DB, requestID string, p Page) ([]ActivityFile, int64, err
 // activity rows, or a single-item job not yet run), newest first. Every job
 // has a container, the item's if it touched the item: its jobs are read in
 // order (jobs_container) and each probed for a row of the item
-// (activities_request_item).
+// (activities_end and activities_request_item: allKinds).
 func ItemJobs(db *gorm.DB, v Viewer, item models.Item, p Page) ([]models.Job, int64, error) {
 	vis, vargs := v.VisibleSQL("jobs.location_id", "jobs.container_id")
 	q := db.Where(`container_id = ? AND (item_id = ? OR
-		EXISTS (SELECT 1 FROM activities a WHERE a.request_id = jobs.request_id AND a.item_id = ?))`,
+		EXISTS (SELECT 1 FROM activities a WHERE a.request_id = jobs.request_id AND a.item_id = ? AND `+allKinds("a")+`))`,
 		item.ContainerID, item.ID, item.ID).
 		Where(vis, vargs...)
 	return List[models.Job](q, p, "created DESC, request_id DESC")

@@ -55,7 +55,7 @@ func ReadJobActivity(db *gorm.DB, requestID string) (JobActivity, error) {
 			coalesce(bool_or(kind = 'walk' AND error <> ''), false) AS walk_failed,
 			coalesce(max(source) FILTER (WHERE kind = 'walk' AND source LIKE 'skipped: %'), '') AS skipped,
 			min(ts) AS first, max(ts) AS last
-		FROM activities WHERE request_id = ?`, requestID).Scan(&a).Error
+		FROM activities a WHERE request_id = ? AND `+allKinds("a"), requestID).Scan(&a).Error
 	if err != nil {
 		return a, fmt.Errorf("activity of job %s: %w", requestID, err)
 	}
