@@ -520,3 +520,74 @@ func TestItemTaskConcurrentDeliveries(t *testing.T) {
 		t.Fatalf("indexed_count: %d", job.IndexedCount)
 	}
 }
+
+// A file the walk found no row for, made an item by another harvest before
+// its batch ran (a first delivery does not look again), is stored as an
+// item harvested again: this harvest's extractors replace their earlier
+// data, runs and artifacts, the other extractors' stay with their own time
+// and request, and the row is counted and searchable once.
+func TestNewFileMadeAnItemMeanwhile(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil)
+	f.write("x.txt", "fresh content")
+	h := NewHandler(f.deps)
+	t.Cleanup(func() { h.Close() })
+	earlier := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	id := models.ItemID(f.ctr.ID, "x.txt")
+	other := models.Item{ID: id, LocationID: f.loc.ID, ContainerID: f.ctr.ID, Path: "x.txt", Name: "x.txt",
+		Metadata:      models.JSON(`{"hashes": {"sha256": "stale"}, "old": {"k": "v"}}`),
+		Results:       models.JSON(`{"hashes": "0.9", "old": "1"}`),
+		LastHarvested: &earlier, LastRequestID: "other-request"}
+	if err := f.db.Create(&other).Error; err != nil {
+		t.Fatal(err)
+	}
+	stale := models.Artifact{ItemID: id, Path: "earlier/hashes/x.bin", Extractor: "hashes", Kind: "data"}
+	if err := f.db.Create(&stale).Error; err != nil {
+		t.Fatal(err)
+	}
+	req := f.harvest(jobs.Spec{Force: true}) // its walk is not run: the batch comes as the walk made it
+	task, _ := queue.NewTask(queue.TypeItem, queue.ItemPayload{RequestID: req, ContainerID: f.ctr.ID,
+		Files: []queue.FileEntry{{Path: "x.txt", Size: int64(len("fresh content")), Modified: time.Now()}}})
+	if err := h.Item(context.Background(), task); err != nil {
+		t.Fatal(err)
+	}
+
+	var got models.Item
+	if err := f.db.Where("id = ?", id).Take(&got).Error; err != nil {
+		t.Fatal(err)
+	}
+	var meta map[string]map[string]any
+	if err := json.Unmarshal(got.Metadata, &meta); err != nil {
+		t.Fatal(err)
+	}
+	if meta["hashes"]["sha256"] != sha256hex([]byte("fresh content")) || meta["old"]["k"] != "v" || meta["store"] == nil {
+		t.Errorf("metadata: %s", got.Metadata)
+	}
+	runs := got.Runs()
+	if runs["hashes"].RequestID != req || runs["hashes"].Version == "0.9" {
+		t.Errorf("hashes run: %+v", runs["hashes"])
+	}
+	if runs["old"].RequestID != "other-request" || !runs["old"].RanAt.Equal(earlier) {
+		t.Errorf("the other harvest's run: %+v", runs["old"])
+	}
+	if n := f.count(&models.Artifact{}, "item_id = ? AND path = ?", id, stale.Path); n != 0 {
+		t.Errorf("the earlier run's artifact is still there")
+	}
+	if n := f.count(&models.Item{}, "container_id = ?", f.ctr.ID); n != 1 {
+		t.Errorf("%d items", n)
+	}
+	var job models.Job
+	f.db.Where("request_id = ?", req).Take(&job)
+	if job.IndexedCount != 1 {
+		t.Errorf("indexed_count %d", job.IndexedCount)
+	}
+	res, err := f.drained().Search(context.Background(), search.Request{Query: "", Limit: 10,
+		Filters: &search.Filters{Terms: []search.Term{{Field: "hashes.sha256", Value: search.FlexString(sha256hex([]byte("fresh content")))}}}},
+		search.Visibility{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TotalHits != 1 {
+		t.Errorf("search by the new digest finds %d documents", res.TotalHits)
+	}
+}

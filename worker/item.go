@@ -56,9 +56,12 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 		return permanent("item task without items")
 	}
 	// Not metadata: it can be large (text, EXIF) and is merged by Postgres.
-	// New files are looked for too: another job, or an earlier delivery of
-	// this task, may have made them items meanwhile (by container and
-	// path, as the walk does: see upsertItems).
+	// New files are looked for when the task may have run before (a retry,
+	// a repair walk's batch): an earlier delivery may have made them items
+	// (by container and path, as the walk does: see upsertItems). On a
+	// first delivery the walk has just found no row for them; should
+	// another job have made one since, recording finds it and stores the
+	// file as an item harvested again (recordBatch).
 	var items []models.Item
 	if itemIDs := p.IDs(); len(itemIDs) > 0 {
 		var err error
@@ -66,7 +69,7 @@ func (h *Handler) Item(ctx context.Context, task *asynq.Task) error {
 			return err
 		}
 	}
-	if len(p.Files) > 0 {
+	if retried, _ := asynq.GetRetryCount(ctx); len(p.Files) > 0 && (retried > 0 || p.Repair) {
 		paths := make([]string, len(p.Files))
 		for i, f := range p.Files {
 			paths[i] = f.Path

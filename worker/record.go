@@ -50,6 +50,10 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 		// newData: the metadata of new files' rows, for their search
 		// documents (search.Fresh).
 		newData = map[string]map[string]map[string]any{}
+		// newRuns: the extractors run on each new file, whose earlier
+		// artifacts go should another harvest have made it an item since
+		// the walk (the row is then updated: see below).
+		newRuns = map[string][]string{}
 	)
 	for _, hv := range batch {
 		it := hv.item
@@ -77,6 +81,8 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 			for _, o := range hv.outcomes {
 				if it.LastHarvested != nil {
 					replaced.add(it.ID, o.Name)
+				} else if hv.newFile {
+					newRuns[it.ID] = append(newRuns[it.ID], o.Name)
 				}
 				if errors.Is(o.Err, extractors.ErrUnsupported) {
 					// Not a failure, and nothing to report: the extractor
@@ -193,6 +199,26 @@ func (h *Handler) recordBatch(ctx context.Context, t *target, batch []*harvested
 				return err
 			}
 			written = freshRows(&cols, inserted, t, newData, media.items())
+			// A file another harvest made an item since the walk found
+			// none (the batch does not look on a first delivery: Item):
+			// stored as a harvested item, what earlier runs of the same
+			// extractors left going as for any item harvested again.
+			merged := map[string]bool{}
+			for _, id := range cols.ID {
+				if !inserted[id] {
+					merged[id] = true
+					rerun = append(rerun, id)
+					for _, name := range newRuns[id] {
+						replaced.add(id, name)
+					}
+				}
+			}
+			if len(merged) > 0 {
+				mc := states.columns(merged, true)
+				if err := store.UpdateHarvestedItems(tx, now, t.job.RequestID, &mc); err != nil {
+					return err
+				}
+			}
 		}
 		if len(rerun) > 0 {
 			if replacedFiles, err = replaced.delete(tx, fresh); err != nil {

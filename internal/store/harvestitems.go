@@ -82,9 +82,11 @@ WHERE i.id = x.id`
 
 // insertItemsSQL writes the rows of new files, whole: $1 the time, $2 the
 // request, $3 and $4 location and container, then the columns of
-// ItemColumns, path and name. A file another harvest made an item
-// meanwhile gets this harvest's data merged in. It returns each row's id
-// and whether it inserted the row (xmax 0) rather than merged into it.
+// ItemColumns, path and name. A file another harvest made an item since
+// the walk found none keeps its row, locked here (in id order, with the
+// rows inserted) and marked seen: its harvest is stored by
+// updateItemsSQL, as any harvested item's. It returns each row's id and
+// whether it inserted the row (xmax 0).
 const insertItemsSQL = `
 INSERT INTO items AS i (id, location_id, container_id, path, name, size, etag, last_modified, mime_type, harvested_etag,
 	last_harvested, last_request_id, harvest_failed, last_seen_at, metadata, results, created_at, updated_at)
@@ -93,11 +95,7 @@ SELECT x.id, $3, $4, x.path, x.name, x.size, x.etag, x.last_modified, x.mime_typ
 FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int8[], $11::text[], $12::timestamptz[], $13::bool[],
 	$14::text[], $15::text[])
 	AS x(id, data, dropped_names, runs, mime_type, size, etag, last_modified, failed, path, name)
-ON CONFLICT (id) DO UPDATE SET metadata = i.metadata || excluded.metadata, results = i.results || excluded.results,
-	mime_type = excluded.mime_type, size = excluded.size, etag = excluded.etag, last_modified = excluded.last_modified,
-	harvested_etag = excluded.harvested_etag, last_harvested = excluded.last_harvested,
-	last_request_id = excluded.last_request_id, harvest_failed = excluded.harvest_failed,
-	last_seen_at = excluded.last_seen_at, deleted_at = NULL, updated_at = excluded.updated_at
+ON CONFLICT (id) DO UPDATE SET last_seen_at = excluded.last_seen_at, deleted_at = NULL
 RETURNING i.id, i.xmax = 0`
 
 // ItemColumns are harvested items column by column, as updateItemsSQL
@@ -127,8 +125,8 @@ func UpdateHarvestedItems(tx *DB, now time.Time, requestID string, cols *ItemCol
 
 // InsertHarvestedItems writes the rows of new files of the location's
 // container, harvested at now by the request (insertItemsSQL), and returns
-// the ids of the rows it inserted (not those it merged into a row another
-// harvest made).
+// the ids of the rows it inserted. The others are rows another harvest
+// made meanwhile, locked and left for UpdateHarvestedItems.
 func InsertHarvestedItems(tx *DB, now time.Time, requestID, locationID, containerID string, cols *ItemColumns) (map[string]bool, error) {
 	args := append([]any{now, requestID, locationID, containerID}, cols.args()...)
 	rows, err := tx.Statement.ConnPool.QueryContext(tx.Statement.Context, insertItemsSQL, append(args, cols.Path, cols.Name)...)
