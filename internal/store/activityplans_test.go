@@ -136,18 +136,21 @@ func (s *statements) all() []statement {
 type planNode struct {
 	NodeType     string     `json:"Node Type"`
 	RelationName string     `json:"Relation Name"`
+	IndexName    string     `json:"Index Name"`
 	Plans        []planNode `json:"Plans"`
+}
+
+// walk calls visit with n and every node below it.
+func (n planNode) walk(visit func(planNode)) {
+	visit(n)
+	for _, c := range n.Plans {
+		c.walk(visit)
+	}
 }
 
 // seqScanOf reports whether the plan reads the relation in sequence.
 func (n planNode) seqScanOf(relation string) bool {
-	if n.NodeType == "Seq Scan" && n.RelationName == relation {
-		return true
-	}
-	for _, c := range n.Plans {
-		if c.seqScanOf(relation) {
-			return true
-		}
-	}
-	return false
+	seq := false
+	n.walk(func(c planNode) { seq = seq || c.NodeType == "Seq Scan" && c.RelationName == relation })
+	return seq
 }

@@ -28,15 +28,21 @@ func HarvestItems(db *DB, ids []string) ([]models.Item, error) {
 }
 
 // HarvestItemsAt loads the items of the container at paths (those that
-// exist), without their metadata. They are looked up by container and
-// path, as the walk does (UpdateListedItems).
+// exist), without their metadata. They are found by container and path,
+// as the walk finds them (itemsAtPaths).
 func HarvestItemsAt(db *DB, containerID string, paths []string) ([]models.Item, error) {
-	var items []models.Item
-	if err := db.Select(harvestItemColumns).Where("container_id = ? AND path = ANY(?::text[])", containerID, models.Strings(paths)).
-		Find(&items).Error; err != nil {
-		return nil, fmt.Errorf("load items: %w", err)
+	found, err := itemsAtPaths(db, containerID, paths)
+	if err != nil || len(found) == 0 {
+		if err != nil {
+			err = fmt.Errorf("load items: %w", err)
+		}
+		return nil, err
 	}
-	return items, nil
+	ids := make([]string, len(found))
+	for i, f := range found {
+		ids[i] = f.id
+	}
+	return HarvestItems(db, ids)
 }
 
 // FinishedItems lists those of ids that the request finished already
