@@ -16,10 +16,15 @@ import (
 // extractors); $6..$17 the harvestend rows (HarvestEnds: keyed by request
 // and item, the job's columns left to the jobs row, the extractor runs
 // without error folded in) and $18..$28 the failed extractor runs and
-// downloads, as ActivityRows. A harvestend row whose key exists is
-// skipped and so are the other rows of its item; the statement returns the
-// harvestend rows it inserted.
-const insertActivitiesSQL = `
+// downloads, as ActivityRows. The statement returns the harvestend rows it
+// inserted. It has two forms (InsertExpectingNew): insertActivitiesSQL
+// expects every harvestend row to be new, and fails on one whose key is
+// there; keyedActivitiesSQL skips such a row (ON CONFLICT), and so the
+// other rows of its item.
+var insertActivitiesSQL, keyedActivitiesSQL = fmt.Sprintf(activitiesSQL, ""),
+	fmt.Sprintf(activitiesSQL, "ON CONFLICT (request_id, item_id) WHERE kind = 'harvestend' DO NOTHING")
+
+const activitiesSQL = `
 WITH ends AS (
 	INSERT INTO activities (dedupe_key, ts, kind, name, source, item_id, count, bytes, error, error_hash, duration,
 		request_id, runs, run_ms, run_end_us)
@@ -29,7 +34,7 @@ WITH ends AS (
 	FROM unnest($6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::int8[], $11::int8[], $12::text[],
 		$13::text[], $14::int8[], $15::text[], $16::text[], $17::text[])
 		AS x(ts, name, source, item_id, count, bytes, error, error_hash, duration, runs, ms, end_us)
-	ON CONFLICT (request_id, item_id) WHERE kind = 'harvestend' DO NOTHING
+	%s
 	RETURNING item_id, count
 ), details AS (
 	INSERT INTO activities (dedupe_key, ts, kind, name, source, item_id, count, bytes, error, error_hash, duration,
@@ -93,24 +98,42 @@ func InsertHarvestActivities(tx *DB, job *models.Job, locationID, containerID st
 		extractorNames = []string{}
 	}
 	args := append([]any{job.RequestID, locationID, containerID, job.ProfileID, extractorNames}, ends.args()...)
-	rows, err := tx.Statement.ConnPool.QueryContext(tx.Statement.Context, insertActivitiesSQL, append(args, details.args()...)...)
+	args = append(args, details.args()...)
+	conn, err := TxConn(tx)
 	if err != nil {
-		return fmt.Errorf("insert activities: %w", err)
-	}
-	for rows.Next() {
-		var itemID string
-		var count int64
-		if err := rows.Scan(&itemID, &count); err != nil {
-			rows.Close()
-			return err
-		}
-		inserted(itemID, count)
-	}
-	if err := rows.Close(); err != nil {
 		return err
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("insert activities: %w", err)
+	ctx := tx.Statement.Context
+	type end struct {
+		item  string
+		count int64
+	}
+	var got []end
+	run := func(query string) error {
+		got = got[:0]
+		rows, err := conn.QueryContext(ctx, query, args...)
+		if err != nil {
+			return fmt.Errorf("insert activities: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var e end
+			if err := rows.Scan(&e.item, &e.count); err != nil {
+				return fmt.Errorf("insert activities: %w", err)
+			}
+			got = append(got, e)
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("insert activities: %w", err)
+		}
+		return nil
+	}
+	err = InsertExpectingNew(ctx, conn, func() error { return run(insertActivitiesSQL) }, func() error { return run(keyedActivitiesSQL) })
+	if err != nil {
+		return err
+	}
+	for _, e := range got {
+		inserted(e.item, e.count)
 	}
 	return nil
 }

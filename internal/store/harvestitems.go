@@ -92,8 +92,13 @@ WHERE i.id = x.id`
 // the walk found none keeps its row, locked here (in id order, with the
 // rows inserted) and marked seen: its harvest is stored by
 // updateItemsSQL, as any harvested item's. It returns each row's id and
-// whether it inserted the row (xmax 0).
-const insertItemsSQL = `
+// whether it inserted the row (xmax 0). It has two forms
+// (InsertExpectingNew): insertItemsSQL expects every row to be new, and
+// fails on one that is there; keyedItemsSQL locks such a row.
+var insertItemsSQL, keyedItemsSQL = fmt.Sprintf(itemsSQL, ""),
+	fmt.Sprintf(itemsSQL, "ON CONFLICT (id) DO UPDATE SET last_seen_at = excluded.last_seen_at, deleted_at = NULL")
+
+const itemsSQL = `
 INSERT INTO items AS i (id, location_id, container_id, path, name, size, etag, last_modified, mime_type, harvested_etag,
 	last_harvested, last_request_id, harvest_failed, last_seen_at, metadata, results, created_at, updated_at)
 SELECT x.id, $3, $4, x.path, x.name, x.size, x.etag, x.last_modified, x.mime_type, x.etag,
@@ -101,7 +106,7 @@ SELECT x.id, $3, $4, x.path, x.name, x.size, x.etag, x.last_modified, x.mime_typ
 FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int8[], $11::text[], $12::timestamptz[], $13::bool[],
 	$14::text[], $15::text[])
 	AS x(id, data, dropped_names, runs, mime_type, size, etag, last_modified, failed, path, name)
-ON CONFLICT (id) DO UPDATE SET last_seen_at = excluded.last_seen_at, deleted_at = NULL
+%s
 RETURNING i.id, i.xmax = 0`
 
 // ItemColumns are harvested items column by column, as updateItemsSQL
@@ -135,24 +140,37 @@ func UpdateHarvestedItems(tx *DB, now time.Time, requestID string, cols *ItemCol
 // made meanwhile, locked and left for UpdateHarvestedItems.
 func InsertHarvestedItems(tx *DB, now time.Time, requestID, locationID, containerID string, cols *ItemColumns) (map[string]bool, error) {
 	args := append([]any{now, requestID, locationID, containerID}, cols.args()...)
-	rows, err := tx.Statement.ConnPool.QueryContext(tx.Statement.Context, insertItemsSQL, append(args, cols.Path, cols.Name)...)
+	args = append(args, cols.Path, cols.Name)
+	conn, err := TxConn(tx)
 	if err != nil {
-		return nil, fmt.Errorf("insert items: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	inserted := map[string]bool{}
-	for rows.Next() {
-		var id string
-		var isNew bool
-		if err := rows.Scan(&id, &isNew); err != nil {
-			return nil, fmt.Errorf("insert items: %w", err)
+	ctx := tx.Statement.Context
+	var inserted map[string]bool
+	run := func(query string) error {
+		inserted = map[string]bool{}
+		rows, err := conn.QueryContext(ctx, query, args...)
+		if err != nil {
+			return fmt.Errorf("insert items: %w", err)
 		}
-		if isNew {
-			inserted[id] = true
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			var isNew bool
+			if err := rows.Scan(&id, &isNew); err != nil {
+				return fmt.Errorf("insert items: %w", err)
+			}
+			if isNew {
+				inserted[id] = true
+			}
 		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("insert items: %w", err)
+		}
+		return nil
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("insert items: %w", err)
+	if err := InsertExpectingNew(ctx, conn, func() error { return run(insertItemsSQL) }, func() error { return run(keyedItemsSQL) }); err != nil {
+		return nil, err
 	}
 	return inserted, nil
 }

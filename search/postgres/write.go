@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/metaharvest/metaharvest/internal/store"
 	"github.com/metaharvest/metaharvest/models"
 	"github.com/metaharvest/metaharvest/search"
 )
@@ -434,24 +435,41 @@ func (e *Engine) writeItems(ctx context.Context, conn search.Conn, batches []*do
 	return nil
 }
 
-func upsertDocuments(ctx context.Context, conn search.Conn, c *docColumns, refreshSegments bool) error {
-	_, err := conn.ExecContext(ctx, `
+// documentsSQL writes item documents, one column an argument
+// (docColumns), with %s the conflict clause: insertDocumentsSQL expects
+// them new and fails on one that is there, upsertDocumentsSQL replaces it
+// (store.InsertExpectingNew).
+const documentsSQL = `
 INSERT INTO search_documents AS d (vis, size, last_modified, id, type, name, extension, mime_type,
     location_id, location_name, container_id, container_name, keys, tsv, extra, dates)
 SELECT u.vis, NULLIF(u.size, '')::bigint, NULLIF(u.lm, '')::timestamptz, u.id, u.type, u.name, u.ext, u.mime,
-       u.loc, u.locname, u.cont, u.contname, u.keys::integer[], `+tsvExpr+`, NULLIF(u.extra, '')::jsonb, NULLIF(u.dates, '')::jsonb
+       u.loc, u.locname, u.cont, u.contname, u.keys::integer[], ` + tsvExpr + `, NULLIF(u.extra, '')::jsonb, NULLIF(u.dates, '')::jsonb
 FROM unnest($1::text[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
             $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
      AS u(id, vis, type, name, size, lm, keys, name_text, body, ext, mime, loc, locname, cont, contname, extra, dates, body_vector)
+%s`
+
+var insertDocumentsSQL, upsertDocumentsSQL = fmt.Sprintf(documentsSQL, ""), fmt.Sprintf(documentsSQL, `
 ON CONFLICT (id) DO UPDATE SET vis = excluded.vis, size = excluded.size, last_modified = excluded.last_modified,
     type = excluded.type, name = excluded.name, extension = excluded.extension, mime_type = excluded.mime_type,
     location_id = excluded.location_id, location_name = excluded.location_name, container_id = excluded.container_id,
     container_name = excluded.container_name, keys = excluded.keys, tsv = excluded.tsv, extra = excluded.extra,
-    dates = excluded.dates`,
-		c.id, c.vis, c.typ, c.name, c.size, c.lastModified, c.keys, c.nameText, c.body,
+    dates = excluded.dates`)
+
+func upsertDocuments(ctx context.Context, conn search.Conn, c *docColumns, refreshSegments bool) error {
+	args := []any{c.id, c.vis, c.typ, c.name, c.size, c.lastModified, c.keys, c.nameText, c.body,
 		c.str[search.FieldExtension], c.str[search.FieldMimeType], c.str[search.FieldLocationID],
 		c.str[search.FieldLocationName], c.str[search.FieldContainerID], c.str[search.FieldContainerName], c.extra, c.dates,
-		c.bodyVector)
+		c.bodyVector}
+	write := func(query string) func() error {
+		return func() error {
+			_, err := conn.ExecContext(ctx, query, args...)
+			return err
+		}
+	}
+	// A harvest's documents are new, those of items harvested again are
+	// not: the insert then fails on its first row, and the upsert runs.
+	err := store.InsertExpectingNew(ctx, conn, write(insertDocumentsSQL), write(upsertDocumentsSQL))
 	if err != nil {
 		return wrapErr(fmt.Errorf("index documents: %w", err))
 	}
