@@ -17,7 +17,7 @@ import (
 // NewRegistry. A Registry is safe for concurrent use.
 type Registry struct {
 	mu    sync.RWMutex
-	infos map[string]Info
+	infos map[string]*Info // stored once, never changed: read in place
 	// tools caches exec.LookPath by tool name: Available is asked for every
 	// extractor of every item, and PATH does not change under a running process.
 	tools map[string]error
@@ -48,7 +48,7 @@ type made struct {
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{infos: map[string]Info{}, tools: map[string]error{}, made: map[string]*made{}, seq: map[string]int{},
+	return &Registry{infos: map[string]*Info{}, tools: map[string]error{}, made: map[string]*made{}, seq: map[string]int{},
 		orders: map[string][]string{}}
 }
 
@@ -102,7 +102,7 @@ func (r *Registry) Register(info Info) error {
 	if path := r.needsPathTo(info.Name, info.Needs); path != nil {
 		return fmt.Errorf("register extractor %s: needs cycle %s", info.Name, strings.Join(append([]string{info.Name}, path...), " -> "))
 	}
-	r.infos[info.Name] = info
+	r.infos[info.Name] = &info
 	if _, ok := r.seq[info.Name]; !ok {
 		r.seq[info.Name] = len(r.seq)
 	}
@@ -128,7 +128,7 @@ func (r *Registry) needsPathTo(target string, from []string) []string {
 			return nil
 		}
 		seen[n] = true
-		for _, next := range r.infos[n].Needs {
+		for _, next := range r.needs(n) {
 			if p := walk(next); p != nil {
 				return append([]string{n}, p...)
 			}
@@ -160,7 +160,7 @@ func (r *Registry) WithNeeds(names []string) []string {
 	defer r.mu.RUnlock()
 	var add func(n string)
 	add = func(n string) {
-		for _, need := range r.infos[n].Needs {
+		for _, need := range r.needs(n) {
 			if !seen[need] {
 				seen[need] = true
 				out = append(out, need)
@@ -193,16 +193,32 @@ func cloneInfo(info Info) Info {
 // Get returns the Info registered under name.
 func (r *Registry) Get(name string) (Info, bool) {
 	info, ok := r.lookup(name)
-	return cloneInfo(info), ok
+	return cloneInfo(*info), ok
 }
 
-// lookup returns the Info registered under name as stored, for reading
-// only: the hot paths (every file, every extractor) need no copy.
-func (r *Registry) lookup(name string) (Info, bool) {
+// lookup returns the Info registered under name as stored (an empty one
+// when there is none), for reading only: the hot paths (every file, every
+// extractor) need no copy.
+func (r *Registry) lookup(name string) (*Info, bool) {
 	r.mu.RLock()
 	info, ok := r.infos[name]
 	r.mu.RUnlock()
-	return info, ok
+	if !ok {
+		return &noInfo, false
+	}
+	return info, true
+}
+
+// noInfo is what lookup returns for a name nobody registered.
+var noInfo Info
+
+// needs returns what the extractor registered under n needs; the caller
+// holds r.mu.
+func (r *Registry) needs(n string) []string {
+	if info, ok := r.infos[n]; ok {
+		return info.Needs
+	}
+	return nil
 }
 
 // Version is the version of the extractor registered under name ("" when
@@ -217,7 +233,7 @@ func (r *Registry) All() []Info {
 	r.mu.RLock()
 	all := make([]Info, 0, len(r.infos))
 	for _, info := range r.infos {
-		all = append(all, cloneInfo(info))
+		all = append(all, cloneInfo(*info))
 	}
 	r.mu.RUnlock()
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
@@ -327,7 +343,7 @@ func (r *Registry) CheckSettings() []error {
 	r.mu.RUnlock()
 	var errs []error
 	for _, info := range r.All() {
-		if _, _, bad := settingsOf(info, lookup); bad != nil && info.Implemented {
+		if _, _, bad := settingsOf(&info, lookup); bad != nil && info.Implemented {
 			errs = append(errs, fmt.Errorf("extractor %s: %w", info.Name, bad))
 		}
 	}
@@ -396,7 +412,7 @@ func (r *Registry) Settings(name string) map[string]string {
 
 // extractor returns the process's extractor of that name, making it on first
 // use. The caller checked Available.
-func (r *Registry) extractor(info Info) (Extractor, error) {
+func (r *Registry) extractor(info *Info) (Extractor, error) {
 	r.mu.Lock()
 	m := r.made[info.Name]
 	if m == nil {

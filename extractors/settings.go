@@ -212,7 +212,7 @@ func checkSettings(info Info) error {
 // defaults. missing lists the Env names of Required settings without
 // value; bad is the first value that is not one of its setting (Check),
 // nil when all are.
-func settingsOf(info Info, lookup func(string) (string, bool)) (vals map[string]string, missing []string, bad error) {
+func settingsOf(info *Info, lookup func(string) (string, bool)) (vals map[string]string, missing []string, bad error) {
 	vals = map[string]string{}
 	for _, s := range info.Settings {
 		v, ok := "", false

@@ -177,7 +177,7 @@ func TestSettingAliases(t *testing.T) {
 		{map[string]string{"NEW_DIR": "", "OLD_DIR": "old"}, "old"},
 		{map[string]string{"NEW_DIR": "new", "OLD_DIR": "old"}, "new"},
 	} {
-		vals, _, _ := settingsOf(info, func(k string) (string, bool) { v, ok := c.env[k]; return v, ok })
+		vals, _, _ := settingsOf(&info, func(k string) (string, bool) { v, ok := c.env[k]; return v, ok })
 		if vals["dir"] != c.want {
 			t.Errorf("%v: %q, want %q", c.env, vals["dir"], c.want)
 		}
