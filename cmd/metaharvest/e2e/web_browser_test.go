@@ -323,16 +323,18 @@ func (b *browser) location() string {
 	return s
 }
 
-// waitFor polls a boolean expression until it holds. Errors while a page
-// is replaced by the next (no body yet, a destroyed context) count as
-// "not yet".
+// waitFor polls a boolean expression until it holds on a page parsed
+// whole: a page still arriving may already show what expr looks for (its
+// title) and not yet what the test reads next (the results below it).
+// Errors while a page is replaced by the next (no body yet, a destroyed
+// context) count as "not yet".
 func (b *browser) waitFor(what, expr string) {
 	b.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var ok bool
 		ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
-		err := chromedp.Run(ctx, chromedp.Evaluate(`(() => { try { return !!(`+expr+`); } catch (e) { return false; } })()`, &ok))
+		err := chromedp.Run(ctx, chromedp.Evaluate(`(() => { try { return document.readyState !== "loading" && !!(`+expr+`); } catch (e) { return false; } })()`, &ok))
 		cancel()
 		if err == nil && ok {
 			return
