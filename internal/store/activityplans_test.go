@@ -24,15 +24,9 @@ import (
 func TestActivityReadsUseAnIndex(t *testing.T) {
 	t.Parallel()
 	db := testdb.New(t)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustFor(t)
 	const req, itemID = "req1", "item1"
-	must(db.Create(&models.Location{ID: "l1", Kind: "filesystem", Name: "L1", Config: models.JSON(`{}`)}).Error)
-	must(db.Create(&models.Container{ID: "c1", LocationID: "l1", Name: "c"}).Error)
+	seedContainer(t, db, "l1", "c1")
 	must(db.Create(&models.Item{ID: itemID, LocationID: "l1", ContainerID: "c1", Path: "a.jpg", Name: "a.jpg"}).Error)
 	must(db.Create(&models.Job{RequestID: req, LocationID: "l1", ContainerID: "c1", Extractors: models.Strings{"hashes", "exif"},
 		WalkComplete: true, EnqueuedCount: 1}).Error)

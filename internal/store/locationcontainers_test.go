@@ -13,12 +13,7 @@ import (
 func TestLocationContainersFollowVisibility(t *testing.T) {
 	t.Parallel()
 	db := testdb.New(t)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustFor(t)
 	must(db.Create(&models.Group{ID: "g1", Name: "one"}).Error)
 	must(db.Create(&models.Location{ID: "l1", Kind: "filesystem", Name: "L1", Config: models.JSON(`{}`)}).Error)
 	must(db.Create(&models.Location{ID: "l2", Kind: "filesystem", Name: "L2", Config: models.JSON(`{}`)}).Error)

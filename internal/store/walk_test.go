@@ -21,14 +21,8 @@ import (
 func TestItemsAtPathsProbesEachPath(t *testing.T) {
 	t.Parallel()
 	db := testdb.New(t)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(db.Create(&models.Location{ID: "l1", Kind: "filesystem", Name: "L1", Config: models.JSON(`{}`)}).Error)
-	must(db.Create(&models.Container{ID: "c1", LocationID: "l1", Name: "c"}).Error)
+	must := mustFor(t)
+	seedContainer(t, db, "l1", "c1")
 	must(db.Exec(`ANALYZE items`).Error)
 	must(db.Exec(`INSERT INTO items (id, location_id, container_id, path, name)
 		SELECT md5('p' || g), 'l1', 'c1', 'd/p' || g, 'p' || g FROM generate_series(1, 3000) g`).Error)
