@@ -42,15 +42,7 @@ func TestQueueDashboardInBrowser(t *testing.T) {
 	p := newPlatformOn(t, testdb.URL(t), testredis.OwnDatabase(t))
 	c, _ := p.startAPI()
 
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromium),
-		chromedp.Flag("headless", true), chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromiumOptions(t, chromium)...)
 	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(actx)
 	defer cancel()

@@ -224,21 +224,59 @@ type browser struct {
 	dialogs  []string
 }
 
-// newBrowser starts a Chromium of its own (its own profile: one person's
-// cookies).
-func newBrowser(t *testing.T, chromium, base string) *browser {
-	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
+// chromiumOptions starts Debian's Chromium headless, without the
+// background connections this machine's closed network refuses, in a
+// profile of the test's own (browserProfile).
+func chromiumOptions(t *testing.T, chromium string) []chromedp.ExecAllocatorOption {
+	return []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromium),
 		chromedp.Flag("headless", true), chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true),
 		chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(browserProfile(t)), chromedp.WindowSize(1280, 900),
+	}
+}
+
+// browserProfile is a Chromium profile directory of the test's own,
+// removed after the test once the browser has let go of it. Chromium's
+// helper processes outlive by a moment the browser process that chromedp
+// stops and waits for, and write into the profile meanwhile: t.TempDir's
+// removal, which tries once, failed TestQueueDashboardInBrowser by chance
+// ("directory not empty"). Call it before the allocator's cancel is
+// registered, so that its clean-up runs after the browser is stopped.
+func browserProfile(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "metaharvest-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			err := os.RemoveAll(dir)
+			if err == nil {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("remove the browser profile: %v", err)
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	return dir
+}
+
+// newBrowser starts a Chromium of its own (its own profile: one person's
+// cookies).
+func newBrowser(t *testing.T, chromium, base string) *browser {
+	t.Helper()
+	opts := append(chromiumOptions(t, chromium),
 		// A test cannot click "play" with a person's gesture.
 		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
 		chromedp.Flag("mute-audio", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
-	}
+	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(actx)
