@@ -130,6 +130,14 @@ func (p *Process) Kill() {
 	<-p.done
 }
 
+// Freeze stops the process where it is (SIGSTOP) until Thaw: whatever it
+// holds in Redis or Postgres stays as it is, for a test to read and then
+// kill it holding exactly that.
+func (p *Process) Freeze() { _ = p.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Thaw lets a frozen process go on (SIGCONT).
+func (p *Process) Thaw() { _ = p.cmd.Process.Signal(syscall.SIGCONT) }
+
 // Stop asks the process to stop and kills it after a grace period.
 func (p *Process) Stop() {
 	select {
