@@ -44,7 +44,7 @@ func TestQueueDashboardInBrowser(t *testing.T) {
 
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromiumOptions(t, chromium)...)
 	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancel := chromedp.NewContext(actx, chromedpErrors())
 	defer cancel()
 	ctx, cancelTime := context.WithTimeout(ctx, 90*time.Second)
 	defer cancelTime()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log"
 	"net/http"
 	"net/url"
 	"os"
@@ -279,7 +280,7 @@ func newBrowser(t *testing.T, chromium, base string) *browser {
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancelAlloc)
-	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancel := chromedp.NewContext(actx, chromedpErrors())
 	t.Cleanup(cancel)
 	b := &browser{t: t, ctx: ctx, base: base}
 	chromedp.ListenTarget(ctx, func(ev any) {
@@ -303,6 +304,19 @@ func newBrowser(t *testing.T, chromium, base string) *browser {
 		t.Fatalf("start the browser: %v", err)
 	}
 	return b
+}
+
+// chromedpErrors drops chromedp's complaints about DevTools events it has
+// no handler for (Chromium newer than chromedp: "unhandled node event
+// *dom.EventTopLayerElementsUpdated"), which say nothing about the page
+// and, printed by the test binary, read as if another test's process had
+// said them. chromedp's other errors go to the log as before.
+func chromedpErrors() chromedp.ContextOption {
+	return chromedp.WithErrorf(func(format string, args ...any) {
+		if msg := fmt.Sprintf(format, args...); !strings.HasPrefix(msg, "unhandled node event") {
+			log.Print("ERROR: " + msg) // as chromedp prints them
+		}
+	})
 }
 
 func exceptionText(d *runtime.ExceptionDetails) string {
