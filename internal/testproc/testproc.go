@@ -138,7 +138,9 @@ func (p *Process) Freeze() { _ = p.cmd.Process.Signal(syscall.SIGSTOP) }
 // Thaw lets a frozen process go on (SIGCONT).
 func (p *Process) Thaw() { _ = p.cmd.Process.Signal(syscall.SIGCONT) }
 
-// Stop asks the process to stop and kills it after a grace period.
+// Stop asks the process to stop and kills it after a grace period. A
+// frozen process (a test that failed between Freeze and Thaw) is thawed
+// to take the request, rather than waited for in vain.
 func (p *Process) Stop() {
 	select {
 	case <-p.done:
@@ -146,6 +148,7 @@ func (p *Process) Stop() {
 	default:
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	p.Thaw()
 	select {
 	case <-p.done:
 	case <-time.After(20 * time.Second):
