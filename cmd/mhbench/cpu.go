@@ -22,11 +22,7 @@ func (a cpuTimes) sub(b cpuTimes) cpuTimes {
 const clockTicks = 100
 
 func readCPU() cpuTimes {
-	var t cpuTimes
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		t.self = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-	}
+	t := cpuTimes{self: selfCPU()}
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, p := range stats {
 		b, err := os.ReadFile(p)
@@ -62,4 +58,13 @@ func readCPU() cpuTimes {
 		}
 	}
 	return t
+}
+
+// selfCPU is the CPU seconds this process used so far.
+func selfCPU() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
