@@ -27,6 +27,11 @@ const WalkPageSize = 1000
 // one or a few per task (a crashed task redoes little).
 const ItemBatchBytes = 64 << 20
 
+// minSpreadFiles is the fewest files of a batch made smaller to spread a
+// walk's last page over the workers (itemBatches): a batch costs a task
+// and a transaction besides its files, a few milliseconds.
+const minSpreadFiles = 50
+
 // Walk lists one page of a container, records the files it finds, enqueues
 // item tasks for new or changed ones (all of them with force) and the next
 // page, or completes the walk. Re-delivery is harmless: rows are upserts,
@@ -85,7 +90,11 @@ func (h *Handler) Walk(ctx context.Context, task *asynq.Task) error {
 	if err != nil {
 		return h.walkFailed(ctx, t, p, fmt.Errorf("record walk page: %w", err))
 	}
-	for _, batch := range itemBatches(toHarvest, h.Config.HarvestBatchFiles) {
+	spread := 1
+	if next == "" {
+		spread = h.Config.WorkerConcurrency
+	}
+	for _, batch := range itemBatches(toHarvest, h.Config.HarvestBatchFiles, spread) {
 		payload := queue.ItemPayload{RequestID: t.job.RequestID, Repair: p.Repair != ""}
 		batchIDs := make([]string, len(batch))
 		for i, f := range batch {
@@ -164,8 +173,18 @@ type harvestable struct {
 
 // itemBatches cuts files, in order, into batches of at most maxFiles files
 // and ItemBatchBytes bytes (a file larger than that goes alone).
-func itemBatches(files []harvestable, maxFiles int) [][]harvestable {
+//
+// spread is how many batches the files make at least, when there are
+// minSpreadFiles for each: the walk's last page is spread over the
+// worker's concurrency. Its batches are the last of the harvest in the
+// queue, and with whole batches the harvest ended on one or two of them
+// while the other workers had nothing left (a harvest of 500 small files
+// was one task, on one core); smaller ones end together.
+func itemBatches(files []harvestable, maxFiles, spread int) [][]harvestable {
 	maxFiles = max(maxFiles, 1)
+	if k := min(spread, len(files)/minSpreadFiles); k > 1 {
+		maxFiles = min(maxFiles, (len(files)+k-1)/k)
+	}
 	var out [][]harvestable
 	var cur []harvestable
 	var bytes int64
