@@ -54,6 +54,11 @@ const (
 	// userPoll is how often a user's client counts through search while a
 	// harvest runs (a page refreshing, a script waiting).
 	userPoll = 100 * time.Millisecond
+	// finePoll is how often it counts once the count's pace says the last
+	// files are due: as often as the in-process harvest's wait looks, so
+	// that the two figures are read to the same precision (every
+	// userPoll, a harvest of a second read up to a tenth longer).
+	finePoll = 20 * time.Millisecond
 )
 
 // platformOptions are what a suite sets beyond the defaults.
@@ -339,8 +344,8 @@ type userRun struct {
 }
 
 // harvest creates a location (kind, cfg) through the API, POSTs a harvest
-// of its container with extractorNames, and counts through search every
-// userPoll until want files are found.
+// of its container with extractorNames, and counts through search until
+// want files are found (nextPoll).
 func (p *platform) harvest(ctx context.Context, kind string, cfg map[string]string, container string, extractorNames []string, want int64) (userRun, error) {
 	locID, ctrID, err := p.addLocation(ctx, kind, cfg, container)
 	if err != nil {
@@ -376,10 +381,24 @@ func (p *platform) harvest(ctx context.Context, kind string, cfg map[string]stri
 		if time.Now().After(deadline) {
 			return run, fmt.Errorf("%s: harvest not searchable after 30 minutes (%d of %d)", p.label, n, want)
 		}
-		time.Sleep(time.Until(asked.Add(userPoll)))
+		time.Sleep(time.Until(nextPoll(start, asked, n, want)))
 	}
 	run.cpu, run.platform, run.postgres = readCPU().sub(cpu0), p.cpu()-self0, dbCPU(p.db)-pg0
 	return run, p.jobFailed(ctx, started.RequestID)
+}
+
+// nextPoll is when a client waiting for want files counts again, having
+// counted n at asked of a harvest started at start: userPoll later, or
+// sooner when the count's pace so far (n over the time since the start)
+// says the rest are searchable sooner, but not before finePoll.
+func nextPoll(start, asked time.Time, n, want int64) time.Time {
+	wait := userPoll
+	if n > 0 && n < want {
+		pace := float64(n) / asked.Sub(start).Seconds()
+		due := time.Duration(float64(want-n) / pace * float64(time.Second))
+		wait = min(wait, max(due, finePoll))
+	}
+	return asked.Add(wait)
 }
 
 // jobFailed reads the job through the API and reports failed files.
