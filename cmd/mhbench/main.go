@@ -45,7 +45,7 @@ func main() {
 	webN := flag.Int("web-items", 200_000, "items seeded for the web suite")
 	peopleN := flag.String("people-faces", "10000,100000,1000000", "face counts of the people suite, ascending, separated by commas")
 	only := flag.String("only", "", "run these suites, separated by commas: user, harvest, space, scale, search, s3, artifacts, web, extractors, meili, people")
-	rounds := flag.Int("rounds", 5, "rounds of the user suite's small files")
+	rounds := flag.Int("rounds", 5, "rounds of the user and meili suites' small files (and the meili suite's freshness harvests)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	profileDir := flag.String("profile", "", "directory where each metaharvest process the suites start writes a CPU profile of its life")
 	platformEnv := flag.String("env", "", "settings for the metaharvest processes the user suite starts, KEY=VALUE separated by commas (e.g. WORKER_CONCURRENCY=8), instead of the defaults")
@@ -159,7 +159,7 @@ func run(cfg benchConfig) error {
 		}
 	}
 	if suite("meili") {
-		if err := benchMeili(ctx, cfg.smallN, cfg.large, cfg.webN, cfg.profileDir); err != nil {
+		if err := benchMeili(ctx, cfg.smallN, cfg.rounds, cfg.large, cfg.webN, cfg.profileDir); err != nil {
 			return err
 		}
 	}
