@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/metaharvest/metaharvest/internal/store"
 )
@@ -68,25 +69,65 @@ func (ix *Indexer) giveBack(ctx context.Context, c *Claimed) {
 	ix.Wake()
 }
 
-// sendItems is how many items the sender sends at most at once: claims
-// waiting together are sent together (one request to the engine, one
-// round of its bookkeeping), so that a sender behind a harvest catches up
-// rather than falling further behind.
+// sendItems is how many items the sender sends at most at once to an
+// engine that indexes as it writes: claims waiting together are sent
+// together (one request to the engine, one round of its bookkeeping), so
+// that a sender behind a harvest catches up rather than falling further
+// behind. To an engine that indexes behind its writes (a Pacer) it sends
+// up to SendDocs, holding the first claim for more (pace.go).
 const sendItems = 2000
 
-// gather joins c and the claims waiting after it, up to sendItems items.
-func (ix *Indexer) gather(c *Claimed) (tokens []string, rows []store.Claim, fresh map[string]*Fresh) {
+// quietEvery is how often a holding sender looks whether a batch of its
+// process is still on its way.
+const quietEvery = 10 * time.Millisecond
+
+// gather joins c and the claims after it: those waiting, up to sendItems
+// items; for a Pacer, up to SendDocs, waiting for more until SendHold has
+// passed, or no batch of the process (let through by KeepPace, or handed
+// over and not gathered) has been on its way for SendQuiet, or ctx ends.
+func (ix *Indexer) gather(ctx context.Context, c *Claimed) (tokens []string, rows []store.Claim, fresh map[string]*Fresh) {
 	tokens, rows, fresh = []string{c.token}, c.rows, c.fresh
-	for len(rows) < sendItems {
+	add := func(more *Claimed) {
+		if len(tokens) == 1 {
+			rows, fresh = slices.Clone(rows), make(map[string]*Fresh, len(fresh))
+			maps.Copy(fresh, c.fresh)
+		}
+		tokens, rows = append(tokens, more.token), append(rows, more.rows...)
+		maps.Copy(fresh, more.fresh)
+	}
+	if _, ok := As[Pacer](ix.Engine); !ok {
+		for len(rows) < sendItems {
+			select {
+			case more := <-ix.claimed:
+				add(more)
+			default:
+				return tokens, rows, fresh
+			}
+		}
+		return tokens, rows, fresh
+	}
+	hold := time.NewTimer(SendHold)
+	defer hold.Stop()
+	look := time.NewTicker(quietEvery)
+	defer look.Stop()
+	var quiet time.Time // since when nothing else was on its way
+	for int64(len(rows)) < SendDocs {
 		select {
 		case more := <-ix.claimed:
-			if len(tokens) == 1 {
-				rows, fresh = slices.Clone(rows), make(map[string]*Fresh, len(fresh))
-				maps.Copy(fresh, c.fresh)
+			add(more)
+			quiet = time.Time{}
+		case now := <-look.C:
+			switch {
+			case ix.unsent.Load() > int64(len(rows)):
+				quiet = time.Time{}
+			case quiet.IsZero():
+				quiet = now
+			case now.Sub(quiet) >= SendQuiet:
+				return tokens, rows, fresh
 			}
-			tokens, rows = append(tokens, more.token), append(rows, more.rows...)
-			maps.Copy(fresh, more.fresh)
-		default:
+		case <-hold.C:
+			return tokens, rows, fresh
+		case <-ctx.Done():
 			return tokens, rows, fresh
 		}
 	}
@@ -109,7 +150,7 @@ func (ix *Indexer) send(ctx context.Context) {
 				}
 			}
 		case c := <-ix.claimed:
-			tokens, rows, fresh := ix.gather(c)
+			tokens, rows, fresh := ix.gather(ctx, c)
 			_, _, err := indexClaimed(ctx, ix.DB, ix.Engine, tokens, rows, fresh)
 			ix.unsent.Add(-int64(len(rows)))
 			if err != nil && ctx.Err() == nil {

@@ -113,7 +113,7 @@ func Drain(ctx context.Context, db *store.DB, engine Engine, batch int) (n int, 
 // over the network (Meilisearch): each round costs it a few requests
 // besides the documents, which a round of 500 spent on every 500 files, and
 // larger payloads reach it as larger batches, each of which costs it a
-// fixed part (see PaceBacklog).
+// fixed part (see SendDocs).
 func drainBatch(engine Engine) int {
 	if _, ok := engine.(TxIndexer); ok {
 		return 500

@@ -9,15 +9,25 @@ import (
 // documents searchable some time after it accepted them (Meilisearch)
 // could otherwise fall behind a harvest of small files by many seconds,
 // its queue growing as long as the harvest lasts, while the files the
-// harvest reports done are not yet found. Before it records a batch, a
-// harvest waits (KeepPace) while the documents on their way to being
-// searchable (accepted by the engine and not searchable yet, handed to
-// this process's indexer and not sent, in batches let through and still
-// being recorded) would exceed PaceBacklog. On a machine the harvest
-// shares with the engine, the wait gives the engine the CPU it needs; the
-// backlog allowed sets the size of the engine's batches, and so both how
-// long a file waits to be found and how much each document costs it
-// (docs/performance.md).
+// harvest reports done are not yet found.
+//
+// On a machine the harvest shares with the engine, the two take turns: the
+// harvest records batches while the engine is idle, and this process's
+// indexer holds their documents (Indexer.Take) until it has SendDocs of
+// them, or SendHold has passed since the first, or no batch of the process
+// has been on its way for SendQuiet (the harvest is over, or has nothing to
+// record for now); then it sends them in one request, and the engine
+// indexes them in one batch. Before it records a batch, a harvest waits
+// (KeepPace) while the engine is busy with a large batch (at least
+// PaceBusy documents accepted and not searchable yet) or while this
+// process already holds a full send. While the engine indexes, the harvest
+// does not compete with it for the CPU: the engine's batch takes its own
+// time, not twice it, and a file waits about SendHold and one batch to be
+// found. Taking turns also gives the engine batches of SendDocs documents,
+// each costing it a fixed part (committing, the words' prefixes, the
+// facets' levels) besides its documents. Small sends (a few large files, a
+// lone upload) do not make the harvest wait: the engine's batch of a few
+// documents is short.
 //
 // The wait is bounded (PaceWait each batch) and stops at the first error,
 // so that an engine that is down or stuck delays a harvest, never stops
@@ -32,38 +42,43 @@ type Pacer interface {
 	Backlog(ctx context.Context, limit int64) (int64, error)
 }
 
-// PaceBacklog is how many documents a harvest lets its search index be
-// behind, and PaceWait how long it waits for it before a batch at most.
-// Meilisearch indexes what it has queued in one batch, each batch costing
-// it a fixed part besides its documents (committing, the words' prefixes
-// and dictionary: about 0.2 s of CPU at 60,000 documents), and the next
-// batch holds what arrived meanwhile: its batches are about half the
-// backlog allowed, and a file waits about the backlog over the harvest's
-// speed. Measured with mhbench -only meili (20,000 small files a round on
-// 2 cores, Meilisearch 1.21): at 1,000, batches of 500, commit to
-// searchable p99 1.3 s, but 2.2 times the bare feed's CPU a document and
-// end to end 0.28x of bare ingest; at 2,500, 1.8 s, 1.55x, 0.41x; at
-// 4,000, 2.6 s, 1.39x, 0.45x; at 6,000, 3.5 s, 1.32x, 0.48x; unpaced,
-// 5.5 s, 1.16x, 0.51x. 5,000 is the default: a few seconds behind at
-// most, at about 1.3 times the CPU a document.
+// The pace of a harvest with an engine that indexes behind its writes
+// (docs/performance.md, "Meilisearch: batches against freshness").
+// Measured with mhbench -only meili (20,000 small files a round on 2
+// cores, Meilisearch 1.21, five rounds into an index of up to 200,000
+// documents): sends of 3,500 held up to 0.5 s gave batches of about
+// 3,300, Meilisearch's CPU a document 1.17x the bare feed's, end to end
+// 0.52x of bare ingest, commit to searchable p99 1.76 s; holding up to
+// 0.6 s for 4,000, 1.15x, 0.53x, 2.47 s (its batches took longer); up to
+// 0.4 s for 3,000, 1.41x, 0.45x, 1.76 s (smaller batches). Before the
+// harvest took turns with the engine (a backlog of 5,000 allowed, sent as
+// recorded), 1.35-1.41x, 0.45-0.49x and 2.5-2.7 s.
 var (
-	PaceBacklog int64 = 5000
-	PaceWait          = 3 * time.Second
+	// SendDocs is how many documents the indexer gathers for one send.
+	SendDocs int64 = 3500
+	// SendHold is how long it holds the first for more at most.
+	SendHold = 500 * time.Millisecond
+	// SendQuiet: it sends what it holds once no batch of its process
+	// has been on its way for this long.
+	SendQuiet = 60 * time.Millisecond
+	// PaceBusy: a batch waits while the engine has at least this many
+	// documents to index.
+	PaceBusy int64 = 1000
+	// PaceWait is how long a batch waits at most.
+	PaceWait = 3 * time.Second
 )
 
 // paceEvery is how often KeepPace looks at the backlog while it waits.
 const paceEvery = 25 * time.Millisecond
 
 // KeepPace waits, before a batch of n documents is recorded, while the
-// documents on their way to being searchable would be more than
-// PaceBacklog with it: those the engine accepted and has not made
-// searchable yet and, with this process's indexer (ix, may be nil), those
-// it holds to send and those of batches it let through before and that
-// are still being recorded; up to PaceWait. Batches of one process are let
-// through one at a time (each counted at once), so that batches waiting
-// together do not all go when the engine catches up. done is called once
-// the batch's transaction has ended (after Indexer.Take). It returns at
-// once for an engine that is no Pacer.
+// engine has at least PaceBusy documents to index, or while this process's
+// indexer (ix, may be nil) holds SendDocs documents or more: those handed
+// to it and not sent, and those of batches let through before and still
+// being recorded; up to PaceWait. Batches of one process are let through
+// one at a time (each counted at once). done is called once the batch's
+// transaction has ended (after Indexer.Take). It returns at once for an
+// engine that is no Pacer.
 func KeepPace(ctx context.Context, eng Engine, ix *Indexer, n int) (done func()) {
 	p, ok := As[Pacer](eng)
 	if !ok {
@@ -75,9 +90,8 @@ func KeepPace(ctx context.Context, eng Engine, ix *Indexer, n int) (done func())
 		defer ix.pace.Unlock()
 	}
 	for {
-		ahead := ix.Unsent()
-		backlog, err := p.Backlog(ctx, PaceBacklog)
-		if err != nil || backlog+ahead+int64(n) <= PaceBacklog || backlog+ahead == 0 || !time.Now().Before(deadline) {
+		backlog, err := p.Backlog(ctx, PaceBusy)
+		if err != nil || (backlog < PaceBusy && ix.Unsent() < SendDocs) || !time.Now().Before(deadline) {
 			break
 		}
 		select {

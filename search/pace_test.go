@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -29,8 +31,9 @@ func (b *behind) Backlog(ctx context.Context, limit int64) (int64, error) {
 	return b.backlog()
 }
 
-// paceFixture is a database with the Postgres engine on it, the backlog
-// allowed set to 100 and the wait to an hour (restored after the test).
+// paceFixture is a database with the Postgres engine on it, a busy engine
+// and a full send set to 100 documents and the wait to an hour (restored
+// after the test).
 func paceFixture(t *testing.T) (*gorm.DB, *postgres.Engine) {
 	t.Helper()
 	db := testdb.New(t)
@@ -38,14 +41,14 @@ func paceFixture(t *testing.T) (*gorm.DB, *postgres.Engine) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oldBacklog, oldWait := search.PaceBacklog, search.PaceWait
-	search.PaceBacklog, search.PaceWait = 100, time.Hour
-	t.Cleanup(func() { search.PaceBacklog, search.PaceWait = oldBacklog, oldWait })
+	oldBusy, oldDocs, oldWait := search.PaceBusy, search.SendDocs, search.PaceWait
+	search.PaceBusy, search.SendDocs, search.PaceWait = 100, 100, time.Hour
+	t.Cleanup(func() { search.PaceBusy, search.SendDocs, search.PaceWait = oldBusy, oldDocs, oldWait })
 	return db, pg
 }
 
-// TestKeepPace: a harvest waits while its search index is more than
-// PaceBacklog documents behind, up to PaceWait, and not at all for an
+// TestKeepPace: a harvest waits while its search index has PaceBusy
+// documents or more to index, up to PaceWait, and not at all for an
 // engine that indexes as it writes or that cannot say. What KeepPace does
 // is read from how often it asks for the backlog (each ask after the first
 // comes after a wait of PaceEvery), not from how long it took: the clock of
@@ -73,7 +76,7 @@ func TestKeepPace(t *testing.T) {
 
 	// The queue drains: the wait ends when it is short enough, after a
 	// wait between each reading.
-	draining := backlog(500, 500, 500, 100)
+	draining := backlog(500, 500, 100, 99)
 	start := time.Now()
 	search.KeepPace(ctx, draining, nil, 0)
 	if n := draining.asked.Load(); n != 4 {
@@ -156,8 +159,8 @@ func TestKeepPaceThroughWrappers(t *testing.T) {
 
 // TestKeepPaceCountsWhatTheProcessHolds: with an indexer, a batch let
 // through counts until its transaction ended (and the indexer sent what it
-// claimed): the next batch of the process waits for it, even while the
-// engine's own queue is empty.
+// claimed): once the process holds a full send (SendDocs), its next batch
+// waits, even while the engine's own queue is empty.
 func TestKeepPaceCountsWhatTheProcessHolds(t *testing.T) {
 	db, pg := paceFixture(t)
 	ctx := context.Background()
@@ -168,34 +171,135 @@ func TestKeepPaceCountsWhatTheProcessHolds(t *testing.T) {
 	if got := ix.Unsent(); got != 80 {
 		t.Fatalf("a batch let through counts %d, want 80", got)
 	}
-	second := make(chan func())
-	go func() { second <- search.KeepPace(ctx, empty, ix, 80) }()
-	// Judged by the readings, not the clock: the second batch keeps
-	// reading the backlog while the first one counts.
+	second := search.KeepPace(ctx, empty, ix, 80) // 80 held: less than a full send
+	if got := ix.Unsent(); got != 160 {
+		t.Fatalf("two batches let through count %d, want 160", got)
+	}
+	third := make(chan func())
+	go func() { third <- search.KeepPace(ctx, empty, ix, 80) }()
+	// Judged by the readings, not the clock: the third batch keeps
+	// reading the backlog while the first two count.
+	empty.asked.Store(0)
 	for empty.asked.Load() < 5 {
 		select {
-		case <-second:
-			t.Fatal("the second batch went while the first one was being recorded")
+		case <-third:
+			t.Fatal("a batch went while the process held a full send")
 		case <-time.After(search.PaceEvery):
 		}
 	}
 	first()
+	second()
 	select {
-	case done := <-second:
+	case done := <-third:
 		if got := ix.Unsent(); got != 80 {
-			t.Errorf("after the first batch ended, %d counted, want 80", got)
+			t.Errorf("after the first batches ended, %d counted, want 80", got)
 		}
 		done()
 	case <-time.After(time.Minute): // a deadline, not a measure
-		t.Fatal("the second batch still waits after the first ended")
+		t.Fatal("the third batch still waits after the first two ended")
 	}
 	if got := ix.Unsent(); got != 0 {
-		t.Errorf("%d counted after both batches ended", got)
+		t.Errorf("%d counted after every batch ended", got)
 	}
-	// A batch larger than the backlog allowed goes when nothing is ahead.
+	// A batch larger than a full send goes when nothing is held.
 	empty.asked.Store(0)
 	search.KeepPace(ctx, empty, ix, 1000)()
 	if n := empty.asked.Load(); n != 1 {
-		t.Errorf("a batch larger than the backlog with nothing ahead read the backlog %d times, want 1", n)
+		t.Errorf("a batch larger than a full send with nothing held read the backlog %d times, want 1", n)
+	}
+}
+
+// sends is the Postgres engine made to say it indexes behind its writes,
+// with an empty queue, and to remember how many documents each of its
+// writes held.
+type sends struct {
+	search.Engine // the interface only: not the engine's writes in a transaction
+	mu            sync.Mutex
+	sizes         []int
+}
+
+func (s *sends) Backlog(context.Context, int64) (int64, error) { return 0, nil }
+
+func (s *sends) Upsert(ctx context.Context, docs []search.Document) error {
+	s.mu.Lock()
+	s.sizes = append(s.sizes, len(docs))
+	s.mu.Unlock()
+	return s.Engine.Upsert(ctx, docs)
+}
+
+func (s *sends) sent() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.sizes)
+}
+
+// TestSenderHoldsForAnEngineBehind: to an engine that indexes behind its
+// writes, the indexer sends what the process's batches claimed together:
+// it holds a claim until it has SendDocs documents, or SendHold has passed,
+// or no batch of the process has been on its way for SendQuiet. Each case
+// sets the other two limits out of reach (an hour), so that only the one
+// it tests can end the hold.
+func TestSenderHoldsForAnEngineBehind(t *testing.T) {
+	db := fixture(t)
+	pg, err := postgres.New(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldDocs, oldHold, oldQuiet := search.SendDocs, search.SendHold, search.SendQuiet
+	t.Cleanup(func() { search.SendDocs, search.SendHold, search.SendQuiet = oldDocs, oldHold, oldQuiet })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	run := func(docs int64, hold, quiet time.Duration) (*sends, *search.Indexer) {
+		search.SendDocs, search.SendHold, search.SendQuiet = docs, hold, quiet
+		e := &sends{Engine: pg}
+		ix := search.NewIndexer(db, e, nil)
+		ix.PollInterval = time.Hour
+		go ix.Run(ctx)
+		return e, ix
+	}
+	// waitSent waits (a deadline, not a measure) until the engine was sent
+	// want documents in all.
+	waitSent := func(e *sends, want int) []int {
+		t.Helper()
+		deadline := time.Now().Add(time.Minute)
+		for {
+			sizes := e.sent()
+			total := 0
+			for _, n := range sizes {
+				total += n
+			}
+			if total >= want {
+				return sizes
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("sent %v, want %d documents in all", sizes, want)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+
+	// A full send: two claims, one document each, go in one write.
+	e, ix := run(2, time.Hour, time.Hour)
+	ix.Take(markClaimed(t, db, e, ix, nil, "i1"))
+	ix.Take(markClaimed(t, db, e, ix, nil, "i2"))
+	if got := waitSent(e, 2); !slices.Equal(got, []int{2}) {
+		t.Errorf("two claims making a full send were written as %v, want [2]", got)
+	}
+
+	// Nothing else on its way: a lone claim goes after SendQuiet.
+	e, ix = run(1000, time.Hour, 20*time.Millisecond)
+	ix.Take(markClaimed(t, db, e, ix, nil, "i1"))
+	if got := waitSent(e, 1); !slices.Equal(got, []int{1}) {
+		t.Errorf("a lone claim was written as %v, want [1]", got)
+	}
+
+	// A batch still on its way (let through, being recorded) keeps the
+	// hold going until SendHold.
+	e, ix = run(1000, 50*time.Millisecond, time.Hour)
+	recording := search.KeepPace(ctx, e, ix, 500)
+	defer recording()
+	ix.Take(markClaimed(t, db, e, ix, nil, "i2"))
+	if got := waitSent(e, 1); !slices.Equal(got, []int{1}) {
+		t.Errorf("a claim held while a batch was on its way was written as %v, want [1]", got)
 	}
 }
