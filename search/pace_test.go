@@ -247,18 +247,26 @@ func TestSenderHoldsForAnEngineBehind(t *testing.T) {
 	}
 	oldDocs, oldHold, oldQuiet := search.SendDocs, search.SendHold, search.SendQuiet
 	t.Cleanup(func() { search.SendDocs, search.SendHold, search.SendQuiet = oldDocs, oldHold, oldQuiet })
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := context.Background()
+	// Each case runs an indexer of its own, stopped once the outbox is
+	// empty again: a claim the previous one still holds would not be the
+	// next one's (a row another drainer holds is marked again, not
+	// claimed), and a running one would drain it to its own engine.
+	var stop context.CancelFunc = func() {}
 	run := func(docs int64, hold, quiet time.Duration) (*sends, *search.Indexer) {
 		search.SendDocs, search.SendHold, search.SendQuiet = docs, hold, quiet
 		e := &sends{Engine: pg}
 		ix := search.NewIndexer(db, e, nil)
 		ix.PollInterval = time.Hour
-		go ix.Run(ctx)
+		var runCtx context.Context
+		runCtx, stop = context.WithCancel(ctx)
+		go ix.Run(runCtx)
 		return e, ix
 	}
+	defer func() { stop() }()
 	// waitSent waits (a deadline, not a measure) until the engine was sent
-	// want documents in all.
+	// want documents in all and the outbox is empty, then stops the case's
+	// indexer.
 	waitSent := func(e *sends, want int) []int {
 		t.Helper()
 		deadline := time.Now().Add(time.Minute)
@@ -268,11 +276,16 @@ func TestSenderHoldsForAnEngineBehind(t *testing.T) {
 			for _, n := range sizes {
 				total += n
 			}
-			if total >= want {
+			var left int64
+			if err := db.Raw(`SELECT count(*) FROM search_outbox`).Scan(&left).Error; err != nil {
+				t.Fatal(err)
+			}
+			if total >= want && left == 0 {
+				stop()
 				return sizes
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("sent %v, want %d documents in all", sizes, want)
+				t.Fatalf("sent %v, want %d documents in all; %d outbox rows left", sizes, want, left)
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
