@@ -46,13 +46,14 @@ type Pacer interface {
 // (docs/performance.md, "Meilisearch: batches against freshness").
 // Measured with mhbench -only meili (20,000 small files a round on 2
 // cores, Meilisearch 1.21, five rounds into an index of up to 200,000
-// documents): sends of 3,500 held up to 0.5 s gave batches of about
-// 3,300, Meilisearch's CPU a document 1.17x the bare feed's, end to end
-// 0.52x of bare ingest, commit to searchable p99 1.76 s; holding up to
-// 0.6 s for 4,000, 1.15x, 0.53x, 2.47 s (its batches took longer); up to
-// 0.4 s for 3,000, 1.41x, 0.45x, 1.76 s (smaller batches). Before the
-// harvest took turns with the engine (a backlog of 5,000 allowed, sent as
-// recorded), 1.35-1.41x, 0.45-0.49x and 2.5-2.7 s.
+// documents): sends of 3,500 held up to 0.5 s (these defaults, three runs
+// of the build) gave batches of 2,000-3,300, Meilisearch's CPU a document
+// 1.20-1.31x the bare feed's, end to end 0.44-0.49x of bare ingest, commit
+// to searchable median p99 1.71-1.81 s; holding up to 0.6 s for 4,000,
+// 1.15x, 0.53x, 2.47 s (its batches took longer); up to 0.4 s for 3,000,
+// 1.41x, 0.45x, 1.76 s (smaller batches). Before the harvest took turns
+// with the engine (a backlog of 5,000 allowed, sent as recorded),
+// 1.35-1.41x, 0.45-0.49x and 2.5-2.7 s.
 var (
 	// SendDocs is how many documents the indexer gathers for one send.
 	SendDocs int64 = 3500
