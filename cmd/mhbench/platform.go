@@ -206,6 +206,19 @@ func (pr *platformProc) stop() {
 	}
 }
 
+// exitedErr is err, with the log's end when one of the platform's
+// processes has exited (a refused connection says no more).
+func (p *platform) exitedErr(err error) error {
+	for _, pr := range p.procs {
+		select {
+		case <-pr.exited:
+			return fmt.Errorf("%w: metaharvest %s exited: %v (log: %s)", err, pr.role, pr.cmd.ProcessState, tail(filepath.Join(p.dir, "log.json")))
+		default:
+		}
+	}
+	return err
+}
+
 // tail is the end of a log file, for an error message.
 func tail(path string) string {
 	b, _ := os.ReadFile(path)
@@ -285,7 +298,7 @@ func (p *platform) call(ctx context.Context, method, path string, body, out any)
 	}
 	resp, err := p.client.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, p.exitedErr(err)
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
