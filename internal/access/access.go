@@ -70,7 +70,7 @@ func Load(ctx context.Context, db *store.DB, userID string, p *Principal) (*Prin
 		p = &Principal{}
 	}
 	db = db.WithContext(ctx)
-	u, ok, err := store.EnabledUser(db, userID)
+	u, scopes, ok, err := store.EnabledUserScopes(db, userID)
 	if err != nil {
 		return nil, err
 	}
@@ -78,10 +78,6 @@ func Load(ctx context.Context, db *store.DB, userID string, p *Principal) (*Prin
 		return nil, ErrNoUser
 	}
 	p.User = u
-	scopes, err := store.RoleScopes(db, p.User.RoleID)
-	if err != nil {
-		return nil, err
-	}
 	p.Scopes = make(map[string]bool, len(scopes))
 	for _, sc := range scopes {
 		p.Scopes[sc] = true

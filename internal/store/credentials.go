@@ -26,24 +26,22 @@ func ActiveKey(db *gorm.DB, keyID, tokenHash, userID string) (models.APIKey, boo
 	return key, true, nil
 }
 
-// EnabledUser loads an enabled user; ok is false when there is none.
-func EnabledUser(db *gorm.DB, id string) (models.User, bool, error) {
-	var u models.User
-	err := db.Where("id = ?", id).Take(&u).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) || (err == nil && !u.Enabled) {
-		return u, false, nil
+// EnabledUserScopes loads an enabled user and the scopes of its role (none
+// for an unknown role) in one statement: every request does it, and two
+// round trips were most of an authenticated request's own time. ok is
+// false when there is no such enabled user.
+func EnabledUserScopes(db *gorm.DB, id string) (u models.User, scopes []string, ok bool, err error) {
+	var row struct {
+		models.User
+		RoleScopes models.Strings
 	}
-	if err != nil {
-		return u, false, fmt.Errorf("find user %s: %w", id, err)
+	res := db.Raw(`SELECT u.*, r.scopes AS role_scopes FROM users u LEFT JOIN roles r ON r.id = u.role_id
+		WHERE u.id = ? AND u.enabled`, id).Scan(&row)
+	if res.Error != nil {
+		return u, nil, false, fmt.Errorf("find user %s: %w", id, res.Error)
 	}
-	return u, true, nil
-}
-
-// RoleScopes lists the scopes of a role (none for an unknown role).
-func RoleScopes(db *gorm.DB, roleID string) ([]string, error) {
-	var role models.Role
-	if err := db.Where("id = ?", roleID).Take(&role).Error; err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, fmt.Errorf("find role %s: %w", roleID, err)
+	if res.RowsAffected == 0 {
+		return u, nil, false, nil
 	}
-	return role.Scopes, nil
+	return row.User, row.RoleScopes, true, nil
 }
