@@ -42,25 +42,18 @@ func (s *Server) authenticate(c *gin.Context) (*Principal, error) {
 	if err != nil {
 		return nil, errBadCredential
 	}
-	db := s.db(c)
-	p := &Principal{}
+	var key *store.KeyCheck
 	if claims.Kind == auth.KindAPIKey {
-		key, ok, err := store.ActiveKey(db, claims.KeyID, auth.HashToken(strings.TrimSpace(token)), claims.Subject)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, errBadCredential
-		}
-		p.KeyID = key.ID
+		key = &store.KeyCheck{ID: claims.KeyID, TokenHash: auth.HashToken(strings.TrimSpace(token))}
 	}
-	return s.loadPrincipal(c, claims.Subject, p)
+	return s.loadPrincipal(c, claims.Subject, key)
 }
 
-// loadPrincipal fills p with the enabled user userID and the scopes of its
-// role (errBadCredential when there is no such enabled user).
-func (s *Server) loadPrincipal(c *gin.Context, userID string, p *Principal) (*Principal, error) {
-	p, err := access.Load(c.Request.Context(), s.DB, userID, p)
+// loadPrincipal loads the enabled user userID with the scopes of its role,
+// and with key the user's active API key of it (errBadCredential when
+// there is no such enabled user or key).
+func (s *Server) loadPrincipal(c *gin.Context, userID string, key *store.KeyCheck) (*Principal, error) {
+	p, err := access.Load(c.Request.Context(), s.DB, userID, key, nil)
 	if errors.Is(err, access.ErrNoUser) {
 		return nil, errBadCredential
 	}

@@ -96,7 +96,7 @@ func (s *Server) cookieSession(c *gin.Context, name string) (*Principal, bool, e
 	if err != nil {
 		return nil, false, nil
 	}
-	p, err := s.loadPrincipal(c, userID, &Principal{})
+	p, err := s.loadPrincipal(c, userID, nil)
 	if err != nil {
 		if err == errBadCredential {
 			return nil, false, nil
@@ -160,7 +160,7 @@ func (s *Server) monitoringLogin(c *gin.Context) error {
 		s.renderLoginPage(c, email, ae.Message)
 		return nil
 	}
-	p, err := s.loadPrincipal(c, u.ID, &Principal{})
+	p, err := s.loadPrincipal(c, u.ID, nil)
 	if err != nil {
 		return err
 	}

@@ -187,7 +187,7 @@ func (u *UI) session(r *http.Request) (*access.Principal, error) {
 	if err != nil {
 		return nil, nil
 	}
-	p, err := access.Load(r.Context(), u.DB, userID, nil)
+	p, err := access.Load(r.Context(), u.DB, userID, nil, nil)
 	if errors.Is(err, access.ErrNoUser) {
 		return nil, nil
 	}

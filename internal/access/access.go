@@ -62,15 +62,17 @@ type Principal struct {
 }
 
 // Load fills p (a new Principal when nil) with the enabled user userID and
-// the scopes of its role; ErrNoUser when there is no such enabled user. It
-// reads the database every time, so that disabling a user or changing a
-// role takes effect on the next request.
-func Load(ctx context.Context, db *store.DB, userID string, p *Principal) (*Principal, error) {
+// the scopes of its role; ErrNoUser when there is no such enabled user, or
+// when key (an API key's credential, nil for a login) is not an active key
+// of theirs. It reads the database every time, in one statement, so that
+// disabling a user or a key, deleting a key or changing a role takes
+// effect on the next request.
+func Load(ctx context.Context, db *store.DB, userID string, key *store.KeyCheck, p *Principal) (*Principal, error) {
 	if p == nil {
 		p = &Principal{}
 	}
 	db = db.WithContext(ctx)
-	u, scopes, ok, err := store.EnabledUserScopes(db, userID)
+	u, scopes, ok, err := store.EnabledUserScopes(db, userID, key)
 	if err != nil {
 		return nil, err
 	}
@@ -78,6 +80,9 @@ func Load(ctx context.Context, db *store.DB, userID string, p *Principal) (*Prin
 		return nil, ErrNoUser
 	}
 	p.User = u
+	if key != nil {
+		p.KeyID = key.ID
+	}
 	p.Scopes = make(map[string]bool, len(scopes))
 	for _, sc := range scopes {
 		p.Scopes[sc] = true

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"errors"
 	"fmt"
 
 	"gorm.io/gorm"
@@ -12,31 +11,27 @@ import (
 // Every request looks its credential up, so that disabling a user or a
 // key, or deleting a key, takes effect on the next request.
 
-// ActiveKey loads the active API key of this id and token hash owned by
-// userID; ok is false when there is none.
-func ActiveKey(db *gorm.DB, keyID, tokenHash, userID string) (models.APIKey, bool, error) {
-	var key models.APIKey
-	err := db.Where("id = ? AND token_hash = ?", keyID, tokenHash).Take(&key).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) || (err == nil && (!key.Active || key.UserID != userID)) {
-		return key, false, nil
-	}
-	if err != nil {
-		return key, false, fmt.Errorf("find api key %s: %w", keyID, err)
-	}
-	return key, true, nil
-}
+// KeyCheck is the API key a request presents: its id and the hash of its
+// token.
+type KeyCheck struct{ ID, TokenHash string }
 
 // EnabledUserScopes loads an enabled user and the scopes of its role (none
-// for an unknown role) in one statement: every request does it, and two
-// round trips were most of an authenticated request's own time. ok is
-// false when there is no such enabled user.
-func EnabledUserScopes(db *gorm.DB, id string) (u models.User, scopes []string, ok bool, err error) {
+// for a role without scopes) in one statement: every request does it, and
+// separate look-ups were most of an authenticated request's own time.
+// With key, the user also needs that active key of theirs, of that token
+// hash. ok is false when there is no such enabled user (or key).
+func EnabledUserScopes(db *gorm.DB, id string, key *KeyCheck) (u models.User, scopes []string, ok bool, err error) {
 	var row struct {
 		models.User
 		RoleScopes models.Strings
 	}
-	res := db.Raw(`SELECT u.*, r.scopes AS role_scopes FROM users u LEFT JOIN roles r ON r.id = u.role_id
-		WHERE u.id = ? AND u.enabled`, id).Scan(&row)
+	query, args := `SELECT u.*, r.scopes AS role_scopes FROM users u LEFT JOIN roles r ON r.id = u.role_id
+		WHERE u.id = ? AND u.enabled`, []any{id}
+	if key != nil {
+		query += ` AND EXISTS (SELECT 1 FROM api_keys k WHERE k.id = ? AND k.token_hash = ? AND k.active AND k.user_id = u.id)`
+		args = append(args, key.ID, key.TokenHash)
+	}
+	res := db.Raw(query, args...).Scan(&row)
 	if res.Error != nil {
 		return u, nil, false, fmt.Errorf("find user %s: %w", id, res.Error)
 	}
