@@ -48,7 +48,7 @@ func main() {
 	rounds := flag.Int("rounds", 5, "rounds of the user and meili suites' small files (and the meili suite's freshness harvests)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	profileDir := flag.String("profile", "", "directory where each metaharvest process the suites start writes a CPU profile of its life")
-	platformEnv := flag.String("env", "", "settings for the metaharvest processes the user suite starts, KEY=VALUE separated by commas (e.g. WORKER_CONCURRENCY=8), instead of the defaults")
+	platformEnv := flag.String("env", "", "settings for the metaharvest processes the user and meili suites start, KEY=VALUE separated by commas (e.g. WORKER_CONCURRENCY=8), instead of the defaults")
 	flag.Parse()
 	if _, set := os.LookupEnv("GOGC"); !set {
 		// The in-process worker runs with the collector's target
@@ -159,7 +159,7 @@ func run(cfg benchConfig) error {
 		}
 	}
 	if suite("meili") {
-		if err := benchMeili(ctx, cfg.smallN, cfg.rounds, cfg.large, cfg.webN, cfg.profileDir); err != nil {
+		if err := benchMeili(ctx, cfg.smallN, cfg.rounds, cfg.large, cfg.webN, cfg.profileDir, cfg.env); err != nil {
 			return err
 		}
 	}

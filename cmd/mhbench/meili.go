@@ -47,7 +47,7 @@ import (
 //     read, as the others, as the median of the rounds');
 //   - search through the API at 200k documents, beside the Postgres
 //     backend on the same corpus.
-func benchMeili(ctx context.Context, smallN, rounds int, large [][2]int, searchN int, profileDir string) error {
+func benchMeili(ctx context.Context, smallN, rounds int, large [][2]int, searchN int, profileDir string, extraEnv []string) error {
 	if _, err := testmeili.Binary(); err != nil {
 		fmt.Printf("meilisearch suite skipped: %v\n\n", err)
 		return nil
@@ -63,7 +63,7 @@ func benchMeili(ctx context.Context, smallN, rounds int, large [][2]int, searchN
 	}
 	defer srv.Kill()
 	fmt.Printf("meilisearch %s (internal/testmeili)\n", testmeili.Version)
-	if err := benchMeiliSmall(ctx, srv, smallN, rounds, profileDir); err != nil {
+	if err := benchMeiliSmall(ctx, srv, smallN, rounds, profileDir, extraEnv); err != nil {
 		return err
 	}
 	env, err := newMeiliEnv(ctx, srv)
@@ -124,7 +124,7 @@ func newMeiliEnv(ctx context.Context, srv *testmeili.Server) (*env, error) {
 	return e, nil
 }
 
-func benchMeiliSmall(ctx context.Context, srv *testmeili.Server, n, rounds int, profileDir string) error {
+func benchMeiliSmall(ctx context.Context, srv *testmeili.Server, n, rounds int, profileDir string, extraEnv []string) error {
 	root, err := os.MkdirTemp("", "mhbench-meili-small-")
 	if err != nil {
 		return err
@@ -138,14 +138,18 @@ func benchMeiliSmall(ctx context.Context, srv *testmeili.Server, n, rounds int, 
 		return err
 	}
 	p, err := startPlatform(ctx, bin, "meili all", platformOptions{roles: []string{"all"}, profileDir: profileDir,
-		env: []string{"MEILI_URL=" + srv.URL, "MEILI_API_KEY=" + srv.Key}})
+		env: append([]string{"MEILI_URL=" + srv.URL, "MEILI_API_KEY=" + srv.Key}, extraEnv...)})
 	if err != nil {
 		return err
 	}
 	defer p.close()
 	items := p.ns + "_items"
 	client := meilisearch.New(srv.URL, meilisearch.WithAPIKey(srv.Key), meilisearch.WithCustomClient(meili.HTTPClient()))
-	fmt.Printf("small files with Meilisearch (user path): %d x 4 KiB (store, mime_type, hashes), metaharvest all with MEILI_URL and the defaults, from the harvest POST until a search through the API counts every file, against bare Meilisearch ingest of the same documents\n", n)
+	settings := "the defaults"
+	if len(extraEnv) > 0 {
+		settings = strings.Join(extraEnv, " ") + ", otherwise the defaults"
+	}
+	fmt.Printf("small files with Meilisearch (user path): %d x 4 KiB (store, mime_type, hashes), metaharvest all with MEILI_URL and %s, from the harvest POST until a search through the API counts every file, against bare Meilisearch ingest of the same documents\n", n, settings)
 	// The bare indexes live through the rounds, as the platform's does:
 	// each round adds the documents of a new location to all three, so
 	// that each ingest goes into an index of the same size.
