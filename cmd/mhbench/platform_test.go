@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -27,5 +28,15 @@ func TestNextPoll(t *testing.T) {
 		if diff := got - tc.wantAfter; diff < -time.Millisecond || diff > time.Millisecond {
 			t.Errorf("%s: next poll %v after the count, want %v", tc.name, got, tc.wantAfter)
 		}
+	}
+}
+
+// TestBinaryOutsideTheRepository: run from elsewhere, the bench says
+// where to run it from, rather than the build's and git's own errors.
+func TestBinaryOutsideTheRepository(t *testing.T) {
+	t.Chdir(t.TempDir())
+	_, err := metaharvestBinary(t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "not the repository's root") {
+		t.Fatalf("metaharvestBinary outside the repository: %v, want an error naming the repository's root", err)
 	}
 }

@@ -225,6 +225,10 @@ func (b *s3Bench) close() {
 // older than the tree when the suite is run without make), or, when the
 // working tree does not build (edits in progress), its last commit.
 func metaharvestBinary(dir string) (string, error) {
+	if _, err := os.Stat(filepath.Join("cmd", "metaharvest")); err != nil {
+		wd, _ := os.Getwd()
+		return "", fmt.Errorf("build metaharvest: %s is not the repository's root: mhbench builds the binary it measures from ./cmd/metaharvest (run it from the root, as make bench does)", wd)
+	}
 	out := filepath.Join(dir, "metaharvest")
 	b, err := exec.Command("go", "build", "-o", out, "./cmd/metaharvest").CombinedOutput()
 	if err == nil {
