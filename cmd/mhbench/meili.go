@@ -145,10 +145,7 @@ func benchMeiliSmall(ctx context.Context, srv *testmeili.Server, n, rounds int, 
 	defer p.close()
 	items := p.ns + "_items"
 	client := meilisearch.New(srv.URL, meilisearch.WithAPIKey(srv.Key), meilisearch.WithCustomClient(meili.HTTPClient()))
-	settings := "the defaults"
-	if len(extraEnv) > 0 {
-		settings = strings.Join(extraEnv, " ") + ", otherwise the defaults"
-	}
+	settings := settingsLabel(extraEnv, "the defaults")
 	fmt.Printf("small files with Meilisearch (user path): %d x 4 KiB (store, mime_type, hashes), metaharvest all with MEILI_URL and %s, from the harvest POST until a search through the API counts every file, against bare Meilisearch ingest of the same documents\n", n, settings)
 	// The bare indexes live through the rounds, as the platform's does:
 	// each round adds the documents of a new location to all three, so

@@ -101,11 +101,17 @@ func (r ratios) median(name string) float64 {
 	return s[len(s)/2]
 }
 
-func benchUserPath(ctx context.Context, cfg benchConfig) error {
-	settings := fmt.Sprintf("the defaults on %d CPUs", runtime.NumCPU())
-	if len(cfg.env) > 0 {
-		settings = strings.Join(cfg.env, " ") + ", otherwise the defaults"
+// settingsLabel says which settings a suite's platforms run with: the
+// -env ones over the defaults, or defaults when there are none.
+func settingsLabel(env []string, defaults string) string {
+	if len(env) == 0 {
+		return defaults
 	}
+	return strings.Join(env, " ") + ", otherwise the defaults"
+}
+
+func benchUserPath(ctx context.Context, cfg benchConfig) error {
+	settings := settingsLabel(cfg.env, fmt.Sprintf("the defaults on %d CPUs", runtime.NumCPU()))
 	fmt.Printf("user path: the built binary as `metaharvest all` and as `api` + `worker`, %s, harvest POSTed through the API, searchable = a search through the API counts every file\n\n", settings)
 	b, err := newUserBench(ctx, cfg.profileDir, cfg.env)
 	if err != nil {
