@@ -47,6 +47,7 @@ func main() {
 	only := flag.String("only", "", "run these suites, separated by commas: user, harvest, space, scale, search, s3, artifacts, web, extractors, meili, people")
 	rounds := flag.Int("rounds", 5, "rounds of the user and meili suites' small files (and the meili suite's freshness harvests)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	memprofile := flag.String("memprofile", "", "write an allocation profile of the run to this file (the in-process harvests' allocations, beside the bench's own)")
 	profileDir := flag.String("profile", "", "directory where each metaharvest process the suites start writes a CPU profile of its life")
 	platformEnv := flag.String("env", "", "settings for the metaharvest processes the user and meili suites start, KEY=VALUE separated by commas (e.g. WORKER_CONCURRENCY=8), instead of the defaults")
 	flag.Parse()
@@ -86,11 +87,31 @@ func main() {
 		}
 		cfg.large = append(cfg.large, [2]int{files, mib})
 	}
-	if err := run(cfg); err != nil {
+	err := run(cfg)
+	if *memprofile != "" {
+		if werr := writeAllocs(*memprofile); werr != nil {
+			fmt.Fprintln(os.Stderr, "mhbench: -memprofile:", werr)
+		}
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "mhbench:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
+}
+
+// writeAllocs writes the process's allocation profile (every allocation
+// sampled since it started) to path.
+func writeAllocs(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 type benchConfig struct {
