@@ -157,15 +157,18 @@ fi
 # 8 GB, see below), which Postgres fills over time anyway, but it is held
 # from the start. Left as it is where the kernel setting cannot be written
 # (a container), when Postgres has huge_pages off, and with
-# METAHARVEST_HUGE_PAGES=off.
+# METAHARVEST_HUGE_PAGES=off. (The kernel's counts and the file kept are
+# read and written where METAHARVEST_MEMINFO and METAHARVEST_SYSCTL_CONF
+# say, for the tests.)
+meminfo=${METAHARVEST_MEMINFO:-/proc/meminfo}
+sysctl_conf=${METAHARVEST_SYSCTL_CONF:-/etc/sysctl.d/60-metaharvest-postgres.conf}
 huge_pages_count() {
   awk '/^HugePages_Total:/ {t = $2} /^HugePages_Free:/ {f = $2} /^HugePages_Rsvd:/ {r = $2}
-    END {print t + 0, f + 0, r + 0}' /proc/meminfo
+    END {print t + 0, f + 0, r + 0}' "$meminfo"
 }
 postgres_huge_pages() {
   [ "${METAHARVEST_HUGE_PAGES:-on}" != off ] || return 0
-  local need mode total free rsvd spare want ver
-  local conf=/etc/sysctl.d/60-metaharvest-postgres.conf refused="$cache/postgres-huge-pages-refused"
+  local need mode total free rsvd spare want got ver before="" refused="$cache/postgres-huge-pages-refused"
   mode=$(psql "$url" -qtAc "SHOW huge_pages" 2>/dev/null || true)
   [ "$mode" != off ] || return 0
   # Postgres 15 and later say how many they need (-1: not on this system).
@@ -178,20 +181,22 @@ postgres_huge_pages() {
   [ $((total - free + rsvd)) -lt "$need" ] || return 0
   spare=$((free - rsvd))
   if [ "$spare" -lt "$need" ]; then
-    want=$((total + need - spare))
+    want=$((total + need - spare)) before=$total
     log "reserving $need huge pages for postgres's shared memory"
     if ! as_root sysctl -qw "vm.nr_hugepages=$want" >/dev/null 2>&1; then
       log "huge pages: vm.nr_hugepages cannot be set here; postgres keeps 4 KB pages"
       return 0
     fi
-    if [ "$(cat /proc/sys/vm/nr_hugepages)" -lt "$want" ]; then
+    got=$(as_root sysctl -n vm.nr_hugepages 2>/dev/null || true)
+    [[ "$got" =~ ^[0-9]+$ ]] || got=0
+    if [ "$got" -lt "$want" ]; then
       # Not enough free memory in 2 MB pieces: give back what was taken.
-      log "huge pages: the kernel found $(( $(cat /proc/sys/vm/nr_hugepages) - total )) of $((want - total)); postgres keeps 4 KB pages"
+      log "huge pages: the kernel found $((got - total)) of $((want - total)); postgres keeps 4 KB pages"
       as_root sysctl -qw "vm.nr_hugepages=$total" >/dev/null 2>&1 || true
       return 0
     fi
-    echo "vm.nr_hugepages = $want" | as_root tee "$conf" >/dev/null 2>&1 ||
-      log "huge pages: $conf not written; they are reserved until the next boot"
+    echo "vm.nr_hugepages = $want" | as_root tee "$sysctl_conf" >/dev/null 2>&1 ||
+      log "huge pages: $sysctl_conf not written; they are reserved until the next boot"
   fi
   log "restarting postgres to put its shared memory on huge pages"
   ver=$(ls /etc/postgresql | sort -V | tail -n 1)
@@ -202,6 +207,10 @@ postgres_huge_pages() {
   if [ $((total - free + rsvd)) -lt "$need" ]; then
     log "huge pages: postgres did not take them (see its log); not tried again for this size"
     mkdir -p "$cache" && echo "$need" > "$refused"
+    if [ -n "$before" ]; then # give back what this run reserved
+      as_root sysctl -qw "vm.nr_hugepages=$before" >/dev/null 2>&1 || true
+      as_root rm -f "$sysctl_conf" || true
+    fi
   fi
 }
 
