@@ -183,6 +183,17 @@ func TestSetupPutsPostgresOnHugePages(t *testing.T) {
 	// The fake psql's settings never match, so every run restarts Postgres
 	// once for them; the huge pages' restart is one more.
 	restarts := func(kernel string) int { return strings.Count(read(kernel, "restarts"), "restart") }
+	// wantKernel: the fake kernel holds nr huge pages and the kept setting
+	// is conf ("" for none).
+	wantKernel := func(t *testing.T, kernel, nr, conf string) {
+		t.Helper()
+		if got := read(kernel, "nr"); got != nr {
+			t.Errorf("vm.nr_hugepages %s, want %s", got, nr)
+		}
+		if got := read(kernel, "60-metaharvest-postgres.conf"); got != conf {
+			t.Errorf("kept %q, want %q", got, conf)
+		}
+	}
 	setup := func(kernel string, env ...string) []string {
 		t.Helper()
 		_, stderr, err := runSetup(t, tools, kernel, env...)
@@ -200,12 +211,7 @@ func TestSetupPutsPostgresOnHugePages(t *testing.T) {
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("lines %q, want %q", got, want)
 		}
-		if nr := read(kernel, "nr"); nr != "100" {
-			t.Errorf("vm.nr_hugepages %s, want 100", nr)
-		}
-		if conf := read(kernel, "60-metaharvest-postgres.conf"); conf != "vm.nr_hugepages = 100" {
-			t.Errorf("kept %q, want vm.nr_hugepages = 100", conf)
-		}
+		wantKernel(t, kernel, "100", "vm.nr_hugepages = 100")
 		if n := restarts(kernel); n != 2 {
 			t.Errorf("%d restarts of Postgres, want 2", n)
 		}
@@ -220,9 +226,7 @@ func TestSetupPutsPostgresOnHugePages(t *testing.T) {
 	t.Run("pages of others kept", func(t *testing.T) {
 		kernel := fakeKernel(t, 30, true) // another program's, free
 		setup(kernel)
-		if nr := read(kernel, "nr"); nr != "100" {
-			t.Errorf("vm.nr_hugepages %s, want 100 (30 free + 70)", nr)
-		}
+		wantKernel(t, kernel, "100", "vm.nr_hugepages = 100") // 30 free + 70
 	})
 
 	t.Run("the kernel finds fewer", func(t *testing.T) {
@@ -234,12 +238,7 @@ func TestSetupPutsPostgresOnHugePages(t *testing.T) {
 		if len(got) != 2 || got[1] != "setup: huge pages: the kernel found 60 of 100; postgres keeps 4 KB pages" {
 			t.Errorf("lines %q, want the reservation and what the kernel found", got)
 		}
-		if nr := read(kernel, "nr"); nr != "0" {
-			t.Errorf("vm.nr_hugepages %s, want 0 (given back)", nr)
-		}
-		if conf := read(kernel, "60-metaharvest-postgres.conf"); conf != "" {
-			t.Errorf("kept %q, want nothing", conf)
-		}
+		wantKernel(t, kernel, "0", "") // given back
 		if n := restarts(kernel); n != 1 {
 			t.Errorf("%d restarts of Postgres, want 1 (none for huge pages)", n)
 		}
@@ -251,12 +250,7 @@ func TestSetupPutsPostgresOnHugePages(t *testing.T) {
 		if len(got) != 3 || got[2] != "setup: huge pages: postgres did not take them (see its log); not tried again for this size" {
 			t.Errorf("lines %q, want that Postgres did not take them", got)
 		}
-		if nr := read(kernel, "nr"); nr != "0" {
-			t.Errorf("vm.nr_hugepages %s, want 0 (given back)", nr)
-		}
-		if conf := read(kernel, "60-metaharvest-postgres.conf"); conf != "" {
-			t.Errorf("kept %q, want nothing", conf)
-		}
+		wantKernel(t, kernel, "0", "") // given back
 		if got := setup(kernel); len(got) != 0 {
 			t.Errorf("second run: %q, want nothing tried", got)
 		}
@@ -270,8 +264,6 @@ func TestSetupPutsPostgresOnHugePages(t *testing.T) {
 		if got := setup(kernel, "METAHARVEST_HUGE_PAGES=off"); len(got) != 0 {
 			t.Errorf("lines %q, want nothing", got)
 		}
-		if nr := read(kernel, "nr"); nr != "0" {
-			t.Errorf("vm.nr_hugepages %s, want 0", nr)
-		}
+		wantKernel(t, kernel, "0", "")
 	})
 }
