@@ -132,8 +132,50 @@ func (p *Process) Kill() {
 
 // Freeze stops the process where it is (SIGSTOP) until Thaw: whatever it
 // holds in Redis or Postgres stays as it is, for a test to read and then
-// kill it holding exactly that.
-func (p *Process) Freeze() { _ = p.cmd.Process.Signal(syscall.SIGSTOP) }
+// kill it holding exactly that. It returns once every thread of the
+// process has stopped (or the process has ended): the kernel stops a
+// thread running on another core only when it next leaves the kernel, and
+// until then it may still send a command. A command it sent before that
+// may still wait in the server's input: a test reads what a frozen process
+// holds after one round trip of its own.
+func (p *Process) Freeze() {
+	_ = p.cmd.Process.Signal(syscall.SIGSTOP)
+	waitStopped(p.cmd.Process.Pid, p.done)
+}
+
+// waitStopped waits until every thread of process pid is stopped (state T
+// in /proc), or done is closed, or 10 s have passed.
+func waitStopped(pid int, done <-chan struct{}) {
+	deadline := time.Now().Add(10 * time.Second)
+	for !allThreadsStopped(pid) && time.Now().Before(deadline) {
+		select {
+		case <-done:
+			return
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+// allThreadsStopped reports whether /proc shows every thread of process
+// pid stopped by a signal.
+func allThreadsStopped(pid int) bool {
+	stats, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+	if len(stats) == 0 {
+		return false
+	}
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return false // a thread that ended meanwhile: look again
+		}
+		// pid (comm) state ...: comm may hold spaces or parentheses.
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 || i+2 >= len(b) || b[i+2] != 'T' {
+			return false
+		}
+	}
+	return true
+}
 
 // Thaw lets a frozen process go on (SIGCONT).
 func (p *Process) Thaw() { _ = p.cmd.Process.Signal(syscall.SIGCONT) }
