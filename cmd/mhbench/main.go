@@ -49,12 +49,16 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	memprofile := flag.String("memprofile", "", "write an allocation profile of the run to this file (the in-process harvests' allocations, beside the bench's own)")
 	profileDir := flag.String("profile", "", "directory where each metaharvest process the suites start writes a CPU profile of its life")
+	timeline := flag.Bool("timeline", false, "after each harvest through the API, print when its walk, extractors, recording and the client's count came, from the POST")
 	platformEnv := flag.String("env", "", "settings for the metaharvest processes the user and meili suites start, KEY=VALUE separated by commas (e.g. WORKER_CONCURRENCY=8), instead of the defaults")
 	flag.Parse()
 	if _, set := os.LookupEnv("GOGC"); !set {
 		// The in-process worker runs with the collector's target
 		// metaharvest's main gives worker processes.
 		debug.SetGCPercent(400)
+	}
+	if *timeline {
+		timelineTo = os.Stdout
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)

@@ -397,7 +397,63 @@ func (p *platform) harvest(ctx context.Context, kind string, cfg map[string]stri
 		time.Sleep(time.Until(nextPoll(start, asked, n, want)))
 	}
 	run.cpu, run.platform, run.postgres = readCPU().sub(cpu0), p.cpu()-self0, dbCPU(p.db)-pg0
+	if timelineTo != nil {
+		var acts []models.Activity
+		if err := p.db.Where("request_id = ?", started.RequestID).Order("ts").Find(&acts).Error; err != nil {
+			return run, err
+		}
+		writeTimeline(timelineTo, start, run, acts)
+	}
 	return run, p.jobFailed(ctx, started.RequestID)
+}
+
+// timelineTo, when set (-timeline), receives where each harvest through
+// the API spent its time (writeTimeline).
+var timelineTo io.Writer
+
+// writeTimeline writes a harvest's report rows as times since its POST:
+// when its walk pages were listed, when each extractor's runs ended (the
+// first and the last), when its files' batches were recorded, and when
+// the client's count found them all. The gap between the last two is the
+// client's wait for its next count.
+func writeTimeline(w io.Writer, start time.Time, run userRun, acts []models.Activity) {
+	type span struct {
+		what        string
+		first, last time.Duration
+	}
+	var spans []*span
+	byWhat := map[string]*span{}
+	for _, a := range acts {
+		what := a.Kind
+		switch a.Kind {
+		case models.ActivityWalk:
+			what = "walk"
+		case models.ActivityExtractor:
+			what = a.Name
+		case models.ActivityHarvestEnd:
+			what = "recorded"
+		default:
+			continue
+		}
+		at := a.TS.Sub(start)
+		s := byWhat[what]
+		if s == nil {
+			s = &span{what: what, first: at, last: at}
+			byWhat[what] = s
+			spans = append(spans, s)
+		}
+		s.first, s.last = min(s.first, at), max(s.last, at)
+	}
+	ms := func(d time.Duration) string { return fmt.Sprintf("+%dms", d.Milliseconds()) }
+	fmt.Fprint(w, "    from the POST:")
+	for _, s := range spans {
+		if s.first == s.last {
+			fmt.Fprintf(w, " %s %s;", s.what, ms(s.first))
+		} else {
+			fmt.Fprintf(w, " %s %s..%s;", s.what, ms(s.first), ms(s.last))
+		}
+	}
+	fmt.Fprintf(w, " searchable %s (%d counts)\n", ms(run.searchable), run.searches)
 }
 
 // nextPoll is when a client waiting for want files counts again, having
