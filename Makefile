@@ -9,7 +9,14 @@ export PATH := $(PATH):$(shell $(GO) env GOPATH)/bin
 # speaks JSON only, and the codec behind them (github.com/ugorji/go) was
 # the slowest package of the tree to compile, 28 to 35 s of a 2-core
 # machine's CPU in each of the race and plain builds of `make test`.
-export GOFLAGS := $(strip $(GOFLAGS) -tags=nomsgpack)
+# -trimpath: what the compiler makes of a package no longer depends on
+# where the checkout is, so a second checkout of the same code (a
+# worktree, CI's clean checkout) takes the project's compiled packages
+# from Go's build cache instead of compiling them again for vet, the race
+# build and the plain build. Compiling the race tests of a checkout at a
+# new path took 107 s without it and 45 s with it (the linking is left) on
+# a 2-core machine whose cache held another checkout's build.
+export GOFLAGS := $(strip $(GOFLAGS) -tags=nomsgpack -trimpath)
 
 DATA_DIR ?= $(CURDIR)/data
 HTTP_ADDR ?= :8080

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -36,12 +35,16 @@ func Binary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "metaharvest")
-		// With the tests' own build tags (make test's nomsgpack): with
-		// others, gin and every package that imports it would be compiled
-		// a second time.
+		// With the tests' own build tags (make test's nomsgpack) and
+		// -trimpath: with others, gin and every package that imports it
+		// would be compiled a second time (with or without -trimpath,
+		// every package).
 		args := []string{"build", "-o", binPath}
 		if tags := ownBuildSetting("-tags"); tags != "" {
 			args = append(args, "-tags="+tags)
+		}
+		if ownBuildSetting("-trimpath") == "true" {
+			args = append(args, "-trimpath")
 		}
 		cmd := exec.Command("go", append(args, "./cmd/metaharvest")...)
 		cmd.Dir = root
@@ -85,10 +88,23 @@ type Process struct {
 	done chan struct{}
 }
 
-// repoRoot is the repository's root directory.
+// repoRoot is the repository's root directory: the nearest directory
+// holding go.mod above the working directory, which go test sets to the
+// package's. Not this file's compiled-in path: make test builds with
+// -trimpath, which leaves the module's import path there.
 func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	dir, err := os.Getwd()
+	if err != nil {
+		panic(err)
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			panic("no go.mod above " + dir)
+		}
+	}
 }
 
 // VisionSidecar is the setting that points a process at the vision
