@@ -424,7 +424,7 @@ func writeTimeline(w io.Writer, start time.Time, run userRun, acts []models.Acti
 	var spans []*span
 	byWhat := map[string]*span{}
 	for _, a := range acts {
-		what := a.Kind
+		var what string
 		switch a.Kind {
 		case models.ActivityWalk:
 			what = "walk"
