@@ -128,11 +128,12 @@ func Run(ctx context.Context, d Deps) error {
 		return err
 	}
 	<-ctx.Done()
-	running := track.count()
+	// Counted and marked in one step: a handler that ends in between
+	// would be neither running at the stop nor finished after it.
+	running := track.stop()
 	h.Logger.Info("worker stopping: no new tasks; waiting for the running ones",
 		slog.Int("running", running), slog.String("timeout", d.Config.ShutdownTimeout.String()))
 	start := time.Now()
-	track.stop()
 	srv.Shutdown()
 	cancelBase()
 	// What did not finish was given back to its queue; its handlers are
@@ -183,10 +184,14 @@ func (f *inflight) done(ctx context.Context) {
 	f.mu.Unlock()
 }
 
-func (f *inflight) stop() {
+// stop marks the worker stopping and returns how many handlers run at
+// that moment, under one lock: every one of them is then counted finished
+// or given back by report.
+func (f *inflight) stop() (running int) {
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.stopping = true
-	f.mu.Unlock()
+	return f.n
 }
 
 // report is how many handlers finished their task since stop, how many
