@@ -74,7 +74,7 @@ func (ix *Indexer) giveBack(ctx context.Context, c *Claimed) {
 // together (one request to the engine, one round of its bookkeeping), so
 // that a sender behind a harvest catches up rather than falling further
 // behind. To an engine that indexes behind its writes (a Pacer) it sends
-// up to SendDocs, holding the first claim for more (pace.go).
+// up to a full send (sendSize), holding the first claim for more (pace.go).
 const sendItems = 2000
 
 // quietEvery is how often a holding sender looks whether a batch of its
@@ -82,7 +82,7 @@ const sendItems = 2000
 const quietEvery = 10 * time.Millisecond
 
 // gather joins c and the claims after it: those waiting, up to sendItems
-// items; for a Pacer, up to SendDocs, waiting for more until SendHold has
+// items; for a Pacer, up to a full send (sendSize), waiting for more until SendHold has
 // passed, or no batch of the process (let through by KeepPace, or handed
 // over and not gathered) has been on its way for SendQuiet, or ctx ends.
 func (ix *Indexer) gather(ctx context.Context, c *Claimed) (tokens []string, rows []store.Claim, fresh map[string]*Fresh) {
@@ -106,12 +106,14 @@ func (ix *Indexer) gather(ctx context.Context, c *Claimed) (tokens []string, row
 		}
 		return tokens, rows, fresh
 	}
+	full := sendSize(ctx, ix.Engine)
+	ix.full.Store(full)
 	hold := time.NewTimer(SendHold)
 	defer hold.Stop()
 	look := time.NewTicker(quietEvery)
 	defer look.Stop()
 	var quiet time.Time // since when nothing else was on its way
-	for int64(len(rows)) < SendDocs {
+	for int64(len(rows)) < full {
 		select {
 		case more := <-ix.claimed:
 			add(more)

@@ -50,6 +50,9 @@ type Indexer struct {
 	// until they are sent (or given back).
 	claimed chan *Claimed
 	unsent  atomic.Int64
+	// full is the size of the send the sender gathers now (sendSize;
+	// zero before its first: SendDocs).
+	full atomic.Int64
 	// pace lets this process's batches through KeepPace one at a time.
 	pace sync.Mutex
 }

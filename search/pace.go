@@ -13,17 +13,18 @@ import (
 //
 // On a machine the harvest shares with the engine, the two take turns: the
 // harvest records batches while the engine is idle, and this process's
-// indexer holds their documents (Indexer.Take) until it has SendDocs of
-// them, or SendHold has passed since the first, or no batch of the process
-// has been on its way for SendQuiet (the harvest is over, or has nothing to
-// record for now); then it sends them in one request, and the engine
-// indexes them in one batch. Before it records a batch, a harvest waits
+// indexer holds their documents (Indexer.Take) until it has a full send
+// of them (SendDocs, fewer when the engine's recent batches were slow:
+// sendSize), or SendHold has passed since the first, or no batch of the
+// process has been on its way for SendQuiet (the harvest is over, or has
+// nothing to record for now); then it sends them in one request, and the
+// engine indexes them in one batch. Before it records a batch, a harvest waits
 // (KeepPace) while the engine is busy with a large batch (at least
 // PaceBusy documents accepted and not searchable yet) or while this
 // process already holds a full send. While the engine indexes, the harvest
 // does not compete with it for the CPU: the engine's batch takes its own
 // time, not twice it, and a file waits about SendHold and one batch to be
-// found. Taking turns also gives the engine batches of SendDocs documents,
+// found. Taking turns also gives the engine batches of a full send,
 // each costing it a fixed part (committing, the words' prefixes, the
 // facets' levels) besides its documents. Small sends (a few large files, a
 // lone upload) do not make the harvest wait: the engine's batch of a few
@@ -55,8 +56,15 @@ type Pacer interface {
 // with the engine (a backlog of 5,000 allowed, sent as recorded),
 // 1.35-1.41x, 0.45-0.49x and 2.5-2.7 s.
 var (
-	// SendDocs is how many documents the indexer gathers for one send.
+	// SendDocs is how many documents the indexer gathers for one send at
+	// most.
 	SendDocs int64 = 3500
+	// SendDocsMin is how many it gathers at least, however slowly the
+	// engine indexed its recent batches (sendSize).
+	SendDocsMin int64 = 1000
+	// SendBudget is how long the engine should take to index a send
+	// (sendSize).
+	SendBudget = 1200 * time.Millisecond
 	// SendHold is how long it holds the first for more at most.
 	SendHold = 500 * time.Millisecond
 	// SendQuiet: it sends what it holds once no batch of its process
@@ -69,12 +77,49 @@ var (
 	PaceWait = 3 * time.Second
 )
 
+// IndexTimer is a Pacer that says how long its recent batches took to
+// index, a document (zero when it cannot tell yet).
+type IndexTimer interface {
+	IndexTime(ctx context.Context) (time.Duration, error)
+}
+
+// sendSize is how many documents the sender gathers for its next send:
+// SendDocs, or, for an engine that says how fast it indexed its recent
+// batches (IndexTimer), as many as it indexes in SendBudget at that
+// speed, at least SendDocsMin. A file waits for its send to fill and to
+// be indexed: on a slower machine, or as the index grows and each batch
+// costs the engine more, smaller sends keep that wait within the
+// freshness goal, at some more of the engine's CPU a document.
+func sendSize(ctx context.Context, eng Engine) int64 {
+	t, ok := As[IndexTimer](eng)
+	if !ok {
+		return SendDocs
+	}
+	perDoc, err := t.IndexTime(ctx)
+	if err != nil || perDoc <= 0 {
+		return SendDocs
+	}
+	return min(SendDocs, max(SendDocsMin, int64(SendBudget/perDoc)))
+}
+
+// fullSend is the size of the send this process's sender gathers now
+// (SendDocs before its first, or for a nil indexer).
+func (ix *Indexer) fullSend() int64 {
+	if ix == nil {
+		return SendDocs
+	}
+	if n := ix.full.Load(); n > 0 {
+		return n
+	}
+	return SendDocs
+}
+
 // paceEvery is how often KeepPace looks at the backlog while it waits.
 const paceEvery = 25 * time.Millisecond
 
 // KeepPace waits, before a batch of n documents is recorded, while the
 // engine has at least PaceBusy documents to index, or while this process's
-// indexer (ix, may be nil) holds SendDocs documents or more: those handed
+// indexer (ix, may be nil) holds a full send (fullSend) or more: those handed
 // to it and not sent, and those of batches let through before and still
 // being recorded; up to PaceWait. Batches of one process are let through
 // one at a time (each counted at once). done is called once the batch's
@@ -92,7 +137,7 @@ func KeepPace(ctx context.Context, eng Engine, ix *Indexer, n int) (done func())
 	}
 	for {
 		backlog, err := p.Backlog(ctx, PaceBusy)
-		if err != nil || (backlog < PaceBusy && ix.Unsent() < SendDocs) || !time.Now().Before(deadline) {
+		if err != nil || (backlog < PaceBusy && ix.Unsent() < ix.fullSend()) || !time.Now().Before(deadline) {
 			break
 		}
 		select {

@@ -216,9 +216,13 @@ type sends struct {
 	search.Engine // the interface only: not the engine's writes in a transaction
 	mu            sync.Mutex
 	sizes         []int
+	asked         atomic.Int64 // Backlog readings
 }
 
-func (s *sends) Backlog(context.Context, int64) (int64, error) { return 0, nil }
+func (s *sends) Backlog(context.Context, int64) (int64, error) {
+	s.asked.Add(1)
+	return 0, nil
+}
 
 func (s *sends) Upsert(ctx context.Context, docs []search.Document) error {
 	s.mu.Lock()
@@ -314,5 +318,102 @@ func TestSenderHoldsForAnEngineBehind(t *testing.T) {
 	ix.Take(markClaimed(t, db, e, ix, nil, "i2"))
 	if got := waitSent(e, 1); !slices.Equal(got, []int{1}) {
 		t.Errorf("a claim held while a batch was on its way was written as %v, want [1]", got)
+	}
+}
+
+// timed is an engine behind its writes (sends) that says how long its
+// recent batches took a document (search.IndexTimer).
+type timed struct {
+	*sends
+	perDoc time.Duration
+}
+
+func (e *timed) IndexTime(context.Context) (time.Duration, error) { return e.perDoc, nil }
+
+// TestSendSizedToTheEngineSpeed: to an engine that says how long its
+// recent batches took a document, the indexer sends as many documents as
+// the engine indexes in SendBudget at that speed, at least SendDocsMin
+// and at most SendDocs (SendDocs when it cannot tell), and a harvest's
+// batch waits once its process holds that many. The hold's other limits
+// are an hour: only a full send ends it.
+func TestSendSizedToTheEngineSpeed(t *testing.T) {
+	db := fixture(t)
+	pg, err := postgres.New(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldDocs, oldMin, oldBudget := search.SendDocs, search.SendDocsMin, search.SendBudget
+	oldHold, oldQuiet, oldWait := search.SendHold, search.SendQuiet, search.PaceWait
+	t.Cleanup(func() {
+		search.SendDocs, search.SendDocsMin, search.SendBudget = oldDocs, oldMin, oldBudget
+		search.SendHold, search.SendQuiet, search.PaceWait = oldHold, oldQuiet, oldWait
+	})
+	search.SendDocs, search.SendDocsMin, search.SendBudget = 3, 2, time.Second
+	search.SendHold, search.SendQuiet, search.PaceWait = time.Hour, time.Hour, time.Hour
+	ctx := context.Background()
+	if err := db.Exec(`INSERT INTO items (id, location_id, container_id, path, name, size, mime_type, metadata)
+		VALUES ('i4', 'loc1', 'c1', 'b/four.txt', 'four.txt', 4, 'text/plain', '{}')`).Error; err != nil {
+		t.Fatal(err)
+	}
+
+	for _, c := range []struct {
+		name   string
+		perDoc time.Duration
+		want   []int
+	}{
+		{"2.5 documents a budget", 400 * time.Millisecond, []int{2}},
+		{"slower than the least send", 10 * time.Second, []int{2}},
+		{"faster than the largest send", time.Millisecond, []int{3}},
+		{"speed not known yet", 0, []int{3}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := &timed{sends: &sends{Engine: pg}, perDoc: c.perDoc}
+			ix := search.NewIndexer(db, e, nil)
+			ix.PollInterval = time.Hour
+			runCtx, stop := context.WithCancel(ctx)
+			defer stop()
+			go ix.Run(runCtx)
+			for _, id := range []string{"i1", "i2", "i4"}[:c.want[0]] {
+				ix.Take(markClaimed(t, db, e, ix, nil, id))
+			}
+			// Until something was sent and the outbox is empty again (the
+			// next case claims the same items): a deadline, not a measure.
+			deadline := time.Now().Add(time.Minute)
+			for {
+				var left int64
+				if err := db.Raw(`SELECT count(*) FROM search_outbox`).Scan(&left).Error; err != nil {
+					t.Fatal(err)
+				}
+				if len(e.sent()) > 0 && left == 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("sent %v after %d claims, %d outbox rows left", e.sent(), c.want[0], left)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			if got := e.sent(); !slices.Equal(got, c.want) {
+				t.Fatalf("sent %v, want %v", got, c.want)
+			}
+			if c.want[0] != 2 {
+				return
+			}
+			// The process now gathers sends of two: a batch of two
+			// documents goes, the next waits while the first counts.
+			first := search.KeepPace(ctx, e, ix, 2)
+			defer first()
+			second := make(chan func(), 1)
+			go func() { second <- search.KeepPace(runCtx, e, ix, 1) }() // ends with runCtx
+			asked := &e.sends.asked
+			asked.Store(0)
+			for asked.Load() < 5 {
+				select {
+				case done := <-second:
+					done()
+					t.Fatal("a batch went while the process held a full send of two")
+				case <-time.After(search.PaceEvery):
+				}
+			}
+		})
 	}
 }

@@ -73,3 +73,51 @@ func TestBacklog(t *testing.T) {
 		t.Fatalf("search after SyncAll counts %d of %d documents", res.TotalHits, n)
 	}
 }
+
+// TestIndexTime: the engine says how long Meilisearch's recent batches of
+// item writes took a document (what the indexer sizes its sends by):
+// nothing before any, then at most the time the write took to become
+// searchable a document; writes of a few documents (an edit) do not count.
+func TestIndexTime(t *testing.T) {
+	t.Parallel()
+	srv := testmeili.Shared(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	prefix := testmeili.Prefix(t)
+	e, err := meili.New(ctx, meili.Config{URL: srv.URL, APIKey: srv.Key, IndexPrefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Drop(context.Background()) })
+	if perDoc, err := e.IndexTime(ctx); err != nil || perDoc != 0 {
+		t.Fatalf("before any write: %s, %v; want 0", perDoc, err)
+	}
+	client := meilisearch.New(srv.URL, meilisearch.WithAPIKey(srv.Key))
+	pk := search.FieldID
+	write := func(from, n int) time.Duration {
+		var body bytes.Buffer
+		for i := from; i < from+n; i++ {
+			fmt.Fprintf(&body, `{"_id":"d%05d","name":"file %d.txt","size":%d}`+"\n", i, i, i)
+		}
+		start := time.Now()
+		if _, err := client.Index(prefix+"items").AddDocumentsNdjsonWithContext(ctx, body.Bytes(), &meilisearch.DocumentOptions{PrimaryKey: &pk}); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.SyncAll(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	const n = 5000
+	took := write(0, n)
+	time.Sleep(meili.SpeedFresh) // past the reading before the write
+	perDoc, err := e.IndexTime(ctx)
+	if err != nil || perDoc <= 0 || perDoc > took/n {
+		t.Fatalf("after %d documents searchable in %s: %s a document, %v; want more than 0, at most %s", n, took, perDoc, err, took/n)
+	}
+	write(n, 3) // an edit's few documents, however long they took
+	time.Sleep(meili.SpeedFresh)
+	if again, err := e.IndexTime(ctx); err != nil || again != perDoc {
+		t.Errorf("after a write of 3 documents: %s, %v; want %s as before", again, err, perDoc)
+	}
+}

@@ -78,6 +78,7 @@ type Engine struct {
 
 	writes   writes         // tasks sent and not yet seen done (write.go)
 	backlog  backlogReading // the last Backlog (write.go)
+	speed    speedReading   // the last IndexTime (write.go)
 	segEmpty emptyReading   // the segments index last seen empty (write.go)
 }
 

@@ -621,6 +621,63 @@ type backlogReading struct {
 	n, limit int64
 }
 
+// IndexTime is how long Meilisearch's recent batches of item writes took
+// a document, whoever sent them (search.IndexTimer): their time from
+// start to end over the documents they received, from the last
+// speedTasks succeeded tasks of at least speedMinDocs documents (tasks
+// indexed in one batch share their times and count once). Zero while there are none. Callers within speedFresh
+// of a reading share it.
+func (e *Engine) IndexTime(ctx context.Context) (time.Duration, error) {
+	e.speed.mu.Lock()
+	defer e.speed.mu.Unlock()
+	if time.Since(e.speed.at) < speedFresh {
+		return e.speed.perDoc, nil
+	}
+	res, err := e.client.GetTasksWithContext(ctx, &meilisearch.TasksQuery{IndexUIDS: []string{e.items}, Limit: speedTasks,
+		Statuses: []meilisearch.TaskStatus{meilisearch.TaskStatusSucceeded},
+		Types:    []meilisearch.TaskType{meilisearch.TaskTypeDocumentAdditionOrUpdate}})
+	if err != nil {
+		return 0, wrapErr(fmt.Errorf("read finished writes: %w", err))
+	}
+	type span struct{ start, end time.Time }
+	seen := map[span]bool{}
+	var took time.Duration
+	var docs int64
+	for _, t := range res.Results {
+		if t.StartedAt.IsZero() || t.FinishedAt.Before(t.StartedAt) || t.Details.ReceivedDocuments < speedMinDocs {
+			continue
+		}
+		docs += t.Details.ReceivedDocuments
+		if s := (span{t.StartedAt, t.FinishedAt}); !seen[s] {
+			seen[s] = true
+			took += t.FinishedAt.Sub(t.StartedAt)
+		}
+	}
+	var perDoc time.Duration
+	if docs > 0 {
+		perDoc = took / time.Duration(docs)
+	}
+	e.speed.at, e.speed.perDoc = time.Now(), perDoc
+	return perDoc, nil
+}
+
+const (
+	// speedTasks is how many recent tasks IndexTime reads.
+	speedTasks = 4
+	// speedMinDocs: a task of fewer documents (an edit, a lone upload)
+	// is mostly the batch's fixed part and says nothing of a harvest's.
+	speedMinDocs = 100
+	// speedFresh is how long an IndexTime reading answers other callers.
+	speedFresh = time.Second
+)
+
+// speedReading is the last IndexTime read from Meilisearch.
+type speedReading struct {
+	mu     sync.Mutex
+	at     time.Time
+	perDoc time.Duration
+}
+
 func (e *Engine) readBacklog(ctx context.Context, limit int64) (int64, error) {
 	const page = 100
 	var n int64

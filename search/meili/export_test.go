@@ -1,0 +1,4 @@
+package meili
+
+// SpeedFresh is how long an IndexTime reading answers (speedFresh).
+const SpeedFresh = speedFresh
