@@ -54,7 +54,10 @@ type Pacer interface {
 // 1.15x, 0.53x, 2.47 s (its batches took longer); up to 0.4 s for 3,000,
 // 1.41x, 0.45x, 1.76 s (smaller batches). Before the harvest took turns
 // with the engine (a backlog of 5,000 allowed, sent as recorded),
-// 1.35-1.41x, 0.45-0.49x and 2.5-2.7 s.
+// 1.35-1.41x, 0.45-0.49x and 2.5-2.7 s. Sends sized to index in
+// SendBudget (since the sixth session of 2026-12-04): 0.52-0.54x, 1.14-1.15x,
+// 1.77-1.99 s in two runs; 3,500 alone, the same day on as slow a
+// machine (batches of 1.5-1.8 s), had a median p99 of 2.29 s.
 var (
 	// SendDocs is how many documents the indexer gathers for one send at
 	// most.
