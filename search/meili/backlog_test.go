@@ -9,7 +9,6 @@ import (
 
 	"github.com/meilisearch/meilisearch-go"
 
-	"github.com/metaharvest/metaharvest/internal/testmeili"
 	"github.com/metaharvest/metaharvest/search"
 	"github.com/metaharvest/metaharvest/search/meili"
 )
@@ -19,15 +18,9 @@ import (
 // them, waits for them (SyncAll), and counts none once they are.
 func TestBacklog(t *testing.T) {
 	t.Parallel()
-	srv := testmeili.Shared(t)
+	e, srv, prefix := newEngineOn(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	prefix := testmeili.Prefix(t)
-	e, err := meili.New(ctx, meili.Config{URL: srv.URL, APIKey: srv.Key, IndexPrefix: prefix})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Drop(context.Background()) })
 	// Sent straight to Meilisearch (as another process would), so that
 	// Backlog is asked the moment the tasks are accepted: Meilisearch
 	// cannot index 20,000 documents in the time of one request.
@@ -80,15 +73,9 @@ func TestBacklog(t *testing.T) {
 // searchable a document; writes of a few documents (an edit) do not count.
 func TestIndexTime(t *testing.T) {
 	t.Parallel()
-	srv := testmeili.Shared(t)
+	e, srv, prefix := newEngineOn(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	prefix := testmeili.Prefix(t)
-	e, err := meili.New(ctx, meili.Config{URL: srv.URL, APIKey: srv.Key, IndexPrefix: prefix})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Drop(context.Background()) })
 	if perDoc, err := e.IndexTime(ctx); err != nil || perDoc != 0 {
 		t.Fatalf("before any write: %s, %v; want 0", perDoc, err)
 	}

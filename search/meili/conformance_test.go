@@ -19,10 +19,20 @@ func TestMain(m *testing.M) { os.Exit(testmeili.RunMain(m)) }
 // Meilisearch server, deleted when the test ends.
 func newEngine(t *testing.T) *meili.Engine {
 	t.Helper()
+	e, _, _ := newEngineOn(t)
+	return e
+}
+
+// newEngineOn is newEngine, with the server and the engine's index
+// prefix, for tests that also write to Meilisearch as another process
+// would.
+func newEngineOn(t *testing.T) (*meili.Engine, *testmeili.Server, string) {
+	t.Helper()
 	srv := testmeili.Shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	e, err := meili.New(ctx, meili.Config{URL: srv.URL, APIKey: srv.Key, IndexPrefix: testmeili.Prefix(t)})
+	prefix := testmeili.Prefix(t)
+	e, err := meili.New(ctx, meili.Config{URL: srv.URL, APIKey: srv.Key, IndexPrefix: prefix})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +41,7 @@ func newEngine(t *testing.T) *meili.Engine {
 			t.Logf("drop test indexes: %v", err)
 		}
 	})
-	return e
+	return e, srv, prefix
 }
 
 // TestConformance runs the shared suite against a real server (see
